@@ -1,0 +1,516 @@
+//! Environments over any [`Game`], following Gymnasium and PettingZoo conventions.
+//!
+//! - [`Env`]: the single-agent view. The learner holds one seat; every other seat is played by
+//!   a [`Policy`] and chance events are drawn by the environment, so `step` returns when it is
+//!   the learner's turn again or the game is over (Gymnasium's `reset`/`step`).
+//! - [`AecEnv`]: the turn-based multi-agent view (PettingZoo's AEC API): `agent_selection`
+//!   names who acts, `last` gives that agent's view, `step` acts for it; chance events are
+//!   resolved by the environment.
+//!
+//! Observations are the game states themselves (tabular learners key on them);
+//! [`Env::observation_tensor`] gives the game's numeric encoding for function approximation.
+//! Rewards are zero until the end, then each seat's return; every seat receives its return,
+//! including seats that did not make the last move.
+
+use rand::{RngExt, SeedableRng};
+use thiserror::Error;
+
+use crate::SgRng;
+use crate::game::{Action, Game, IllegalAction, Player, Returns, Turn};
+use crate::policy::Policy;
+
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum EnvError {
+    #[error(transparent)]
+    Illegal(#[from] IllegalAction),
+    #[error("the episode is over; call reset() before step()")]
+    EpisodeOver,
+    #[error("seat {seat} does not exist: the game has {players} players")]
+    NoSuchSeat { seat: Player, players: usize },
+    #[error(
+        "Env::new takes one opponent, for two-player games; this game has {players} players: use Env::with_opponents"
+    )]
+    NotTwoPlayer { players: usize },
+}
+
+/// What `reset` and `step` report besides the observation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Info {
+    /// Who acts next (`Terminal` when the episode is over).
+    pub turn: Turn,
+    /// Plies (player moves and chance events) played since `reset`.
+    pub ply: u32,
+    /// The seat that resigned, if the episode ended by resignation.
+    pub resigned: Option<Player>,
+}
+
+/// The result of one `step`, as Gymnasium returns it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step<S> {
+    pub observation: S,
+    pub reward: f64,
+    /// The game reached its end (or someone resigned).
+    pub terminated: bool,
+    /// The episode was cut off by the ply limit before the game ended.
+    pub truncated: bool,
+    pub info: Info,
+}
+
+/// Shared mechanics of both views: the current state, the ply count and the end of the episode.
+struct Core<G: Game> {
+    game: G,
+    state: G::State,
+    rng: SgRng,
+    ply: u32,
+    max_plies: Option<u32>,
+    returns: Option<Returns>,
+    truncated: bool,
+    resigned: Option<Player>,
+    legal: Vec<Action>,
+    mask: Vec<bool>,
+    outcomes: Vec<(Action, f64)>,
+}
+
+impl<G: Game> Core<G> {
+    fn new(game: G, seed: u64) -> Self {
+        let state = game.initial_state();
+        let mask = vec![false; game.num_distinct_actions()];
+        Core {
+            game,
+            state,
+            rng: SgRng::seed_from_u64(seed),
+            ply: 0,
+            max_plies: None,
+            returns: None,
+            truncated: false,
+            resigned: None,
+            legal: Vec::new(),
+            mask,
+            outcomes: Vec::new(),
+        }
+    }
+
+    fn reset(&mut self, seed: Option<u64>) {
+        if let Some(seed) = seed {
+            self.rng = SgRng::seed_from_u64(seed);
+        }
+        self.state = self.game.initial_state();
+        self.ply = 0;
+        self.returns = None;
+        self.truncated = false;
+        self.resigned = None;
+        self.refresh();
+    }
+
+    fn done(&self) -> bool {
+        self.returns.is_some() || self.truncated
+    }
+
+    /// Recomputes legal actions, the mask and the end-of-episode flags for the current state.
+    fn refresh(&mut self) {
+        for &a in &self.legal {
+            self.mask[a as usize] = false;
+        }
+        self.game.legal_actions(&self.state, &mut self.legal);
+        for &a in &self.legal {
+            self.mask[a as usize] = true;
+        }
+        if self.game.turn(&self.state).is_terminal() {
+            self.returns = Some(self.game.returns(&self.state));
+        } else if self.max_plies.is_some_and(|m| self.ply >= m) {
+            self.truncated = true;
+        }
+    }
+
+    fn apply(&mut self, action: Action) -> Result<(), EnvError> {
+        if self.done() {
+            return Err(EnvError::EpisodeOver);
+        }
+        let next = self.game.try_apply(&self.state, action)?;
+        self.state = next;
+        self.ply += 1;
+        self.refresh();
+        Ok(())
+    }
+
+    fn resign(&mut self, seat: Player) -> Result<(), EnvError> {
+        if self.done() {
+            return Err(EnvError::EpisodeOver);
+        }
+        self.returns = Some(self.game.resignation_returns(&self.state, seat));
+        self.resigned = Some(seat);
+        for &a in &self.legal {
+            self.mask[a as usize] = false;
+        }
+        self.legal.clear();
+        Ok(())
+    }
+
+    fn draw_chance(&mut self) {
+        self.game.chance_outcomes(&self.state, &mut self.outcomes);
+        let mut u = self.rng.random::<f64>();
+        let mut outcome = self.outcomes.last().expect("a chance state has outcomes").0;
+        for &(a, p) in &self.outcomes {
+            if u < p {
+                outcome = a;
+                break;
+            }
+            u -= p;
+        }
+        self.apply(outcome).expect("chance outcome is legal");
+    }
+
+    fn turn(&self) -> Turn {
+        if self.done() {
+            Turn::Terminal
+        } else {
+            self.game.turn(&self.state)
+        }
+    }
+
+    fn info(&self) -> Info {
+        Info {
+            turn: self.turn(),
+            ply: self.ply,
+            resigned: self.resigned,
+        }
+    }
+
+    fn reward(&self, seat: Player) -> f64 {
+        self.returns.map_or(0.0, |r| r[seat])
+    }
+}
+
+/// The single-agent view: the learner plays `seat`, policies play the other seats.
+pub struct Env<'p, G: Game> {
+    core: Core<G>,
+    seat: Player,
+    opponents: Vec<Option<Box<dyn Policy<G> + 'p>>>,
+}
+
+impl<'p, G: Game> Env<'p, G> {
+    /// A two-player environment: the learner plays `seat`, `opponent` the other seat.
+    pub fn new(
+        game: G,
+        seat: Player,
+        opponent: Box<dyn Policy<G> + 'p>,
+        seed: u64,
+    ) -> Result<Self, EnvError> {
+        let n = game.num_players();
+        if n != 2 {
+            return Err(EnvError::NotTwoPlayer { players: n });
+        }
+        if seat >= n {
+            return Err(EnvError::NoSuchSeat { seat, players: n });
+        }
+        let opponents = if seat == 0 {
+            vec![None, Some(opponent)]
+        } else {
+            vec![Some(opponent), None]
+        };
+        Ok(Self::with_opponents(game, seat, opponents, seed))
+    }
+
+    /// Any number of players: `opponents[p]` plays seat `p` (`None` at the learner's seat).
+    pub fn with_opponents(
+        game: G,
+        seat: Player,
+        opponents: Vec<Option<Box<dyn Policy<G> + 'p>>>,
+        seed: u64,
+    ) -> Self {
+        assert_eq!(opponents.len(), game.num_players(), "one entry per seat");
+        assert!(
+            opponents[seat].is_none(),
+            "the learner's seat has no policy"
+        );
+        let mut env = Env {
+            core: Core::new(game, seed),
+            seat,
+            opponents,
+        };
+        env.reset(Some(seed));
+        env
+    }
+
+    /// Cuts episodes off (`truncated`) after this many plies; for games that may not end.
+    pub fn with_max_plies(mut self, max_plies: u32) -> Self {
+        self.core.max_plies = Some(max_plies);
+        self
+    }
+
+    /// Starts a new episode (reseeding the environment's random stream when `seed` is given)
+    /// and plays the other seats until the learner is to move or the game is over.
+    pub fn reset(&mut self, seed: Option<u64>) -> (G::State, Info) {
+        self.core.reset(seed);
+        self.advance();
+        (self.core.state.clone(), self.core.info())
+    }
+
+    /// Plays the learner's `action`, then the other seats and chance until the learner is to move
+    /// again or the episode ends. An illegal action changes nothing and lists the legal ones.
+    pub fn step(&mut self, action: Action) -> Result<Step<G::State>, EnvError> {
+        if self.core.done() {
+            return Err(EnvError::EpisodeOver);
+        }
+        self.core.apply(action)?;
+        self.advance();
+        Ok(self.step_result())
+    }
+
+    /// The learner resigns: the episode ends with the game's resignation returns.
+    pub fn resign(&mut self) -> Result<Step<G::State>, EnvError> {
+        self.core.resign(self.seat)?;
+        Ok(self.step_result())
+    }
+
+    fn step_result(&self) -> Step<G::State> {
+        Step {
+            observation: self.core.state.clone(),
+            reward: self.core.reward(self.seat),
+            terminated: self.core.returns.is_some(),
+            truncated: self.core.truncated,
+            info: self.core.info(),
+        }
+    }
+
+    fn advance(&mut self) {
+        loop {
+            if self.core.done() {
+                return;
+            }
+            match self.core.game.turn(&self.core.state) {
+                Turn::Terminal => return,
+                Turn::Player(p) if p == self.seat => return,
+                Turn::Chance => self.core.draw_chance(),
+                Turn::Player(p) => {
+                    let policy = self.opponents[p]
+                        .as_ref()
+                        .expect("every other seat has a policy");
+                    let choice = policy.choose(
+                        &self.core.game,
+                        &self.core.state,
+                        &self.core.legal,
+                        &mut self.core.rng,
+                    );
+                    match choice {
+                        Some(a) => self
+                            .core
+                            .apply(a)
+                            .expect("a policy chose an illegal action"),
+                        None => self.core.resign(p).expect("episode still running"),
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn game(&self) -> &G {
+        &self.core.game
+    }
+    pub fn seat(&self) -> Player {
+        self.seat
+    }
+    pub fn state(&self) -> &G::State {
+        &self.core.state
+    }
+    pub fn is_done(&self) -> bool {
+        self.core.done()
+    }
+    pub fn info(&self) -> Info {
+        self.core.info()
+    }
+    /// The legal actions of the learner now (empty when the episode is over).
+    pub fn legal_actions(&self) -> &[Action] {
+        if self.core.done() {
+            &[]
+        } else {
+            &self.core.legal
+        }
+    }
+    /// One flag per action of the action space: legal now or not.
+    pub fn action_mask(&self) -> &[bool] {
+        &self.core.mask
+    }
+    /// The returns of the finished episode (`None` while running or when truncated).
+    pub fn returns(&self) -> Option<Returns> {
+        self.core.returns
+    }
+    /// The game's numeric encoding of the current state from the learner's seat.
+    pub fn observation_tensor(&self) -> ndarray::Array1<f32> {
+        let mut out = ndarray::Array1::zeros(self.core.game.observation_len());
+        self.core.game.observe(
+            &self.core.state,
+            self.seat,
+            out.as_slice_mut().expect("contiguous"),
+        );
+        out
+    }
+}
+
+/// The turn-based multi-agent view (PettingZoo AEC): every seat is an agent.
+pub struct AecEnv<G: Game> {
+    core: Core<G>,
+    cumulative: Vec<f64>,
+}
+
+impl<G: Game> AecEnv<G> {
+    pub fn new(game: G, seed: u64) -> Self {
+        let n = game.num_players();
+        let mut env = AecEnv {
+            core: Core::new(game, seed),
+            cumulative: vec![0.0; n],
+        };
+        env.reset(Some(seed));
+        env
+    }
+
+    pub fn with_max_plies(mut self, max_plies: u32) -> Self {
+        self.core.max_plies = Some(max_plies);
+        self
+    }
+
+    pub fn reset(&mut self, seed: Option<u64>) {
+        self.core.reset(seed);
+        self.cumulative.iter_mut().for_each(|r| *r = 0.0);
+        self.resolve_chance();
+    }
+
+    fn resolve_chance(&mut self) {
+        while !self.core.done() && self.core.game.turn(&self.core.state) == Turn::Chance {
+            self.core.draw_chance();
+        }
+        if let Some(r) = self.core.returns {
+            self.cumulative.copy_from_slice(r.as_slice());
+        }
+    }
+
+    /// The agent to act, or `None` when the episode is over.
+    pub fn agent_selection(&self) -> Option<Player> {
+        self.core.turn().player()
+    }
+
+    /// The acting agent's view: observation, reward, terminated, truncated, info. After the
+    /// end, it reports for `agent` (any seat) its final return.
+    pub fn last(&self, agent: Player) -> (G::State, f64, bool, bool, Info) {
+        (
+            self.core.state.clone(),
+            self.cumulative[agent],
+            self.core.returns.is_some(),
+            self.core.truncated,
+            self.core.info(),
+        )
+    }
+
+    /// The selected agent plays `action`; chance events that follow are drawn.
+    pub fn step(&mut self, action: Action) -> Result<(), EnvError> {
+        self.core.apply(action)?;
+        self.resolve_chance();
+        Ok(())
+    }
+
+    /// The selected agent resigns.
+    pub fn resign(&mut self) -> Result<(), EnvError> {
+        let seat = self.agent_selection().ok_or(EnvError::EpisodeOver)?;
+        self.core.resign(seat)?;
+        self.resolve_chance();
+        Ok(())
+    }
+
+    /// Each seat's reward so far (its return once the episode is over).
+    pub fn rewards(&self) -> &[f64] {
+        &self.cumulative
+    }
+    pub fn game(&self) -> &G {
+        &self.core.game
+    }
+    pub fn state(&self) -> &G::State {
+        &self.core.state
+    }
+    pub fn is_done(&self) -> bool {
+        self.core.done()
+    }
+    pub fn legal_actions(&self) -> &[Action] {
+        if self.core.done() {
+            &[]
+        } else {
+            &self.core.legal
+        }
+    }
+    pub fn action_mask(&self) -> &[bool] {
+        &self.core.mask
+    }
+    pub fn returns(&self) -> Option<Returns> {
+        self.core.returns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{Hexapawn, HexapawnParams, TicTacToe};
+    use crate::policy::RandomPolicy;
+
+    #[test]
+    fn single_agent_env_plays_the_other_seat() {
+        let game = Hexapawn::new(HexapawnParams::default()).unwrap();
+        let mut env = Env::new(game, 1, Box::new(RandomPolicy), 3).unwrap();
+        let (obs, info) = env.reset(Some(3));
+        // White (the opponent) has moved: Black is to move.
+        assert_eq!(info.turn, Turn::Player(1));
+        assert_eq!(info.ply, 1);
+        assert_eq!(obs.to_move, 1);
+        let legal = env.legal_actions().to_vec();
+        let mask_count = env.action_mask().iter().filter(|&&m| m).count();
+        assert_eq!(mask_count, legal.len());
+        let err = env.step(0).unwrap_err();
+        assert!(matches!(err, EnvError::Illegal(_)));
+        let mut steps = 0;
+        while !env.is_done() {
+            let a = env.legal_actions()[0];
+            let step = env.step(a).unwrap();
+            steps += 1;
+            if step.terminated {
+                assert!(step.reward == 1.0 || step.reward == -1.0);
+            } else {
+                assert_eq!(step.reward, 0.0);
+            }
+        }
+        assert!(steps > 0);
+        assert_eq!(env.step(0).unwrap_err(), EnvError::EpisodeOver);
+    }
+
+    #[test]
+    fn resignation_ends_the_episode_with_a_loss() {
+        let mut env = Env::new(TicTacToe, 0, Box::new(RandomPolicy), 1).unwrap();
+        let step = env.resign().unwrap();
+        assert!(step.terminated);
+        assert_eq!(step.reward, -1.0);
+        assert_eq!(step.info.resigned, Some(0));
+        assert!(env.legal_actions().is_empty());
+    }
+
+    #[test]
+    fn aec_env_delivers_rewards_to_every_seat() {
+        let mut env = AecEnv::new(TicTacToe, 5);
+        // x: a3 b3 c3, o: a1 b1
+        for cell in [0, 6, 1, 7, 2] {
+            assert!(env.agent_selection().is_some());
+            env.step(cell).unwrap();
+        }
+        assert_eq!(env.agent_selection(), None);
+        assert_eq!(env.rewards(), [1.0, -1.0]);
+        let (_, r_o, terminated, truncated, _) = env.last(1);
+        assert_eq!((r_o, terminated, truncated), (-1.0, true, false));
+    }
+
+    #[test]
+    fn truncation_after_max_plies() {
+        let mut env = AecEnv::new(TicTacToe, 5).with_max_plies(2);
+        env.reset(None);
+        env.step(0).unwrap();
+        env.step(1).unwrap();
+        assert!(env.is_done());
+        let (_, _, terminated, truncated, _) = env.last(0);
+        assert!(!terminated && truncated);
+    }
+}

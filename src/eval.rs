@@ -1,0 +1,415 @@
+//! The evaluator: a policy measured against the exact solution, computed (never sampled).
+//!
+//! - Optimal-move rate: the probability that the policy plays a move keeping the best result
+//!   the position allows (win, draw, loss), averaged over three sets of positions of its seat:
+//!   every reachable one, the ones it can face (it plays its own moves, the other seats play
+//!   anything), and the ones on lines of optimal play (both sides play such moves).
+//! - Blunders: positions it can face that it wins with perfect play and where it may play a
+//!   move (or resign) that throws the win away; mistakes: drawn positions it may lose.
+//! - Expected result against given opponents: win/draw/loss probabilities and expected return by
+//!   dynamic programming over the state graph, chance events at their probabilities.
+//! - Worst case: the same against opponents that play to hurt it most (a best response).
+
+use crate::game::{Game, GameResult, Player, Turn};
+use crate::graph::{GraphError, StateGraph, StateId};
+use crate::policy::{Policy, resign_probability};
+use crate::solve::Solution;
+
+/// Probabilities of every edge of the graph under one policy per seat (seats without a policy
+/// get none), chance edges at their chance probabilities.
+pub struct Profile {
+    /// Aligned with the graph's edges; meaningless at seats without a policy.
+    edge: Vec<f64>,
+    /// Probability of resigning at each state.
+    resign: Vec<f64>,
+    /// Whether a policy was given for each state's mover (always true at chance states).
+    known: Vec<bool>,
+}
+
+impl Profile {
+    pub fn new<G: Game>(graph: &StateGraph<G>, policies: &[Option<&dyn Policy<G>>]) -> Self {
+        let game = graph.game();
+        let n = graph.len();
+        let mut edge = Vec::with_capacity(graph.num_edges());
+        let mut resign = vec![0.0; n];
+        let mut known = vec![false; n];
+        let mut probs = Vec::new();
+        for id in 0..n as StateId {
+            match graph.turn(id) {
+                Turn::Player(p) => match policies.get(p).copied().flatten() {
+                    Some(policy) => {
+                        policy.probabilities(game, graph.state(id), graph.actions(id), &mut probs);
+                        edge.extend_from_slice(&probs);
+                        resign[id as usize] = resign_probability(&probs);
+                        known[id as usize] = true;
+                    }
+                    None => edge.extend(std::iter::repeat_n(f64::NAN, graph.actions(id).len())),
+                },
+                Turn::Chance => {
+                    edge.extend_from_slice(graph.probabilities(id));
+                    known[id as usize] = true;
+                }
+                Turn::Terminal => known[id as usize] = true,
+            }
+        }
+        Profile {
+            edge,
+            resign,
+            known,
+        }
+    }
+
+    fn probs<'a, G: Game>(&'a self, graph: &StateGraph<G>, id: StateId) -> &'a [f64] {
+        &self.edge[graph.edge_range(id)]
+    }
+}
+
+/// How a policy's moves compare with perfect play.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct PolicyReport {
+    /// Mean probability of a value-keeping move over every reachable position of its seats.
+    pub optimal_rate_all: f64,
+    pub states_all: usize,
+    /// The same over the positions it can face against any opponent.
+    pub optimal_rate_faced: f64,
+    pub states_faced: usize,
+    /// The same over the positions on lines of optimal play by every seat.
+    pub optimal_rate_optimal_play: f64,
+    pub states_optimal_play: usize,
+    /// Faced positions won with perfect play where it may throw the win away.
+    pub blunders: usize,
+    /// Faced drawn positions where it may lose.
+    pub mistakes: usize,
+}
+
+/// Measures `policy`, played at `seats`, against `solution`.
+pub fn evaluate_policy<G: Game>(
+    solution: &Solution<G>,
+    seats: &[Player],
+    policy: &dyn Policy<G>,
+) -> PolicyReport {
+    let graph = solution.graph();
+    let n_players = graph.game().num_players();
+    let policies: Vec<Option<&dyn Policy<G>>> = (0..n_players)
+        .map(|p| seats.contains(&p).then_some(policy))
+        .collect();
+    let profile = Profile::new(graph, &policies);
+    let n = graph.len();
+
+    // Whether each edge keeps its mover's best result.
+    let mut keep_edge = Vec::with_capacity(graph.num_edges());
+    let mut keeps = Vec::new();
+    for id in 0..n as StateId {
+        solution.value_preserving(id, &mut keeps);
+        keeps.resize(graph.children(id).len(), true); // chance edges
+        keep_edge.extend_from_slice(&keeps);
+    }
+
+    // Probability of a value-keeping move, and of a move that worsens a win or a draw.
+    let mut rate = vec![f64::NAN; n];
+    let mut throws = vec![false; n];
+    for id in 0..n as StateId {
+        let Turn::Player(p) = graph.turn(id) else {
+            continue;
+        };
+        if !seats.contains(&p) {
+            continue;
+        }
+        let keeps = &keep_edge[graph.edge_range(id)];
+        let probs = profile.probs(graph, id);
+        let result = solution.value_of(id).result_for(p);
+        let resign = profile.resign[id as usize];
+        let mut r: f64 = probs
+            .iter()
+            .zip(keeps)
+            .filter(|(_, k)| **k)
+            .map(|(p, _)| p)
+            .sum();
+        if result == GameResult::Loss {
+            r += resign;
+        }
+        rate[id as usize] = r;
+        let worsening: f64 = probs
+            .iter()
+            .zip(keeps)
+            .filter(|(_, k)| !**k)
+            .map(|(p, _)| p)
+            .sum();
+        throws[id as usize] = result != GameResult::Loss && (worsening > 0.0 || resign > 0.0);
+    }
+
+    let faced = reachable(graph, |id, i| {
+        !profile.known[id as usize]
+            || !matches!(graph.turn(id), Turn::Player(p) if seats.contains(&p))
+            || profile.probs(graph, id)[i] > 0.0
+    });
+    let optimal_play = reachable(graph, |id, i| keep_edge[graph.edge_range(id).start + i]);
+
+    let mean = |mask: &dyn Fn(usize) -> bool| -> (f64, usize) {
+        let (mut sum, mut count) = (0.0, 0);
+        for i in 0..n {
+            if !rate[i].is_nan() && mask(i) {
+                sum += rate[i];
+                count += 1;
+            }
+        }
+        (
+            if count == 0 {
+                f64::NAN
+            } else {
+                sum / count as f64
+            },
+            count,
+        )
+    };
+    let (optimal_rate_all, states_all) = mean(&|_| true);
+    let (optimal_rate_faced, states_faced) = mean(&|i| faced[i]);
+    let (optimal_rate_optimal_play, states_optimal_play) = mean(&|i| optimal_play[i]);
+    let mut blunders = 0;
+    let mut mistakes = 0;
+    for i in 0..n {
+        if faced[i]
+            && throws[i]
+            && let Turn::Player(p) = graph.turn(i as StateId)
+        {
+            match solution.value_of(i as StateId).result_for(p) {
+                GameResult::Win => blunders += 1,
+                GameResult::Draw => mistakes += 1,
+                GameResult::Loss => {}
+            }
+        }
+    }
+    PolicyReport {
+        optimal_rate_all,
+        states_all,
+        optimal_rate_faced,
+        states_faced,
+        optimal_rate_optimal_play,
+        states_optimal_play,
+        blunders,
+        mistakes,
+    }
+}
+
+/// States reachable from the start along edges `(state, edge index)` that `follow` accepts.
+fn reachable<G: Game>(
+    graph: &StateGraph<G>,
+    mut follow: impl FnMut(StateId, usize) -> bool,
+) -> Vec<bool> {
+    let mut seen = vec![false; graph.len()];
+    let mut stack = vec![graph.start()];
+    seen[graph.start() as usize] = true;
+    while let Some(id) = stack.pop() {
+        for (i, &c) in graph.children(id).iter().enumerate() {
+            if !seen[c as usize] && follow(id, i) {
+                seen[c as usize] = true;
+                stack.push(c);
+            }
+        }
+    }
+    seen
+}
+
+/// The exact distribution of one seat's result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct ExpectedResult {
+    pub win: f64,
+    pub draw: f64,
+    pub loss: f64,
+    pub expected_return: f64,
+}
+
+impl ExpectedResult {
+    fn of(result: GameResult, ret: f64) -> Self {
+        let mut r = ExpectedResult {
+            expected_return: ret,
+            ..Default::default()
+        };
+        match result {
+            GameResult::Win => r.win = 1.0,
+            GameResult::Draw => r.draw = 1.0,
+            GameResult::Loss => r.loss = 1.0,
+        }
+        r
+    }
+    fn add_scaled(&mut self, other: &Self, w: f64) {
+        self.win += w * other.win;
+        self.draw += w * other.draw;
+        self.loss += w * other.loss;
+        self.expected_return += w * other.expected_return;
+    }
+}
+
+/// `seat`'s exact result distribution from the start when seat `p` plays `policies[p]`.
+pub fn expected_result<G: Game>(
+    graph: &StateGraph<G>,
+    policies: &[&dyn Policy<G>],
+    seat: Player,
+) -> Result<ExpectedResult, GraphError> {
+    let opt: Vec<Option<&dyn Policy<G>>> = policies.iter().map(|&p| Some(p)).collect();
+    let profile = Profile::new(graph, &opt);
+    let values = backward(graph, &profile, seat, None)?;
+    Ok(values[graph.start() as usize])
+}
+
+/// What an adversary minimises in [`worst_case`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Objective {
+    ExpectedReturn,
+    WinProbability,
+}
+
+/// `seat`'s result when it plays `policy` and every other seat plays to minimise `objective`
+/// (a best response; chance events at their probabilities).
+pub fn worst_case<G: Game>(
+    graph: &StateGraph<G>,
+    seat: Player,
+    policy: &dyn Policy<G>,
+    objective: Objective,
+) -> Result<ExpectedResult, GraphError> {
+    let policies: Vec<Option<&dyn Policy<G>>> = (0..graph.game().num_players())
+        .map(|p| (p == seat).then_some(policy))
+        .collect();
+    let profile = Profile::new(graph, &policies);
+    let values = backward(graph, &profile, seat, Some(objective))?;
+    Ok(values[graph.start() as usize])
+}
+
+/// The return `seat` is guaranteed with perfect play when everyone else plays against it.
+pub fn minimax_return<G: Game>(graph: &StateGraph<G>, seat: Player) -> Result<f64, GraphError> {
+    let game = graph.game();
+    let mut value = vec![0.0; graph.len()];
+    for &id in graph.post_order()? {
+        let children = graph.children(id).iter().map(|&c| value[c as usize]);
+        value[id as usize] = match graph.turn(id) {
+            Turn::Terminal => game.returns(graph.state(id))[seat],
+            Turn::Player(p) if p == seat => children.fold(f64::NEG_INFINITY, f64::max),
+            Turn::Player(_) => children.fold(f64::INFINITY, f64::min),
+            Turn::Chance => graph
+                .probabilities(id)
+                .iter()
+                .zip(children)
+                .map(|(p, v)| p * v)
+                .sum(),
+        };
+    }
+    Ok(value[graph.start() as usize])
+}
+
+/// Result distributions of every state, children before parents. Seats without a policy
+/// minimise `adversary` (which must then be given).
+fn backward<G: Game>(
+    graph: &StateGraph<G>,
+    profile: &Profile,
+    seat: Player,
+    adversary: Option<Objective>,
+) -> Result<Vec<ExpectedResult>, GraphError> {
+    let game = graph.game();
+    let mut values = vec![ExpectedResult::default(); graph.len()];
+    for &id in graph.post_order()? {
+        let i = id as usize;
+        let state = graph.state(id);
+        values[i] = match graph.turn(id) {
+            Turn::Terminal => {
+                let r = game.returns(state);
+                ExpectedResult::of(r.result_for(seat), r[seat])
+            }
+            turn if profile.known[i] => {
+                let mut v = ExpectedResult::default();
+                for (&c, &p) in graph.children(id).iter().zip(profile.probs(graph, id)) {
+                    if p > 0.0 {
+                        v.add_scaled(&values[c as usize], p);
+                    }
+                }
+                if let (Turn::Player(mover), r) = (turn, profile.resign[i])
+                    && r > 0.0
+                {
+                    let ret = game.resignation_returns(state, mover);
+                    v.add_scaled(&ExpectedResult::of(ret.result_for(seat), ret[seat]), r);
+                }
+                v
+            }
+            _ => {
+                let objective = adversary.expect("every seat has a policy or an adversary");
+                let key = |v: &ExpectedResult| match objective {
+                    Objective::ExpectedReturn => v.expected_return,
+                    Objective::WinProbability => v.win,
+                };
+                graph
+                    .children(id)
+                    .iter()
+                    .map(|&c| values[c as usize])
+                    .min_by(|a, b| key(a).total_cmp(&key(b)))
+                    .expect("a player state has moves")
+            }
+        };
+    }
+    Ok(values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::TicTacToe;
+    use crate::policy::{OptimalPolicy, RandomPolicy};
+
+    #[test]
+    fn optimal_policy_is_perfect_and_random_is_not() {
+        let sol = Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        let opt = OptimalPolicy::new(&sol);
+        let r = evaluate_policy(&sol, &[0], &opt);
+        assert_eq!(r.optimal_rate_all, 1.0);
+        assert_eq!(r.optimal_rate_faced, 1.0);
+        assert_eq!(r.blunders + r.mistakes, 0);
+        let rnd = evaluate_policy(&sol, &[0], &RandomPolicy);
+        assert!(rnd.optimal_rate_all < 1.0 && rnd.mistakes > 0);
+        assert_eq!(
+            rnd.states_faced, rnd.states_all,
+            "random play faces every position"
+        );
+        // Optimal vs optimal draws; random x against optimal o never wins.
+        let g = sol.graph();
+        let both = expected_result(g, &[&opt, &opt], 0).unwrap();
+        assert!((both.draw - 1.0).abs() < 1e-12);
+        let vs = expected_result(g, &[&RandomPolicy, &opt], 0).unwrap();
+        assert_eq!(vs.win, 0.0);
+        assert!(vs.loss > 0.5);
+        let wc = worst_case(g, 0, &opt, Objective::ExpectedReturn).unwrap();
+        assert!(wc.expected_return.abs() < 1e-12);
+        assert_eq!(minimax_return(g, 0).unwrap(), 0.0);
+    }
+
+    #[test]
+    fn random_vs_random_tictactoe_matches_the_known_probabilities() {
+        // Checked against an independent walk over all 255,168 games with their probabilities.
+        let sol = Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        let r = expected_result(sol.graph(), &[&RandomPolicy, &RandomPolicy], 0).unwrap();
+        fn walk(
+            g: &TicTacToe,
+            s: &crate::games::tictactoe::TicTacToeState,
+            p: f64,
+            acc: &mut [f64; 3],
+        ) {
+            match g.turn(s) {
+                Turn::Terminal => match g.returns(s).winner() {
+                    Some(0) => acc[0] += p,
+                    Some(_) => acc[2] += p,
+                    None => acc[1] += p,
+                },
+                _ => {
+                    let mut legal = Vec::new();
+                    g.legal_actions(s, &mut legal);
+                    let q = p / legal.len() as f64;
+                    for a in legal {
+                        walk(g, &g.apply(s, a), q, acc);
+                    }
+                }
+            }
+        }
+        let mut acc = [0.0; 3];
+        walk(&TicTacToe, &TicTacToe.initial_state(), 1.0, &mut acc);
+        assert!((r.win - acc[0]).abs() < 1e-12);
+        assert!((r.draw - acc[1]).abs() < 1e-12);
+        assert!((r.loss - acc[2]).abs() < 1e-12);
+    }
+}

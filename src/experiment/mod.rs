@@ -1,0 +1,1 @@
+//! Experiments (work in progress in this commit).

@@ -1,0 +1,359 @@
+//! The `Game` trait: the pure rules of a game (no randomness, no I/O), modelled on OpenSpiel's
+//! Game/State split. Every game, solver, learner and evaluator in the crate speaks through it.
+//!
+//! A game has players `0..n` (2 to [`MAX_PLAYERS`]), a [`Turn`] at every state (a player, a
+//! chance event, or the end), actions numbered `0..num_distinct_actions()` in a fixed
+//! documented order, per-player returns at terminal states, a text rendering, optional board
+//! symmetries and an optional dense state index.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use thiserror::Error;
+
+/// A player (seat) number, `0..game.num_players()`.
+pub type Player = usize;
+
+/// An action (or chance outcome) number in `0..game.num_distinct_actions()`.
+pub type Action = u32;
+
+/// The most players any game may have (Hase und Igel is played by up to six).
+pub const MAX_PLAYERS: usize = 6;
+
+/// Who acts at a state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Turn {
+    /// This player chooses one of the legal actions.
+    Player(Player),
+    /// Nature draws one of the chance outcomes with its probability.
+    Chance,
+    /// The game is over; returns are defined.
+    Terminal,
+}
+
+impl Turn {
+    pub fn player(self) -> Option<Player> {
+        match self {
+            Turn::Player(p) => Some(p),
+            _ => None,
+        }
+    }
+    pub fn is_terminal(self) -> bool {
+        self == Turn::Terminal
+    }
+}
+
+/// Per-player payoffs at the end of a game (+1 win, -1 loss, 0 draw in two-player games).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Returns {
+    values: [f64; MAX_PLAYERS],
+    len: u8,
+}
+
+impl Returns {
+    /// All-zero returns for `n` players (a draw, or "not over yet").
+    pub fn zeros(n: usize) -> Self {
+        assert!(
+            (1..=MAX_PLAYERS).contains(&n),
+            "{n} players is outside 1..={MAX_PLAYERS}"
+        );
+        Returns {
+            values: [0.0; MAX_PLAYERS],
+            len: n as u8,
+        }
+    }
+    pub fn from_slice(values: &[f64]) -> Self {
+        let mut r = Returns::zeros(values.len());
+        r.values[..values.len()].copy_from_slice(values);
+        r
+    }
+    /// Zero-sum win for `winner` among `n` players: +1 for the winner, the -1 shared by the others.
+    pub fn win(n: usize, winner: Player) -> Self {
+        let mut r = Returns::zeros(n);
+        for p in 0..n {
+            r.values[p] = if p == winner {
+                1.0
+            } else {
+                -1.0 / (n as f64 - 1.0)
+            };
+        }
+        r
+    }
+    /// Zero-sum loss for `loser` (used for resignation): -1 for the loser, +1 shared by the others.
+    pub fn loss(n: usize, loser: Player) -> Self {
+        let mut r = Returns::zeros(n);
+        for p in 0..n {
+            r.values[p] = if p == loser {
+                -1.0
+            } else {
+                1.0 / (n as f64 - 1.0)
+            };
+        }
+        r
+    }
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub fn as_slice(&self) -> &[f64] {
+        &self.values[..self.len as usize]
+    }
+    pub fn set(&mut self, p: Player, v: f64) {
+        self.values[..self.len as usize][p] = v;
+    }
+    /// The win/draw/loss class of player `p`: it wins if its payoff is strictly the largest,
+    /// loses if someone has more, and draws if it shares the top.
+    pub fn result_for(&self, p: Player) -> GameResult {
+        let mine = self[p];
+        let best_other = self
+            .as_slice()
+            .iter()
+            .enumerate()
+            .filter(|&(q, _)| q != p)
+            .map(|(_, &v)| v)
+            .fold(f64::NEG_INFINITY, f64::max);
+        if mine > best_other {
+            GameResult::Win
+        } else if mine < best_other {
+            GameResult::Loss
+        } else {
+            GameResult::Draw
+        }
+    }
+    /// The single player with the strictly largest payoff, if there is one.
+    pub fn winner(&self) -> Option<Player> {
+        (0..self.len()).find(|&p| self.result_for(p) == GameResult::Win)
+    }
+}
+
+impl std::ops::Index<Player> for Returns {
+    type Output = f64;
+    fn index(&self, p: Player) -> &f64 {
+        &self.as_slice()[p]
+    }
+}
+
+/// Win, draw or loss from one player's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GameResult {
+    Loss,
+    Draw,
+    Win,
+}
+
+/// An action that is not legal in the state it was applied to.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[error("illegal action {action:?} for {player}; legal actions: {}", legal_list(.legal))]
+pub struct IllegalAction {
+    /// What was asked for, as typed or as an action number.
+    pub action: String,
+    /// Who was to act ("white", "chance", "nobody: the game is over").
+    pub player: String,
+    /// The legal actions in the game's notation.
+    pub legal: Vec<String>,
+}
+
+fn legal_list(legal: &[String]) -> String {
+    if legal.is_empty() {
+        "none".to_string()
+    } else {
+        legal.join(", ")
+    }
+}
+
+/// The rules of a game. Implementations are cheap to clone (parameters only) and hold no state
+/// of play: states are values of [`Game::State`].
+///
+/// Contract checked by [`crate::check::check_game`]: at a `Turn::Player` state the legal actions
+/// are non-empty and strictly ascending; at a `Turn::Chance` state the outcomes are non-empty
+/// with probabilities summing to 1; `apply` of a legal action or outcome never fails; returns are
+/// defined at terminal states.
+pub trait Game: Clone + Send + Sync + 'static {
+    /// A position, including whose turn it is.
+    type State: Clone + Eq + Ord + Hash + Debug + Send + Sync;
+
+    /// The game's command-line and config name, e.g. "hexapawn".
+    fn name(&self) -> &'static str;
+    /// The game's parameters as JSON (board size, rule variant), for reports.
+    fn params(&self) -> serde_json::Value;
+    fn num_players(&self) -> usize;
+    /// The player's name as the game's literature uses it ("white", "x", "fox").
+    fn player_name(&self, player: Player) -> &'static str;
+    /// Size of the action space: every action number is below this.
+    fn num_distinct_actions(&self) -> usize;
+    fn initial_state(&self) -> Self::State;
+    fn turn(&self, state: &Self::State) -> Turn;
+    /// Clears `out` and fills it with the legal actions in ascending order (empty unless a
+    /// player is to move).
+    fn legal_actions(&self, state: &Self::State, out: &mut Vec<Action>);
+    /// Clears `out` and fills it with the chance outcomes and their probabilities (empty unless
+    /// `turn` is `Chance`).
+    fn chance_outcomes(&self, state: &Self::State, out: &mut Vec<(Action, f64)>) {
+        let _ = state;
+        out.clear();
+    }
+    /// The state after `action`. The action must be legal (or a chance outcome); use
+    /// [`Game::try_apply`] for input that may not be.
+    fn apply(&self, state: &Self::State, action: Action) -> Self::State;
+    /// Payoffs at a terminal state (zeros elsewhere).
+    fn returns(&self, state: &Self::State) -> Returns;
+    /// The action in the game's notation, e.g. "b2-b3".
+    fn action_to_string(&self, state: &Self::State, action: Action) -> String;
+    /// The state drawn as a person would draw the board.
+    fn render(&self, state: &Self::State) -> String;
+
+    /// Length of the observation vector produced by [`Game::observe`].
+    fn observation_len(&self) -> usize;
+    /// A fixed-length numeric encoding of the state from `player`'s point of view (for function
+    /// approximation); `out.len() == observation_len()`.
+    fn observe(&self, state: &Self::State, player: Player, out: &mut [f32]);
+
+    /// Number of board symmetries (1 = only the identity). Symmetry 0 is the identity.
+    fn num_symmetries(&self) -> usize {
+        1
+    }
+    /// The state mapped by symmetry `sym`.
+    fn transform_state(&self, state: &Self::State, sym: usize) -> Self::State {
+        debug_assert_eq!(sym, 0);
+        state.clone()
+    }
+    /// The action of `state` mapped by symmetry `sym` (an action of `transform_state(state, sym)`).
+    fn transform_action(&self, state: &Self::State, action: Action, sym: usize) -> Action {
+        let _ = state;
+        debug_assert_eq!(sym, 0);
+        action
+    }
+    /// The symmetry that undoes `sym`.
+    fn inverse_symmetry(&self, sym: usize) -> usize {
+        sym
+    }
+
+    /// Size of the dense state index, if the game has one: every state maps to an integer below it.
+    fn state_index_len(&self) -> Option<usize> {
+        None
+    }
+    /// The dense index of `state` (only called when `state_index_len` is `Some`).
+    fn state_index(&self, state: &Self::State) -> usize {
+        let _ = state;
+        unreachable!("{} has no dense state index", self.name())
+    }
+    /// The state with dense index `index`, if that index denotes a state.
+    fn state_from_index(&self, index: usize) -> Option<Self::State> {
+        let _ = index;
+        None
+    }
+
+    /// Returns when `loser` resigns at `state` (default: a zero-sum loss for the resigner).
+    fn resignation_returns(&self, state: &Self::State, loser: Player) -> Returns {
+        let _ = state;
+        Returns::loss(self.num_players(), loser)
+    }
+
+    // ----- provided -----
+
+    /// The state after `action`, or an error listing the legal actions.
+    fn try_apply(&self, state: &Self::State, action: Action) -> Result<Self::State, IllegalAction> {
+        match self.turn(state) {
+            Turn::Player(_) => {
+                let mut legal = Vec::new();
+                self.legal_actions(state, &mut legal);
+                if legal.binary_search(&action).is_ok() {
+                    return Ok(self.apply(state, action));
+                }
+            }
+            Turn::Chance => {
+                let mut outcomes = Vec::new();
+                self.chance_outcomes(state, &mut outcomes);
+                if outcomes.iter().any(|&(a, _)| a == action) {
+                    return Ok(self.apply(state, action));
+                }
+            }
+            Turn::Terminal => {}
+        }
+        Err(self.illegal(state, action.to_string()))
+    }
+
+    /// Parses an action typed by a person: the game's notation (case-insensitive) or the
+    /// action number.
+    fn parse_action(&self, state: &Self::State, text: &str) -> Result<Action, IllegalAction> {
+        let text = text.trim();
+        let mut legal = Vec::new();
+        match self.turn(state) {
+            Turn::Player(_) => self.legal_actions(state, &mut legal),
+            Turn::Chance => {
+                let mut outcomes = Vec::new();
+                self.chance_outcomes(state, &mut outcomes);
+                legal.extend(outcomes.iter().map(|&(a, _)| a));
+            }
+            Turn::Terminal => {}
+        }
+        for &a in &legal {
+            if self.action_to_string(state, a).eq_ignore_ascii_case(text) {
+                return Ok(a);
+            }
+        }
+        if let Ok(n) = text.parse::<Action>()
+            && legal.contains(&n)
+        {
+            return Ok(n);
+        }
+        Err(self.illegal(state, text.to_string()))
+    }
+
+    /// The error for an illegal `action` at `state`, listing what is legal.
+    fn illegal(&self, state: &Self::State, action: String) -> IllegalAction {
+        let (player, legal) = match self.turn(state) {
+            Turn::Player(p) => {
+                let mut legal = Vec::new();
+                self.legal_actions(state, &mut legal);
+                (
+                    self.player_name(p).to_string(),
+                    legal
+                        .iter()
+                        .map(|&a| self.action_to_string(state, a))
+                        .collect(),
+                )
+            }
+            Turn::Chance => {
+                let mut outcomes = Vec::new();
+                self.chance_outcomes(state, &mut outcomes);
+                (
+                    "chance".to_string(),
+                    outcomes
+                        .iter()
+                        .map(|&(a, _)| self.action_to_string(state, a))
+                        .collect(),
+                )
+            }
+            Turn::Terminal => ("nobody: the game is over".to_string(), Vec::new()),
+        };
+        IllegalAction {
+            action,
+            player,
+            legal,
+        }
+    }
+
+    /// The player with the given name (case-insensitive), if any.
+    fn player_by_name(&self, name: &str) -> Option<Player> {
+        (0..self.num_players()).find(|&p| self.player_name(p).eq_ignore_ascii_case(name))
+    }
+
+    /// The canonical representative of `state` under the board symmetries (the smallest image)
+    /// and the symmetry that maps `state` onto it.
+    fn canonical(&self, state: &Self::State) -> (Self::State, usize) {
+        let mut best = state.clone();
+        let mut best_sym = 0;
+        for sym in 1..self.num_symmetries() {
+            let t = self.transform_state(state, sym);
+            if t < best {
+                best = t;
+                best_sym = sym;
+            }
+        }
+        (best, best_sym)
+    }
+}

@@ -1,0 +1,497 @@
+//! Hexapawn (Martin Gardner, 1962) on a board of any size up to 64 squares; 3x3 is Gardner's
+//! game, 4x4 is "octapawn".
+//!
+//! Rules (Gardner, as in `shared/rules/chase-games-and-hexapawn.md`): White's pawns start on the
+//! first rank, Black's on the last; White moves first. A pawn moves one square straight forward
+//! onto an empty square, or one square diagonally forward onto an enemy pawn, capturing it. No
+//! double step, no en passant, no promotion. The mover wins by reaching the far rank or by
+//! capturing every enemy pawn; a player with no legal move on its turn loses. There are no draws.
+//!
+//! Squares are numbered `row * cols + col`, row 0 being White's home rank ("rank 1") and col 0
+//! file "a". Action `3 * square + kind` moves the pawn on `square`; kind 0 captures towards the
+//! lower file, 1 steps straight ahead, 2 captures towards the higher file. Legal actions are
+//! listed in ascending order: by square, then kind.
+
+use serde::{Deserialize, Serialize};
+
+use crate::game::{Action, Game, Player, Returns, Turn};
+
+pub const WHITE: Player = 0;
+pub const BLACK: Player = 1;
+
+/// Dense indices are offered while 2 * 3^(squares) stays below this many entries.
+const MAX_DENSE_INDEX: usize = 1 << 22;
+
+/// Board size of a Hexapawn game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HexapawnParams {
+    pub rows: usize,
+    pub cols: usize,
+}
+
+impl Default for HexapawnParams {
+    fn default() -> Self {
+        HexapawnParams { rows: 3, cols: 3 }
+    }
+}
+
+/// A Hexapawn position: the two sides' pawns as bitboards and the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HexapawnState {
+    pub white: u64,
+    pub black: u64,
+    /// 0 = White to move, 1 = Black to move.
+    pub to_move: u8,
+}
+
+#[derive(Clone, Debug)]
+pub struct Hexapawn {
+    rows: usize,
+    cols: usize,
+    first_row: u64,
+    last_row: u64,
+    dense: bool,
+}
+
+impl Hexapawn {
+    /// A game on `rows` x `cols` squares (2 <= rows, 1 <= cols, at most 64 squares, at most 26
+    /// files so squares have names).
+    pub fn new(params: HexapawnParams) -> Result<Self, String> {
+        let HexapawnParams { rows, cols } = params;
+        if rows < 2 {
+            return Err(format!("rows = {rows}: Hexapawn needs at least 2 rows"));
+        }
+        if cols < 1 || cols > 26 {
+            return Err(format!("cols = {cols}: Hexapawn needs 1 to 26 columns"));
+        }
+        if rows * cols > 64 {
+            return Err(format!(
+                "rows x cols = {rows} x {cols} = {} squares: at most 64 are supported",
+                rows * cols
+            ));
+        }
+        let squares = rows * cols;
+        let first_row = (1u64 << cols) - 1;
+        let last_row = first_row << ((rows - 1) * cols);
+        let dense = 3usize
+            .checked_pow(squares as u32)
+            .is_some_and(|n| n.saturating_mul(2) <= MAX_DENSE_INDEX);
+        Ok(Hexapawn {
+            rows,
+            cols,
+            first_row,
+            last_row,
+            dense,
+        })
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    fn square_name(&self, sq: usize) -> String {
+        let (r, c) = (sq / self.cols, sq % self.cols);
+        format!("{}{}", (b'a' + c as u8) as char, r + 1)
+    }
+
+    /// The target square of `kind` from `sq` for `player`, if it is on the board.
+    fn target(&self, player: Player, sq: usize, kind: u32) -> Option<usize> {
+        let (r, c) = (sq / self.cols, sq % self.cols);
+        let r2 = if player == WHITE {
+            if r + 1 >= self.rows {
+                return None;
+            }
+            r + 1
+        } else {
+            r.checked_sub(1)?
+        };
+        let c2 = match kind {
+            0 => c.checked_sub(1)?,
+            1 => c,
+            _ => {
+                if c + 1 >= self.cols {
+                    return None;
+                }
+                c + 1
+            }
+        };
+        Some(r2 * self.cols + c2)
+    }
+
+    fn is_legal_move(&self, s: &HexapawnState, sq: usize, kind: u32) -> bool {
+        let player = s.to_move as Player;
+        let (own, enemy) = if player == WHITE {
+            (s.white, s.black)
+        } else {
+            (s.black, s.white)
+        };
+        if own & (1 << sq) == 0 {
+            return false;
+        }
+        match self.target(player, sq, kind) {
+            None => false,
+            Some(t) if kind == 1 => (own | enemy) & (1 << t) == 0,
+            Some(t) => enemy & (1 << t) != 0,
+        }
+    }
+
+    fn has_move(&self, s: &HexapawnState) -> bool {
+        let own = if s.to_move as Player == WHITE {
+            s.white
+        } else {
+            s.black
+        };
+        bits(own).any(|sq| (0..3).any(|kind| self.is_legal_move(s, sq, kind)))
+    }
+
+    /// The winner of a finished game, `None` while play goes on.
+    pub fn winner(&self, s: &HexapawnState) -> Option<Player> {
+        if s.white & self.last_row != 0 || s.black == 0 {
+            return Some(WHITE);
+        }
+        if s.black & self.first_row != 0 || s.white == 0 {
+            return Some(BLACK);
+        }
+        if !self.has_move(s) {
+            return Some(1 - s.to_move as Player);
+        }
+        None
+    }
+
+    fn mirror_square(&self, sq: usize) -> usize {
+        let (r, c) = (sq / self.cols, sq % self.cols);
+        r * self.cols + (self.cols - 1 - c)
+    }
+
+    fn mirror_bits(&self, b: u64) -> u64 {
+        bits(b).fold(0, |acc, sq| acc | 1 << self.mirror_square(sq))
+    }
+}
+
+/// The set squares of a bitboard, ascending.
+fn bits(mut b: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if b == 0 {
+            None
+        } else {
+            let sq = b.trailing_zeros() as usize;
+            b &= b - 1;
+            Some(sq)
+        }
+    })
+}
+
+impl Game for Hexapawn {
+    type State = HexapawnState;
+
+    fn name(&self) -> &'static str {
+        "hexapawn"
+    }
+    fn params(&self) -> serde_json::Value {
+        serde_json::json!({ "rows": self.rows, "cols": self.cols })
+    }
+    fn num_players(&self) -> usize {
+        2
+    }
+    fn player_name(&self, player: Player) -> &'static str {
+        ["white", "black"][player]
+    }
+    fn num_distinct_actions(&self) -> usize {
+        3 * self.rows * self.cols
+    }
+    fn initial_state(&self) -> HexapawnState {
+        HexapawnState {
+            white: self.first_row,
+            black: self.last_row,
+            to_move: WHITE as u8,
+        }
+    }
+    fn turn(&self, s: &HexapawnState) -> Turn {
+        match self.winner(s) {
+            Some(_) => Turn::Terminal,
+            None => Turn::Player(s.to_move as Player),
+        }
+    }
+    fn legal_actions(&self, s: &HexapawnState, out: &mut Vec<Action>) {
+        out.clear();
+        if self.winner(s).is_some() {
+            return;
+        }
+        let own = if s.to_move as Player == WHITE {
+            s.white
+        } else {
+            s.black
+        };
+        for sq in bits(own) {
+            for kind in 0..3 {
+                if self.is_legal_move(s, sq, kind) {
+                    out.push(3 * sq as Action + kind);
+                }
+            }
+        }
+    }
+    fn apply(&self, s: &HexapawnState, action: Action) -> HexapawnState {
+        let (sq, kind) = ((action / 3) as usize, action % 3);
+        debug_assert!(self.is_legal_move(s, sq, kind), "illegal move {action}");
+        let player = s.to_move as Player;
+        let to = self
+            .target(player, sq, kind)
+            .expect("apply: move leaves the board");
+        let (from_bit, to_bit) = (1u64 << sq, 1u64 << to);
+        let mut next = *s;
+        if player == WHITE {
+            next.white = (s.white & !from_bit) | to_bit;
+            next.black = s.black & !to_bit;
+        } else {
+            next.black = (s.black & !from_bit) | to_bit;
+            next.white = s.white & !to_bit;
+        }
+        next.to_move = 1 - s.to_move;
+        next
+    }
+    fn returns(&self, s: &HexapawnState) -> Returns {
+        match self.winner(s) {
+            Some(w) => Returns::win(2, w),
+            None => Returns::zeros(2),
+        }
+    }
+    fn action_to_string(&self, s: &HexapawnState, action: Action) -> String {
+        let (sq, kind) = ((action / 3) as usize, action % 3);
+        match self.target(s.to_move as Player, sq, kind) {
+            Some(to) => format!(
+                "{}{}{}",
+                self.square_name(sq),
+                if kind == 1 { '-' } else { 'x' },
+                self.square_name(to)
+            ),
+            None => format!("#{action}"),
+        }
+    }
+    fn render(&self, s: &HexapawnState) -> String {
+        let mut out = String::new();
+        for r in (0..self.rows).rev() {
+            out.push_str(&format!("{:>2} ", r + 1));
+            for c in 0..self.cols {
+                let bit = 1u64 << (r * self.cols + c);
+                out.push(' ');
+                out.push(if s.white & bit != 0 {
+                    'w'
+                } else if s.black & bit != 0 {
+                    'b'
+                } else {
+                    '.'
+                });
+            }
+            out.push('\n');
+        }
+        out.push_str("   ");
+        for c in 0..self.cols {
+            out.push(' ');
+            out.push((b'a' + c as u8) as char);
+        }
+        out.push('\n');
+        match self.winner(s) {
+            Some(w) => out.push_str(&format!("{} wins\n", self.player_name(w))),
+            None => out.push_str(&format!(
+                "{} to move\n",
+                self.player_name(s.to_move as Player)
+            )),
+        }
+        out
+    }
+    fn observation_len(&self) -> usize {
+        2 * self.rows * self.cols + 1
+    }
+    fn observe(&self, s: &HexapawnState, _player: Player, out: &mut [f32]) {
+        let n = self.rows * self.cols;
+        for sq in 0..n {
+            out[sq] = ((s.white >> sq) & 1) as f32;
+            out[n + sq] = ((s.black >> sq) & 1) as f32;
+        }
+        out[2 * n] = if s.to_move as Player == WHITE {
+            1.0
+        } else {
+            0.0
+        };
+    }
+    fn num_symmetries(&self) -> usize {
+        2
+    }
+    fn transform_state(&self, s: &HexapawnState, sym: usize) -> HexapawnState {
+        if sym == 0 {
+            return *s;
+        }
+        HexapawnState {
+            white: self.mirror_bits(s.white),
+            black: self.mirror_bits(s.black),
+            to_move: s.to_move,
+        }
+    }
+    fn transform_action(&self, _s: &HexapawnState, action: Action, sym: usize) -> Action {
+        if sym == 0 {
+            return action;
+        }
+        let (sq, kind) = ((action / 3) as usize, action % 3);
+        3 * self.mirror_square(sq) as Action + (2 - kind)
+    }
+    fn state_index_len(&self) -> Option<usize> {
+        self.dense
+            .then(|| 2 * 3usize.pow((self.rows * self.cols) as u32))
+    }
+    fn state_index(&self, s: &HexapawnState) -> usize {
+        let mut index = 0;
+        for sq in (0..self.rows * self.cols).rev() {
+            let digit = ((s.white >> sq) & 1) + 2 * ((s.black >> sq) & 1);
+            index = 3 * index + digit as usize;
+        }
+        2 * index + s.to_move as usize
+    }
+    fn state_from_index(&self, index: usize) -> Option<HexapawnState> {
+        if !self.dense || index >= self.state_index_len()? {
+            return None;
+        }
+        let to_move = (index % 2) as u8;
+        let mut rest = index / 2;
+        let (mut white, mut black) = (0u64, 0u64);
+        for sq in 0..self.rows * self.cols {
+            match rest % 3 {
+                1 => white |= 1 << sq,
+                2 => black |= 1 << sq,
+                _ => {}
+            }
+            rest /= 3;
+        }
+        Some(HexapawnState {
+            white,
+            black,
+            to_move,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game() -> Hexapawn {
+        Hexapawn::new(HexapawnParams::default()).unwrap()
+    }
+
+    fn play(g: &Hexapawn, moves: &[&str]) -> HexapawnState {
+        let mut s = g.initial_state();
+        for m in moves {
+            let a = g.parse_action(&s, m).unwrap_or_else(|e| panic!("{e}"));
+            s = g.apply(&s, a);
+        }
+        s
+    }
+
+    #[test]
+    fn opening_moves_are_three_straight_steps() {
+        let g = game();
+        let s = g.initial_state();
+        let mut legal = Vec::new();
+        g.legal_actions(&s, &mut legal);
+        let names: Vec<_> = legal.iter().map(|&a| g.action_to_string(&s, a)).collect();
+        assert_eq!(names, ["a1-a2", "b1-b2", "c1-c2"]);
+        assert_eq!(g.turn(&s), Turn::Player(WHITE));
+    }
+
+    #[test]
+    fn captures_are_diagonal_and_straight_moves_need_an_empty_square() {
+        let g = game();
+        let s = play(&g, &["b1-b2"]);
+        let mut legal = Vec::new();
+        g.legal_actions(&s, &mut legal);
+        let names: Vec<_> = legal.iter().map(|&a| g.action_to_string(&s, a)).collect();
+        // b3 is blocked by the white pawn on b2; a3 and c3 may step or capture.
+        assert_eq!(names, ["a3-a2", "a3xb2", "c3xb2", "c3-c2"]);
+        let after = play(&g, &["b1-b2", "a3xb2"]);
+        assert_eq!(after.white.count_ones(), 2);
+        assert_eq!(after.black.count_ones(), 3);
+    }
+
+    #[test]
+    fn reaching_the_far_rank_wins() {
+        let g = game();
+        // White a1 and b2, Black a3 and c3, White to move: b2-b3 reaches the far rank.
+        let before = HexapawnState {
+            white: 1 | 1 << 4,
+            black: 1 << 6 | 1 << 8,
+            to_move: WHITE as u8,
+        };
+        assert_eq!(g.winner(&before), None);
+        let s = g.apply(&before, g.parse_action(&before, "b2-b3").unwrap());
+        assert_eq!(g.winner(&s), Some(WHITE));
+        assert_eq!(g.turn(&s), Turn::Terminal);
+        assert_eq!(g.returns(&s).as_slice(), [1.0, -1.0]);
+    }
+
+    #[test]
+    fn no_legal_move_loses() {
+        let g = game();
+        // White a1 blocked by Black a2, nothing to capture on b2: White to move has no move.
+        let s = HexapawnState {
+            white: 1,
+            black: 1 << 3 | 1 << 8,
+            to_move: WHITE as u8,
+        };
+        assert_eq!(g.winner(&s), Some(BLACK));
+    }
+
+    #[test]
+    fn capturing_every_enemy_pawn_wins() {
+        let g = game();
+        let s = HexapawnState {
+            white: 1 << 4,
+            black: 0,
+            to_move: BLACK as u8,
+        };
+        assert_eq!(g.winner(&s), Some(WHITE));
+    }
+
+    #[test]
+    fn illegal_input_lists_legal_moves() {
+        let g = game();
+        let s = g.initial_state();
+        let err = g.parse_action(&s, "a1-a3").unwrap_err();
+        assert!(err.to_string().contains("a1-a2, b1-b2, c1-c2"), "{err}");
+        assert!(g.try_apply(&s, 5).is_err());
+    }
+
+    #[test]
+    fn mirror_maps_moves_to_mirrored_moves() {
+        let g = game();
+        let s = play(&g, &["a1-a2"]);
+        let m = g.transform_state(&s, 1);
+        assert_eq!(m, play(&g, &["c1-c2"]));
+        let mut legal = Vec::new();
+        g.legal_actions(&s, &mut legal);
+        for &a in &legal {
+            let ma = g.transform_action(&s, a, 1);
+            assert_eq!(g.apply(&m, ma), g.transform_state(&g.apply(&s, a), 1));
+        }
+    }
+
+    #[test]
+    fn rejects_impossible_boards() {
+        assert!(Hexapawn::new(HexapawnParams { rows: 1, cols: 3 }).is_err());
+        assert!(Hexapawn::new(HexapawnParams { rows: 9, cols: 8 }).is_err());
+        assert!(Hexapawn::new(HexapawnParams { rows: 8, cols: 8 }).is_ok());
+    }
+
+    #[test]
+    fn dense_index_round_trips() {
+        let g = game();
+        let s = play(&g, &["b1-b2", "a3xb2"]);
+        let i = g.state_index(&s);
+        assert!(i < g.state_index_len().unwrap());
+        assert_eq!(g.state_from_index(i), Some(s));
+        let big = Hexapawn::new(HexapawnParams { rows: 4, cols: 4 }).unwrap();
+        assert_eq!(big.state_index_len(), None);
+    }
+}

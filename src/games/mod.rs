@@ -1,0 +1,145 @@
+//! The games, and the registry that turns a name plus parameters (from the command line or a
+//! config file) into a game. This is the one place where game names are matched; everything
+//! else is generic over [`Game`](crate::game::Game) and reached through [`with_game!`].
+
+pub mod hexapawn;
+pub mod tictactoe;
+
+use serde::Deserialize;
+use thiserror::Error;
+
+pub use hexapawn::{Hexapawn, HexapawnParams};
+pub use tictactoe::{TicTacToe, TicTacToeParams};
+
+/// What a user can ask for: name, parameters and a one-line description.
+pub struct GameInfo {
+    pub name: &'static str,
+    pub params: &'static str,
+    pub summary: &'static str,
+}
+
+/// Every game the toolkit ships, for `--help` and error messages.
+pub const GAMES: &[GameInfo] = &[
+    GameInfo {
+        name: "hexapawn",
+        params: "rows (default 3), cols (default 3)",
+        summary: "Gardner's Hexapawn; 4x4 is octapawn",
+    },
+    GameInfo {
+        name: "tictactoe",
+        params: "none",
+        summary: "tic-tac-toe, the cross-check",
+    },
+];
+
+/// A game chosen at run time.
+#[derive(Clone, Debug)]
+pub enum AnyGame {
+    Hexapawn(Hexapawn),
+    TicTacToe(TicTacToe),
+}
+
+/// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`], so generic code
+/// is monomorphised per game.
+#[macro_export]
+macro_rules! with_game {
+    ($any:expr, $g:ident => $body:expr) => {
+        match $any {
+            $crate::games::AnyGame::Hexapawn($g) => $body,
+            $crate::games::AnyGame::TicTacToe($g) => $body,
+        }
+    };
+}
+
+/// A game name or parameter that does not make a game.
+#[derive(Debug, Error, PartialEq)]
+pub enum GameSpecError {
+    #[error("unknown game `{name}`; the games are: {}", game_names())]
+    UnknownGame { name: String },
+    #[error("{game}: {message} (parameters: {params})")]
+    BadParams {
+        game: String,
+        message: String,
+        params: &'static str,
+    },
+}
+
+fn game_names() -> String {
+    GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", ")
+}
+
+fn params<'de, P: Deserialize<'de>>(
+    game: &'static str,
+    table: toml::Table,
+) -> Result<P, GameSpecError> {
+    P::deserialize(toml::Value::Table(table)).map_err(|e| bad(game, e.to_string()))
+}
+
+fn bad(game: &'static str, message: String) -> GameSpecError {
+    let info = GAMES.iter().find(|g| g.name == game).expect("registered");
+    GameSpecError::BadParams {
+        game: game.to_string(),
+        message: message.trim().to_string(),
+        params: info.params,
+    }
+}
+
+impl AnyGame {
+    /// The game called `name` with the given parameters (unknown parameters are errors).
+    /// Names are case-insensitive; `-` and `_` are ignored ("tic-tac-toe" works).
+    pub fn from_spec(name: &str, table: toml::Table) -> Result<AnyGame, GameSpecError> {
+        let key: String = name
+            .chars()
+            .filter(|c| *c != '-' && *c != '_')
+            .flat_map(char::to_lowercase)
+            .collect();
+        match key.as_str() {
+            "hexapawn" | "octapawn" => {
+                let mut p: HexapawnParams = params("hexapawn", table)?;
+                if key == "octapawn" && p == HexapawnParams::default() {
+                    p = HexapawnParams { rows: 4, cols: 4 };
+                }
+                Hexapawn::new(p)
+                    .map(AnyGame::Hexapawn)
+                    .map_err(|m| bad("hexapawn", m))
+            }
+            "tictactoe" => {
+                let p: TicTacToeParams = params("tictactoe", table)?;
+                TicTacToe::new(p)
+                    .map(AnyGame::TicTacToe)
+                    .map_err(|m| bad("tictactoe", m))
+            }
+            _ => Err(GameSpecError::UnknownGame {
+                name: name.to_string(),
+            }),
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        use crate::game::Game;
+        with_game!(self, g => g.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_parameters() {
+        let g = AnyGame::from_spec("Tic-Tac-Toe", toml::Table::new()).unwrap();
+        assert_eq!(g.name(), "tictactoe");
+        let mut t = toml::Table::new();
+        t.insert("rows".into(), 4.into());
+        assert!(matches!(
+            AnyGame::from_spec("hexapawn", t).unwrap(),
+            AnyGame::Hexapawn(h) if h.rows() == 4 && h.cols() == 3
+        ));
+        let mut t = toml::Table::new();
+        t.insert("size".into(), 8.into());
+        let err = AnyGame::from_spec("hexapawn", t).unwrap_err().to_string();
+        assert!(err.contains("size") && err.contains("rows"), "{err}");
+        let err = AnyGame::from_spec("chess", toml::Table::new()).unwrap_err();
+        assert!(err.to_string().contains("hexapawn, tictactoe"));
+    }
+}

@@ -1,0 +1,512 @@
+//! Matchbox learners: Gardner's HER (Hexapawn Educable Robot, 1962) and Michie's MENACE
+//! (Matchbox Educable Noughts And Crosses Engine, 1963), two bead schemes of one mechanism.
+//!
+//! One box per position the learner faces (a position and its symmetric images share a box
+//! when `symmetry` is on, and moves that a symmetry of the position maps onto each other share
+//! a bead colour). The learner draws a bead at random: each move is played with probability
+//! proportional to its beads. At the end of a game the beads of the moves it played change by
+//! the reward for its result, in every box used (`EveryMove`, MENACE) or only in the box of its
+//! last move (`LastMove`, HER). A box with no beads left makes the learner resign.
+//!
+//! - HER: one bead per move; after a loss the bead of the last move is confiscated; wins
+//!   change nothing; an empty box resigns (and the previous move's bead goes).
+//! - MENACE: 4/3/2/1 beads per move by the learner's move number 1/2/3/4; win +3, draw +1,
+//!   loss -1 in every box used; a move never drops below one bead, so a box never empties.
+//!
+//! Boxes are opened on first visit; the move number at that visit sets their initial beads
+//! (in tic-tac-toe and Hexapawn a position fixes it anyway).
+
+use std::collections::HashMap;
+
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+
+use super::Learner;
+use crate::SgRng;
+use crate::game::{Action, Game, GameResult, MAX_PLAYERS, Player, Returns, Turn};
+use crate::graph::StateGraph;
+use crate::policy::Policy;
+
+/// Which played moves a game's result reinforces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reinforce {
+    /// Only the learner's last move (Gardner's HER).
+    LastMove,
+    /// Every move the learner played (Michie's MENACE).
+    EveryMove,
+}
+
+/// The bead rules. [`MatchboxConfig::her`] and [`MatchboxConfig::menace`] are the two
+/// historical schemes; every field can be changed on its own.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatchboxConfig {
+    /// Positions that are images of each other under the board's symmetries share a box.
+    pub symmetry: bool,
+    /// Beads per move in a new box, by the learner's move number in the game (1st, 2nd, ...);
+    /// the last entry holds for later moves.
+    pub initial_beads: Vec<u32>,
+    /// Beads added to a played move after a win, a draw and a loss (negative: taken away).
+    pub win_beads: i32,
+    pub draw_beads: i32,
+    pub loss_beads: i32,
+    pub reinforce: Reinforce,
+    /// A move never drops below this many beads (0 lets boxes empty, and the learner resign).
+    pub min_beads: u32,
+}
+
+impl MatchboxConfig {
+    /// Gardner's HER.
+    pub fn her() -> Self {
+        MatchboxConfig {
+            symmetry: true,
+            initial_beads: vec![1],
+            win_beads: 0,
+            draw_beads: 0,
+            loss_beads: -1,
+            reinforce: Reinforce::LastMove,
+            min_beads: 0,
+        }
+    }
+    /// Michie's MENACE.
+    pub fn menace() -> Self {
+        MatchboxConfig {
+            symmetry: true,
+            initial_beads: vec![4, 3, 2, 1],
+            win_beads: 3,
+            draw_beads: 1,
+            loss_beads: -1,
+            reinforce: Reinforce::EveryMove,
+            min_beads: 1,
+        }
+    }
+    fn beads_at_move(&self, move_number: usize) -> u32 {
+        let i = move_number.min(self.initial_beads.len().saturating_sub(1));
+        self.initial_beads.get(i).copied().unwrap_or(1)
+    }
+    fn reward(&self, result: GameResult) -> i32 {
+        match result {
+            GameResult::Win => self.win_beads,
+            GameResult::Draw => self.draw_beads,
+            GameResult::Loss => self.loss_beads,
+        }
+    }
+}
+
+/// One matchbox: a bead colour per distinct move (in the box's canonical frame) and its count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchBox {
+    pub moves: Vec<Action>,
+    pub beads: Vec<u32>,
+}
+
+impl MatchBox {
+    pub fn total(&self) -> u32 {
+        self.beads.iter().sum()
+    }
+}
+
+struct Played<S> {
+    key: S,
+    slot: usize,
+    seat: Player,
+}
+
+/// A matchbox learner (HER or MENACE, by its [`MatchboxConfig`]).
+pub struct Matchbox<G: Game> {
+    name: String,
+    config: MatchboxConfig,
+    boxes: HashMap<G::State, MatchBox>,
+    history: Vec<Played<G::State>>,
+    moves_made: [usize; MAX_PLAYERS],
+}
+
+impl<G: Game> Matchbox<G> {
+    pub fn new(name: impl Into<String>, config: MatchboxConfig) -> Self {
+        Matchbox {
+            name: name.into(),
+            config,
+            boxes: HashMap::new(),
+            history: Vec::new(),
+            moves_made: [0; MAX_PLAYERS],
+        }
+    }
+
+    pub fn config(&self) -> &MatchboxConfig {
+        &self.config
+    }
+
+    /// The box for `state`, if the learner has opened it, with the symmetry that maps `state`
+    /// to the box's position.
+    pub fn box_for(&self, game: &G, state: &G::State) -> Option<&MatchBox> {
+        self.boxes.get(&self.key(game, state).0)
+    }
+
+    /// Every opened box by its (canonical) position.
+    pub fn boxes(&self) -> impl Iterator<Item = (&G::State, &MatchBox)> {
+        self.boxes.iter()
+    }
+
+    fn key(&self, game: &G, state: &G::State) -> (G::State, usize) {
+        if self.config.symmetry {
+            game.canonical(state)
+        } else {
+            (state.clone(), 0)
+        }
+    }
+
+    /// The moves of the box for canonical position `key`, one per class of moves equivalent
+    /// under the symmetries that fix the position.
+    fn box_moves(&self, game: &G, key: &G::State) -> Vec<Action> {
+        let mut legal = Vec::new();
+        game.legal_actions(key, &mut legal);
+        if !self.config.symmetry {
+            return legal;
+        }
+        let stabiliser: Vec<usize> = (1..game.num_symmetries())
+            .filter(|&k| game.transform_state(key, k) == *key)
+            .collect();
+        let mut moves: Vec<Action> = legal
+            .iter()
+            .map(|&a| {
+                stabiliser
+                    .iter()
+                    .map(|&k| game.transform_action(key, a, k))
+                    .fold(a, Action::min)
+            })
+            .collect();
+        moves.sort_unstable();
+        moves.dedup();
+        moves
+    }
+
+    /// Probability of each legal action of `state` under bead weights `weight(beads, max)`.
+    fn distribution(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        probs: &mut Vec<f64>,
+        greedy: bool,
+    ) {
+        probs.clear();
+        probs.resize(legal.len(), 0.0);
+        let (key, sym) = self.key(game, state);
+        let owned;
+        let (moves, beads): (&[Action], Option<&[u32]>) = match self.boxes.get(&key) {
+            Some(b) => (&b.moves, Some(&b.beads)),
+            None => {
+                // An unopened box would hold the same number of beads for every move.
+                owned = self.box_moves(game, &key);
+                (&owned, None)
+            }
+        };
+        let weight = |i: usize| -> f64 { beads.map_or(1.0, |b| b[i] as f64) };
+        let max = (0..moves.len()).map(weight).fold(0.0, f64::max);
+        let weights: Vec<f64> = (0..moves.len())
+            .map(|i| match (greedy, weight(i)) {
+                (true, w) if w == max && max > 0.0 => 1.0,
+                (true, _) => 0.0,
+                (false, w) => w,
+            })
+            .collect();
+        let total: f64 = weights.iter().sum();
+        if total == 0.0 {
+            return; // an empty box: resign
+        }
+        let back = game.inverse_symmetry(sym);
+        for (&m, w) in moves.iter().zip(weights) {
+            let a = game.transform_action(&key, m, back);
+            let i = legal
+                .binary_search(&a)
+                .expect("box move maps to a legal action");
+            probs[i] += w / total;
+        }
+    }
+}
+
+impl<G: Game> Learner<G> for Matchbox<G> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn begin_episode(&mut self) {
+        self.history.clear();
+        self.moves_made = [0; MAX_PLAYERS];
+    }
+
+    fn act(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        seat: Player,
+        legal: &[Action],
+        rng: &mut SgRng,
+    ) -> Option<Action> {
+        let (key, sym) = self.key(game, state);
+        let move_number = self.moves_made[seat];
+        self.moves_made[seat] += 1;
+        if !self.boxes.contains_key(&key) {
+            let moves = self.box_moves(game, &key);
+            let beads = vec![self.config.beads_at_move(move_number); moves.len()];
+            self.boxes.insert(key.clone(), MatchBox { moves, beads });
+        }
+        let b = &self.boxes[&key];
+        let total = b.total();
+        if total == 0 {
+            return None;
+        }
+        let mut r = rng.random_range(0..total);
+        let slot = b
+            .beads
+            .iter()
+            .position(|&n| {
+                if r < n {
+                    true
+                } else {
+                    r -= n;
+                    false
+                }
+            })
+            .expect("r < total");
+        let action = game.transform_action(&key, b.moves[slot], game.inverse_symmetry(sym));
+        debug_assert!(legal.contains(&action));
+        self.history.push(Played { key, slot, seat });
+        Some(action)
+    }
+
+    fn end_episode(&mut self, _game: &G, returns: &Returns) {
+        let mut last_of_seat = [None; MAX_PLAYERS];
+        for (i, played) in self.history.iter().enumerate() {
+            last_of_seat[played.seat] = Some(i);
+        }
+        for (i, played) in self.history.iter().enumerate() {
+            if self.config.reinforce == Reinforce::LastMove && last_of_seat[played.seat] != Some(i)
+            {
+                continue;
+            }
+            let delta = self.config.reward(returns.result_for(played.seat));
+            let beads = &mut self
+                .boxes
+                .get_mut(&played.key)
+                .expect("played box exists")
+                .beads[played.slot];
+            *beads = (*beads as i64 + delta as i64).max(self.config.min_beads as i64) as u32;
+        }
+        self.history.clear();
+    }
+
+    fn policy(&self) -> Box<dyn Policy<G> + '_> {
+        Box::new(MatchboxPolicy {
+            learner: self,
+            greedy: false,
+        })
+    }
+
+    fn greedy_policy(&self) -> Box<dyn Policy<G> + '_> {
+        Box::new(MatchboxPolicy {
+            learner: self,
+            greedy: true,
+        })
+    }
+
+    fn statistics(&self) -> Vec<(&'static str, f64)> {
+        let empty = self.boxes.values().filter(|b| b.total() == 0).count();
+        let beads: u64 = self.boxes.values().map(|b| b.total() as u64).sum();
+        vec![
+            ("boxes", self.boxes.len() as f64),
+            ("empty_boxes", empty as f64),
+            ("beads", beads as f64),
+        ]
+    }
+}
+
+/// A matchbox learner's play: bead draws (behaviour) or the moves with the most beads (greedy).
+struct MatchboxPolicy<'a, G: Game> {
+    learner: &'a Matchbox<G>,
+    greedy: bool,
+}
+
+impl<G: Game> Policy<G> for MatchboxPolicy<'_, G> {
+    fn name(&self) -> String {
+        if self.greedy {
+            format!("{} (greedy)", self.learner.name)
+        } else {
+            self.learner.name.clone()
+        }
+    }
+    fn probabilities(&self, game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+        self.learner
+            .distribution(game, state, legal, probs, self.greedy);
+    }
+}
+
+/// How many boxes a matchbox learner at `seat` needs to cover every position it can face in
+/// the game (`symmetry`: images share a box), and how many of those offer a real choice (two
+/// or more distinct moves).
+pub fn count_boxes<G: Game>(graph: &StateGraph<G>, seat: Player, symmetry: bool) -> BoxCount {
+    let game = graph.game();
+    let probe: Matchbox<G> = Matchbox::new(
+        "probe",
+        MatchboxConfig {
+            symmetry,
+            ..MatchboxConfig::her()
+        },
+    );
+    let mut seen = std::collections::HashSet::new();
+    let mut count = BoxCount::default();
+    for (id, state) in graph.states().iter().enumerate() {
+        if graph.turn(id as u32) != Turn::Player(seat) {
+            continue;
+        }
+        let (key, _) = probe.key(game, state);
+        if seen.insert(key.clone()) {
+            count.boxes += 1;
+            if probe.box_moves(game, &key).len() >= 2 {
+                count.with_choice += 1;
+            }
+        }
+    }
+    count
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct BoxCount {
+    pub boxes: usize,
+    pub with_choice: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{Hexapawn, HexapawnParams, TicTacToe};
+    use crate::rng;
+
+    #[test]
+    fn symmetric_moves_share_a_bead_colour() {
+        let game = Hexapawn::new(HexapawnParams::default()).unwrap();
+        let mut her: Matchbox<Hexapawn> = Matchbox::new("her", MatchboxConfig::her());
+        // The start is mirror-symmetric: a1-a2 and c1-c2 are one colour, b1-b2 another.
+        let s = game.initial_state();
+        let mut legal = Vec::new();
+        game.legal_actions(&s, &mut legal);
+        her.act(&game, &s, 0, &legal, &mut rng(1)).unwrap();
+        let b = her.box_for(&game, &s).unwrap();
+        assert_eq!(b.moves.len(), 2);
+        assert_eq!(b.beads, [1, 1]);
+        let mut probs = Vec::new();
+        her.policy().probabilities(&game, &s, &legal, &mut probs);
+        assert!((probs.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert_eq!(probs.iter().filter(|&&p| p > 0.0).count(), 2);
+    }
+
+    #[test]
+    fn her_confiscates_only_the_last_bead_after_a_loss_and_resigns_when_empty() {
+        let game = TicTacToe;
+        let cfg = MatchboxConfig {
+            symmetry: false,
+            ..MatchboxConfig::her()
+        };
+        let mut her: Matchbox<TicTacToe> = Matchbox::new("her", cfg);
+        let mut r = rng(3);
+        her.begin_episode();
+        let s0 = game.initial_state();
+        let mut legal = Vec::new();
+        game.legal_actions(&s0, &mut legal);
+        let a0 = her.act(&game, &s0, 0, &legal, &mut r).unwrap();
+        let s1 = game.apply(&game.apply(&s0, a0), if a0 == 4 { 0 } else { 4 });
+        game.legal_actions(&s1, &mut legal);
+        let a1 = her.act(&game, &s1, 0, &legal, &mut r).unwrap();
+        her.end_episode(&game, &Returns::win(2, 1));
+        let first = her.box_for(&game, &s0).unwrap();
+        assert_eq!(first.total(), 9, "the first move's bead stays");
+        let second = her.box_for(&game, &s1).unwrap();
+        assert_eq!(second.total(), 6, "the last move's bead is confiscated");
+        let i = second.moves.iter().position(|&m| m == a1).unwrap();
+        assert_eq!(second.beads[i], 0);
+        // A win changes nothing.
+        her.begin_episode();
+        game.legal_actions(&s0, &mut legal);
+        her.act(&game, &s0, 0, &legal, &mut r).unwrap();
+        her.end_episode(&game, &Returns::win(2, 0));
+        assert_eq!(her.box_for(&game, &s0).unwrap().total(), 9);
+    }
+
+    #[test]
+    fn empty_box_resigns() {
+        let game = TicTacToe;
+        let mut her: Matchbox<TicTacToe> = Matchbox::new("her", MatchboxConfig::her());
+        let s0 = game.initial_state();
+        let mut legal = Vec::new();
+        game.legal_actions(&s0, &mut legal);
+        let mut r = rng(1);
+        // Three distinct first moves up to symmetry (corner, edge, centre): lose each once.
+        for _ in 0..3 {
+            her.begin_episode();
+            her.act(&game, &s0, 0, &legal, &mut r).unwrap();
+            her.end_episode(&game, &Returns::win(2, 1));
+        }
+        her.begin_episode();
+        assert_eq!(her.act(&game, &s0, 0, &legal, &mut r), None);
+        let mut probs = Vec::new();
+        her.policy().probabilities(&game, &s0, &legal, &mut probs);
+        assert!(probs.iter().all(|&p| p == 0.0));
+    }
+
+    #[test]
+    fn menace_rewards_every_move_and_never_empties() {
+        let game = TicTacToe;
+        let mut menace: Matchbox<TicTacToe> = Matchbox::new("menace", MatchboxConfig::menace());
+        let mut r = rng(9);
+        let s0 = game.initial_state();
+        let mut legal = Vec::new();
+        game.legal_actions(&s0, &mut legal);
+        menace.begin_episode();
+        let a = menace.act(&game, &s0, 0, &legal, &mut r).unwrap();
+        let b0 = menace.box_for(&game, &s0).unwrap().clone();
+        assert_eq!(
+            b0.beads,
+            [4, 4, 4],
+            "corner, edge, centre: 4 beads each at move 1"
+        );
+        let s1 = game.apply(&game.apply(&s0, a), if a == 4 { 0 } else { 4 });
+        game.legal_actions(&s1, &mut legal);
+        menace.act(&game, &s1, 0, &legal, &mut r).unwrap();
+        assert!(
+            menace
+                .box_for(&game, &s1)
+                .unwrap()
+                .beads
+                .iter()
+                .all(|&n| n == 3)
+        );
+        menace.end_episode(&game, &Returns::win(2, 0));
+        assert_eq!(menace.box_for(&game, &s0).unwrap().total(), 12 + 3);
+        for _ in 0..10 {
+            menace.begin_episode();
+            game.legal_actions(&s0, &mut legal);
+            menace.act(&game, &s0, 0, &legal, &mut r).unwrap();
+            menace.end_episode(&game, &Returns::win(2, 1));
+        }
+        assert!(
+            menace
+                .box_for(&game, &s0)
+                .unwrap()
+                .beads
+                .iter()
+                .all(|&n| n >= 1)
+        );
+    }
+
+    #[test]
+    fn box_counts_with_and_without_symmetry() {
+        let game = TicTacToe;
+        let graph = StateGraph::build(&game, 1 << 20).unwrap();
+        // Positions with X (the first player) to move: 2,423 in all, 338 up to symmetry.
+        let raw = count_boxes(&graph, 0, false);
+        let sym = count_boxes(&graph, 0, true);
+        assert_eq!(raw.boxes, 2423);
+        assert_eq!(sym.boxes, 338);
+    }
+}

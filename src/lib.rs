@@ -1,0 +1,44 @@
+//! solvedgym: reinforcement learning on small board games that are solved exactly.
+//!
+//! Learners play games; an exact solver knows the truth; the evaluator shows how close learning
+//! gets. The parts, one module each:
+//!
+//! - [`game`]: the `Game` trait (pure rules) and [`games`]: Hexapawn, tic-tac-toe, ...
+//! - [`env`]: Gymnasium-style single-agent and PettingZoo-style turn-based environments.
+//! - [`graph`] and [`solve`]: the reachable state graph and exact retrograde analysis.
+//! - [`policy`]: random, solved-optimal and fuzzy players; [`learn`]: the learners.
+//! - [`eval`]: learned policies against the exact solution, by dynamic programming.
+//! - [`experiment`]: TOML-configured studies over many seeds, curves and plots.
+//! - [`check`]: the environment checker every game passes.
+
+pub mod check;
+pub mod env;
+pub mod eval;
+pub mod experiment;
+pub mod game;
+pub mod games;
+pub mod graph;
+pub mod learn;
+pub mod policy;
+pub mod solve;
+
+use rand::SeedableRng;
+
+/// The random number generator of every random choice in the crate: xoshiro256++, a named
+/// algorithm, so a seed gives the same numbers on every platform and release.
+pub type SgRng = rand::rngs::Xoshiro256PlusPlus;
+
+/// A generator seeded with `seed`.
+pub fn rng(seed: u64) -> SgRng {
+    SgRng::seed_from_u64(seed)
+}
+
+/// An independent seed for stream `stream` of a run seeded with `seed` (SplitMix64 mixing),
+/// so that e.g. the learner and the environment of one run draw unrelated numbers.
+pub fn derive_seed(seed: u64, stream: u64) -> u64 {
+    let mut z = seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17);
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

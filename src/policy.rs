@@ -1,0 +1,236 @@
+//! Policies: a probability for each legal action of a state. Opponents in the environment,
+//! the solved-optimal player and every learner's current play are policies, and the evaluator
+//! reads their exact probabilities (no sampling) to compute results by dynamic programming.
+//!
+//! A policy may leave probability mass unassigned: that mass is resignation (a matchbox with
+//! no beads left resigns).
+
+use rand::RngExt;
+
+use crate::SgRng;
+use crate::game::{Action, Game, Turn};
+use crate::solve::Solution;
+
+/// Below this, leftover probability mass is rounding noise, not resignation.
+const RESIGN_EPSILON: f64 = 1e-9;
+
+pub trait Policy<G: Game>: Send + Sync {
+    /// A short description ("random", "optimal", "fuzzy(p=0.1, optimal)").
+    fn name(&self) -> String;
+
+    /// Fills `probs` with the probability of each action of `legal` (same order). The sum may be
+    /// below one; the rest is the probability of resigning.
+    fn probabilities(&self, game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>);
+
+    /// Draws an action (`None` = resign). The default samples [`Policy::probabilities`].
+    fn choose(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        rng: &mut SgRng,
+    ) -> Option<Action> {
+        let mut probs = Vec::with_capacity(legal.len());
+        self.probabilities(game, state, legal, &mut probs);
+        sample(legal, &probs, rng)
+    }
+}
+
+impl<G: Game, P: Policy<G> + ?Sized> Policy<G> for &P {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn probabilities(&self, game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+        (**self).probabilities(game, state, legal, probs)
+    }
+    fn choose(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        rng: &mut SgRng,
+    ) -> Option<Action> {
+        (**self).choose(game, state, legal, rng)
+    }
+}
+
+impl<G: Game, P: Policy<G> + ?Sized> Policy<G> for Box<P> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn probabilities(&self, game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+        (**self).probabilities(game, state, legal, probs)
+    }
+    fn choose(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        rng: &mut SgRng,
+    ) -> Option<Action> {
+        (**self).choose(game, state, legal, rng)
+    }
+}
+
+/// Samples an action from `probs`; mass left unassigned (beyond rounding) means resignation.
+pub fn sample(legal: &[Action], probs: &[f64], rng: &mut SgRng) -> Option<Action> {
+    let total: f64 = probs.iter().sum();
+    if total <= 0.0 {
+        return None;
+    }
+    let resign = resign_probability(probs);
+    let mut u = rng.random::<f64>() * (total + resign);
+    for (&a, &p) in legal.iter().zip(probs) {
+        if u < p {
+            return Some(a);
+        }
+        u -= p;
+    }
+    if resign > 0.0 {
+        return None;
+    }
+    // Rounding carried u past the last action: take the last one that can be played.
+    legal
+        .iter()
+        .zip(probs)
+        .rev()
+        .find(|(_, p)| **p > 0.0)
+        .map(|(&a, _)| a)
+}
+
+/// The probability of resigning given action probabilities.
+pub fn resign_probability(probs: &[f64]) -> f64 {
+    let rest = 1.0 - probs.iter().sum::<f64>();
+    if rest <= RESIGN_EPSILON { 0.0 } else { rest }
+}
+
+/// Every legal action equally likely.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RandomPolicy;
+
+impl<G: Game> Policy<G> for RandomPolicy {
+    fn name(&self) -> String {
+        "random".into()
+    }
+    fn probabilities(&self, _: &G, _: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+        probs.clear();
+        probs.resize(legal.len(), 1.0 / legal.len() as f64);
+    }
+    fn choose(&self, _: &G, _: &G::State, legal: &[Action], rng: &mut SgRng) -> Option<Action> {
+        Some(legal[rng.random_range(0..legal.len())])
+    }
+}
+
+/// Perfect play from the solver: the fastest win, the longest defence when lost, ties broken
+/// uniformly at random.
+pub struct OptimalPolicy<'s, G: Game> {
+    solution: &'s Solution<G>,
+}
+
+impl<'s, G: Game> OptimalPolicy<'s, G> {
+    pub fn new(solution: &'s Solution<G>) -> Self {
+        OptimalPolicy { solution }
+    }
+}
+
+impl<G: Game> Policy<G> for OptimalPolicy<'_, G> {
+    fn name(&self) -> String {
+        "optimal".into()
+    }
+    fn probabilities(&self, _: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+        probs.clear();
+        let id = self
+            .solution
+            .id(state)
+            .expect("the optimal policy is asked about a state the solution does not reach");
+        let Turn::Player(p) = self.solution.graph().turn(id) else {
+            probs.resize(legal.len(), 0.0);
+            return;
+        };
+        let best = self.solution.value_of(id).key_for(p);
+        probs.extend(
+            self.solution
+                .move_values(id)
+                .map(|(_, v)| if v.key_for(p) == best { 1.0 } else { 0.0 }),
+        );
+        let n: f64 = probs.iter().sum();
+        probs.iter_mut().for_each(|x| *x /= n);
+    }
+}
+
+/// Plays a uniformly random move with probability `p` and the base policy otherwise.
+pub struct FuzzyPolicy<P> {
+    pub base: P,
+    pub p: f64,
+}
+
+impl<G: Game, P: Policy<G>> Policy<G> for FuzzyPolicy<P> {
+    fn name(&self) -> String {
+        format!("fuzzy(p={}, {})", self.p, self.base.name())
+    }
+    fn probabilities(&self, game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+        self.base.probabilities(game, state, legal, probs);
+        let uniform = self.p / legal.len() as f64;
+        for x in probs.iter_mut() {
+            *x = uniform + (1.0 - self.p) * *x;
+        }
+    }
+    fn choose(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        rng: &mut SgRng,
+    ) -> Option<Action> {
+        if rng.random::<f64>() < self.p {
+            Some(legal[rng.random_range(0..legal.len())])
+        } else {
+            self.base.choose(game, state, legal, rng)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::TicTacToe;
+    use crate::rng;
+
+    #[test]
+    fn sampling_follows_probabilities_and_resigns_on_missing_mass() {
+        let mut r = rng(7);
+        let legal = [3, 5];
+        let mut counts = [0usize; 3];
+        for _ in 0..10_000 {
+            match sample(&legal, &[0.25, 0.25], &mut r) {
+                Some(3) => counts[0] += 1,
+                Some(5) => counts[1] += 1,
+                None => counts[2] += 1,
+                Some(_) => unreachable!(),
+            }
+        }
+        assert!(
+            (counts[2] as f64 / 10_000.0 - 0.5).abs() < 0.03,
+            "{counts:?}"
+        );
+        assert_eq!(sample(&legal, &[0.0, 0.0], &mut r), None);
+        assert!((0..100).all(|_| sample(&legal, &[0.0, 1.0], &mut r) == Some(5)));
+        assert_eq!(resign_probability(&[0.5, 0.5 - 1e-12]), 0.0);
+    }
+
+    #[test]
+    fn optimal_tictactoe_first_move_keeps_the_draw() {
+        let sol = Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        let pol = OptimalPolicy::new(&sol);
+        let s = TicTacToe.initial_state();
+        let mut legal = Vec::new();
+        TicTacToe.legal_actions(&s, &mut legal);
+        let mut probs = Vec::new();
+        pol.probabilities(&TicTacToe, &s, &legal, &mut probs);
+        // Every first move draws with perfect play, and all reach the end in 9 plies.
+        assert!(
+            probs.iter().all(|&p| (p - 1.0 / 9.0).abs() < 1e-12),
+            "{probs:?}"
+        );
+    }
+}

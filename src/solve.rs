@@ -1,0 +1,411 @@
+//! Exact ground truth for deterministic two-player games with an acyclic state graph:
+//! retrograde analysis over the [`StateGraph`] labels every reachable state with its value
+//! (who wins, in how many plies, the winner hurrying and the loser holding out), the exact
+//! number of complete games below it and how many of them each player wins.
+//!
+//! Counts are exact fixed-width integers ([`GameCount`], 256 bits) with overflow checked: the
+//! number of possible games of 8x8 Fox & Hounds already needs 99 bits.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use serde::Serialize;
+use thiserror::Error;
+
+use crate::game::{Action, Game, GameResult, Player, Turn};
+use crate::graph::{GraphError, StateGraph, StateId};
+
+/// Exact count of complete games (paths from a state to the end).
+pub type GameCount = ruint::aliases::U256;
+
+/// Default bound on the number of states the generic solver enumerates (memory guard).
+pub const DEFAULT_STATE_LIMIT: usize = 50_000_000;
+
+/// The game-theoretic value of a state under perfect play: the winner reaches the end as fast
+/// as it can, the loser as slowly as it can.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Value {
+    Win { winner: Player, plies: u32 },
+    Draw,
+}
+
+/// A value seen from one player's side, as the seeds write it ("win in 7").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    Win { plies: u32 },
+    Loss { plies: u32 },
+    Draw,
+}
+
+impl Value {
+    /// A sort key for `player`: larger is better (a faster win, a slower loss).
+    pub fn key_for(self, player: Player) -> i64 {
+        match self {
+            Value::Win { winner, plies } if winner == player => (1 << 40) - plies as i64,
+            Value::Win { plies, .. } => -(1 << 40) + plies as i64,
+            Value::Draw => 0,
+        }
+    }
+    pub fn result_for(self, player: Player) -> GameResult {
+        match self {
+            Value::Win { winner, .. } if winner == player => GameResult::Win,
+            Value::Win { .. } => GameResult::Loss,
+            Value::Draw => GameResult::Draw,
+        }
+    }
+    pub fn outcome_for(self, player: Player) -> Outcome {
+        match self {
+            Value::Win { winner, plies } if winner == player => Outcome::Win { plies },
+            Value::Win { plies, .. } => Outcome::Loss { plies },
+            Value::Draw => Outcome::Draw,
+        }
+    }
+    pub fn winner(self) -> Option<Player> {
+        match self {
+            Value::Win { winner, .. } => Some(winner),
+            Value::Draw => None,
+        }
+    }
+    pub fn plies(self) -> Option<u32> {
+        match self {
+            Value::Win { plies, .. } => Some(plies),
+            Value::Draw => None,
+        }
+    }
+    /// The value one ply earlier (the parent's view of this child).
+    fn one_ply_earlier(self) -> Value {
+        match self {
+            Value::Win { winner, plies } => Value::Win {
+                winner,
+                plies: plies + 1,
+            },
+            Value::Draw => Value::Draw,
+        }
+    }
+    /// "black wins in 11 plies", "draw".
+    pub fn describe<G: Game>(self, game: &G) -> String {
+        match self {
+            Value::Win { winner, plies } => format!(
+                "{} wins in {plies} {}",
+                game.player_name(winner),
+                if plies == 1 { "ply" } else { "plies" }
+            ),
+            Value::Draw => "draw".to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum SolveError {
+    #[error("the solver handles two-player games; {game} has {players} players")]
+    NotTwoPlayer { game: &'static str, players: usize },
+    #[error("the solver handles deterministic games; {game} has a chance event at:\n{state}")]
+    Chance { game: &'static str, state: String },
+    #[error(transparent)]
+    Graph(#[from] GraphError),
+    #[error("the number of games below a state exceeds 2^256")]
+    CountOverflow,
+}
+
+/// Every reachable state of a game with its exact value and game counts.
+pub struct Solution<G: Game> {
+    graph: StateGraph<G>,
+    values: Vec<Value>,
+    games: Vec<GameCount>,
+    wins: [Vec<GameCount>; 2],
+    seconds: f64,
+}
+
+impl<G: Game> Solution<G> {
+    /// Solves `game` with the generic retrograde analysis (at most `state_limit` states).
+    pub fn solve(game: &G, state_limit: usize) -> Result<Self, SolveError> {
+        let started = Instant::now();
+        if game.num_players() != 2 {
+            return Err(SolveError::NotTwoPlayer {
+                game: game.name(),
+                players: game.num_players(),
+            });
+        }
+        let graph = StateGraph::build(game, state_limit)?;
+        let n = graph.len();
+        let mut values = vec![Value::Draw; n];
+        let mut games = vec![GameCount::ZERO; n];
+        let mut wins = [vec![GameCount::ZERO; n], vec![GameCount::ZERO; n]];
+        for &v in graph.post_order()? {
+            let i = v as usize;
+            match graph.turn(v) {
+                Turn::Terminal => {
+                    let value = match game.returns(graph.state(v)).winner() {
+                        Some(winner) => Value::Win { winner, plies: 0 },
+                        None => Value::Draw,
+                    };
+                    values[i] = value;
+                    games[i] = GameCount::from(1u8);
+                    if let Some(w) = value.winner() {
+                        wins[w][i] = GameCount::from(1u8);
+                    }
+                }
+                Turn::Player(p) => {
+                    let mut best: Option<Value> = None;
+                    let (mut total, mut w0, mut w1) =
+                        (GameCount::ZERO, GameCount::ZERO, GameCount::ZERO);
+                    for &c in graph.children(v) {
+                        let c = c as usize;
+                        let value = values[c].one_ply_earlier();
+                        if best.is_none_or(|b| value.key_for(p) > b.key_for(p)) {
+                            best = Some(value);
+                        }
+                        total = total
+                            .checked_add(games[c])
+                            .ok_or(SolveError::CountOverflow)?;
+                        w0 = w0
+                            .checked_add(wins[0][c])
+                            .ok_or(SolveError::CountOverflow)?;
+                        w1 = w1
+                            .checked_add(wins[1][c])
+                            .ok_or(SolveError::CountOverflow)?;
+                    }
+                    values[i] = best.expect("a player state has legal actions");
+                    games[i] = total;
+                    wins[0][i] = w0;
+                    wins[1][i] = w1;
+                }
+                Turn::Chance => {
+                    return Err(SolveError::Chance {
+                        game: game.name(),
+                        state: game.render(graph.state(v)),
+                    });
+                }
+            }
+        }
+        Ok(Solution {
+            graph,
+            values,
+            games,
+            wins,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+
+    pub fn game(&self) -> &G {
+        self.graph.game()
+    }
+    pub fn graph(&self) -> &StateGraph<G> {
+        &self.graph
+    }
+    pub fn id(&self, state: &G::State) -> Option<StateId> {
+        self.graph.id(state)
+    }
+    pub fn value_of(&self, id: StateId) -> Value {
+        self.values[id as usize]
+    }
+    pub fn value(&self, state: &G::State) -> Option<Value> {
+        self.id(state).map(|id| self.value_of(id))
+    }
+    /// Number of complete games from `id` to the end.
+    pub fn games_of(&self, id: StateId) -> GameCount {
+        self.games[id as usize]
+    }
+    /// Number of those games `player` wins.
+    pub fn wins_of(&self, id: StateId, player: Player) -> GameCount {
+        self.wins[player][id as usize]
+    }
+    /// Seconds the solve took (enumeration included).
+    pub fn seconds(&self) -> f64 {
+        self.seconds
+    }
+
+    /// The value each move of `id` leads to, seen from the parent (one ply added), in action
+    /// order.
+    pub fn move_values(&self, id: StateId) -> impl Iterator<Item = (Action, Value)> + '_ {
+        self.graph
+            .actions(id)
+            .iter()
+            .zip(self.graph.children(id))
+            .map(|(&a, &c)| (a, self.values[c as usize].one_ply_earlier()))
+    }
+
+    /// Whether each move of the mover at `id` keeps the best achievable result (win, draw or
+    /// loss; distance ignored), in action order. Empty at terminal states.
+    pub fn value_preserving(&self, id: StateId, out: &mut Vec<bool>) {
+        out.clear();
+        if let Turn::Player(p) = self.graph.turn(id) {
+            let best = self.value_of(id).result_for(p);
+            out.extend(self.move_values(id).map(|(_, v)| v.result_for(p) == best));
+        }
+    }
+
+    /// The moves that are optimal to the ply: fastest win, longest defence (ties kept).
+    pub fn optimal_actions(&self, id: StateId, out: &mut Vec<Action>) {
+        out.clear();
+        if let Turn::Player(p) = self.graph.turn(id) {
+            let best = self.value_of(id).key_for(p);
+            out.extend(
+                self.move_values(id)
+                    .filter(|(_, v)| v.key_for(p) == best)
+                    .map(|(a, _)| a),
+            );
+        }
+    }
+
+    /// The figures `solvedgym solve` prints.
+    pub fn report(&self) -> SolveReport {
+        let game = self.game();
+        let start = self.graph.start();
+        let value = self.value_of(start);
+        let terminal_states = (0..self.graph.len() as StateId)
+            .filter(|&id| self.graph.turn(id).is_terminal())
+            .count();
+        let games = self.games_of(start);
+        let mut wins = BTreeMap::new();
+        let mut draws = games;
+        for p in 0..2 {
+            let w = self.wins_of(start, p);
+            draws -= w;
+            wins.insert(game.player_name(p).to_string(), w.to_string());
+        }
+        let winning_states = (0..2)
+            .map(|p| {
+                let count = self.values.iter().filter(|v| v.winner() == Some(p)).count();
+                (game.player_name(p).to_string(), count)
+            })
+            .collect();
+        SolveReport {
+            game: game.name().to_string(),
+            params: game.params(),
+            states: self.graph.len(),
+            terminal_states,
+            games: games.to_string(),
+            wins,
+            draws: draws.to_string(),
+            winner: value.winner().map(|w| game.player_name(w).to_string()),
+            plies: value.plies(),
+            start: value.describe(game),
+            winning_states,
+            seconds: self.seconds,
+        }
+    }
+}
+
+/// The summary of a solved game, as printed by `solvedgym solve --json`. Counts of games are
+/// decimal strings because they do not fit in a JSON number.
+#[derive(Clone, Debug, Serialize)]
+pub struct SolveReport {
+    pub game: String,
+    pub params: serde_json::Value,
+    /// Reachable positions, the start and terminal positions included.
+    pub states: usize,
+    pub terminal_states: usize,
+    /// Complete games (distinct move sequences from the start to an end).
+    pub games: String,
+    /// Of those, the games each player wins.
+    pub wins: BTreeMap<String, String>,
+    pub draws: String,
+    /// Who wins the start under perfect play (`null` for a draw).
+    pub winner: Option<String>,
+    /// Plies to the end under perfect play when there is a winner.
+    pub plies: Option<u32>,
+    /// The start's value in words.
+    pub start: String,
+    /// Reachable states each player wins under perfect play.
+    pub winning_states: BTreeMap<String, usize>,
+    pub seconds: f64,
+}
+
+impl std::fmt::Display for SolveReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let params = match &self.params {
+            serde_json::Value::Object(m) if !m.is_empty() => format!(
+                " ({})",
+                m.iter()
+                    .map(|(k, v)| format!("{k} = {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            _ => String::new(),
+        };
+        writeln!(f, "{}{}", self.game, params)?;
+        writeln!(f, "  start:           {}", self.start)?;
+        writeln!(
+            f,
+            "  states:          {} reachable ({} terminal)",
+            group(&self.states.to_string()),
+            group(&self.terminal_states.to_string())
+        )?;
+        writeln!(f, "  possible games:  {}", group(&self.games))?;
+        for (player, w) in &self.wins {
+            writeln!(f, "    won by {player:<8} {}", group(w))?;
+        }
+        writeln!(f, "    drawn          {}", group(&self.draws))?;
+        for (player, n) in &self.winning_states {
+            writeln!(
+                f,
+                "  states {player} wins: {} ({:.2} %)",
+                group(&n.to_string()),
+                100.0 * *n as f64 / self.states as f64
+            )?;
+        }
+        write!(f, "  solved in {:.3} s", self.seconds)
+    }
+}
+
+/// "255168" -> "255,168".
+pub fn group(digits: &str) -> String {
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::TicTacToe;
+
+    #[test]
+    fn keys_order_fast_wins_before_slow_wins_before_draws_before_long_losses() {
+        let p = 0;
+        let win1 = Value::Win {
+            winner: 0,
+            plies: 1,
+        };
+        let win5 = Value::Win {
+            winner: 0,
+            plies: 5,
+        };
+        let loss2 = Value::Win {
+            winner: 1,
+            plies: 2,
+        };
+        let loss8 = Value::Win {
+            winner: 1,
+            plies: 8,
+        };
+        let mut v = [loss2, Value::Draw, win5, loss8, win1];
+        v.sort_by_key(|x| std::cmp::Reverse(x.key_for(p)));
+        assert_eq!(v, [win1, win5, Value::Draw, loss8, loss2]);
+    }
+
+    #[test]
+    fn grouping_digits() {
+        assert_eq!(group("255168"), "255,168");
+        assert_eq!(group("5478"), "5,478");
+        assert_eq!(group("12"), "12");
+    }
+
+    #[test]
+    fn tictactoe_published_figures() {
+        let s = Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        let r = s.report();
+        assert_eq!(r.states, 5478);
+        assert_eq!(r.games, "255168");
+        assert_eq!(r.wins["x"], "131184");
+        assert_eq!(r.wins["o"], "77904");
+        assert_eq!(r.draws, "46080");
+        assert_eq!(r.winner, None);
+    }
+}
