@@ -154,7 +154,8 @@ fn check_state<G: Game>(game: &G, state: &G::State, opts: &CheckOptions) -> Resu
                 ));
             }
             let total: f64 = outcomes.iter().map(|o| o.1).sum();
-            if (total - 1.0).abs() > 1e-9 || outcomes.iter().any(|o| !(o.1 > 0.0)) {
+            if (total - 1.0).abs() > 1e-9 || outcomes.iter().any(|o| !o.1.is_finite() || o.1 <= 0.0)
+            {
                 return Err(fail(
                     game,
                     state,
@@ -302,11 +303,14 @@ fn check_moves<G: Game>(game: &G, state: &G::State, legal: &[Action]) -> Result<
     Ok(())
 }
 
+/// The end of each episode: the final state and every seat's reward.
+type Trace<S> = Vec<(S, Vec<f64>)>;
+
 /// Both environment views: masks match legal actions, rewards are zero until the end and then
 /// the returns, and the same seed gives the same episode.
 fn check_envs<G: Game>(game: &G, opts: &CheckOptions) -> Result<(), String> {
     let episodes = opts.episodes.clamp(1, 20);
-    let run_aec = |seed: u64| -> Result<Vec<(G::State, Vec<f64>)>, String> {
+    let run_aec = |seed: u64| -> Result<Trace<G::State>, String> {
         let mut env = AecEnv::new(game.clone(), seed).with_max_plies(opts.max_plies);
         let mut r = rng(seed ^ 0xA5A5);
         let mut trace = Vec::new();

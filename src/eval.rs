@@ -147,9 +147,9 @@ pub fn evaluate_policy<G: Game>(
 
     let mean = |mask: &dyn Fn(usize) -> bool| -> (f64, usize) {
         let (mut sum, mut count) = (0.0, 0);
-        for i in 0..n {
-            if !rate[i].is_nan() && mask(i) {
-                sum += rate[i];
+        for (i, &r) in rate.iter().enumerate() {
+            if !r.is_nan() && mask(i) {
+                sum += r;
                 count += 1;
             }
         }

@@ -1,1 +1,296 @@
-fn main() {}
+//! The `solvedgym` command line: solve games exactly, run experiments from TOML configs, play
+//! against the solver.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+
+use solvedgym::game::{Game, Turn};
+use solvedgym::games::{AnyGame, GAMES};
+use solvedgym::policy::{FuzzyPolicy, OptimalPolicy, Policy};
+use solvedgym::solve::{DEFAULT_STATE_LIMIT, Solution};
+use solvedgym::with_game;
+
+#[derive(Parser)]
+#[command(
+    name = "solvedgym",
+    version,
+    about = "Reinforcement learning on small board games that are solved exactly",
+    long_about = "Learners play games; an exact solver knows the truth; the toolkit shows how \
+close learning gets.\n\nStart with:\n  solvedgym solve hexapawn            \
+# every position of Gardner's Hexapawn, solved\n  solvedgym run experiments/her-gardner.toml  \
+# Gardner's matchbox learner, many machines\n  solvedgym play tictactoe --as o     # play against perfect play"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Solve a game exactly: value of the start, reachable states, possible games.
+    #[command(after_help = games_help())]
+    Solve {
+        #[command(flatten)]
+        game: GameArgs,
+        /// Print the figures as one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// Refuse to enumerate more states than this (a memory guard).
+        #[arg(long, default_value_t = DEFAULT_STATE_LIMIT)]
+        max_states: usize,
+    },
+    /// Run an experiment described by a TOML file; writes curves, summary and plots.
+    #[command(
+        after_help = "The config format is described in README.md and in the commented \
+files of experiments/ and configs/.\nOutput: <out>/<name>/curves.parquet, curves.csv, \
+config.toml (resolved), summary.json, *.png, *.svg"
+    )]
+    Run {
+        /// The experiment config (TOML).
+        config: PathBuf,
+        /// Folder for the results (default: notebooks-data/); a subfolder named after the
+        /// experiment is created in it.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Worker threads (default: all cores). Results do not depend on it.
+        #[arg(long)]
+        threads: Option<usize>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Play a game in the terminal against perfect play (optionally fuzzed).
+    #[command(after_help = games_help())]
+    Play {
+        #[command(flatten)]
+        game: GameArgs,
+        /// The side you play (a player name such as white, black, x, o).
+        #[arg(long = "as", value_name = "PLAYER")]
+        seat: Option<String>,
+        /// The computer plays a random move with this probability.
+        #[arg(long, default_value_t = 0.0)]
+        fuzz: f64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// List the games and their parameters.
+    Games,
+}
+
+/// A game and its parameters on the command line.
+#[derive(Args)]
+struct GameArgs {
+    /// The game (see `solvedgym games`).
+    game: String,
+    /// Board rows (Hexapawn).
+    #[arg(long)]
+    rows: Option<i64>,
+    /// Board columns (Hexapawn).
+    #[arg(long)]
+    cols: Option<i64>,
+    /// Any other game parameter, as KEY=VALUE (repeatable).
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    params: Vec<String>,
+}
+
+impl GameArgs {
+    fn build(&self) -> Result<AnyGame> {
+        let mut table = toml::Table::new();
+        if let Some(r) = self.rows {
+            table.insert("rows".into(), r.into());
+        }
+        if let Some(c) = self.cols {
+            table.insert("cols".into(), c.into());
+        }
+        for kv in &self.params {
+            let (k, v) = kv
+                .split_once('=')
+                .with_context(|| format!("--param {kv}: expected KEY=VALUE"))?;
+            let value = v
+                .parse::<toml::Value>()
+                .or_else(|_| {
+                    format!("v = {v}")
+                        .parse::<toml::Table>()
+                        .map(|t| t["v"].clone())
+                })
+                .unwrap_or_else(|_| toml::Value::String(v.to_string()));
+            table.insert(k.trim().to_string(), value);
+        }
+        Ok(AnyGame::from_spec(&self.game, table)?)
+    }
+}
+
+fn games_help() -> String {
+    let mut s = String::from("Games:\n");
+    for g in GAMES {
+        s.push_str(&format!(
+            "  {:<12} {} (parameters: {})\n",
+            g.name, g.summary, g.params
+        ));
+    }
+    s
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Solve {
+            game,
+            json,
+            max_states,
+        } => {
+            let game = game.build()?;
+            with_game!(&game, g => solve(g, json, max_states))
+        }
+        Command::Run {
+            config,
+            out,
+            threads,
+            quiet,
+        } => {
+            if let Some(t) = threads {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(t)
+                    .build_global()
+                    .context("setting the number of threads")?;
+            }
+            let out = out.unwrap_or_else(|| PathBuf::from("notebooks-data"));
+            let summary = solvedgym::experiment::run_file(&config, &out, !quiet)?;
+            println!("{summary}");
+            Ok(())
+        }
+        Command::Play {
+            game,
+            seat,
+            fuzz,
+            seed,
+        } => {
+            let game = game.build()?;
+            with_game!(&game, g => play(g, seat.as_deref(), fuzz, seed))
+        }
+        Command::Games => {
+            print!("{}", games_help());
+            Ok(())
+        }
+    }
+}
+
+fn solve<G: Game>(game: &G, json: bool, max_states: usize) -> Result<()> {
+    let solution = Solution::solve(game, max_states)?;
+    let report = solution.report();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!("{report}");
+    }
+    Ok(())
+}
+
+fn play<G: Game>(game: &G, seat: Option<&str>, fuzz: f64, seed: u64) -> Result<()> {
+    if !(0.0..=1.0).contains(&fuzz) {
+        bail!("--fuzz {fuzz}: a probability between 0 and 1");
+    }
+    let names: Vec<_> = (0..game.num_players())
+        .map(|p| game.player_name(p))
+        .collect();
+    let human = match seat {
+        None => 0,
+        Some(name) => game.player_by_name(name).with_context(|| {
+            format!(
+                "--as {name}: the players of {} are {}",
+                game.name(),
+                names.join(", ")
+            )
+        })?,
+    };
+    eprintln!("solving {} ...", game.name());
+    let solution = Solution::solve(game, DEFAULT_STATE_LIMIT)?;
+    let ai = FuzzyPolicy {
+        base: OptimalPolicy::new(&solution),
+        p: fuzz,
+    };
+    let mut rng = solvedgym::rng(seed);
+    let mut state = game.initial_state();
+    let mut legal = Vec::new();
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut buf = Vec::new();
+    println!(
+        "You play {}. Type a move, `?` for the solver's verdict, `moves` for the legal moves, `quit` to stop.",
+        game.player_name(human)
+    );
+    loop {
+        println!("\n{}", game.render(&state));
+        match game.turn(&state) {
+            Turn::Terminal => {
+                let r = game.returns(&state);
+                match r.winner() {
+                    Some(w) if w == human => println!("You win."),
+                    Some(w) => println!("{} wins.", game.player_name(w)),
+                    None => println!("Draw."),
+                }
+                return Ok(());
+            }
+            Turn::Chance => bail!(
+                "{} has chance events; play supports deterministic games",
+                game.name()
+            ),
+            Turn::Player(p) if p == human => {
+                game.legal_actions(&state, &mut legal);
+                let shown: Vec<_> = legal
+                    .iter()
+                    .map(|&a| game.action_to_string(&state, a))
+                    .collect();
+                print!("your move [{}]: ", shown.join(" "));
+                std::io::stdout().flush()?;
+                buf.clear();
+                if input.read_until(b'\n', &mut buf)? == 0 {
+                    return Ok(());
+                }
+                // Whatever was typed, even bytes that are not UTF-8, is only a move to look up.
+                let line = String::from_utf8_lossy(&buf);
+                match line.trim() {
+                    "quit" | "exit" => return Ok(()),
+                    "?" => {
+                        let id = solution.id(&state).expect("reachable");
+                        println!("solver: {}", solution.value_of(id).describe(game));
+                        for (a, v) in solution.move_values(id) {
+                            println!(
+                                "  {:<8} -> {}",
+                                game.action_to_string(&state, a),
+                                v.describe(game)
+                            );
+                        }
+                    }
+                    "moves" | "" => println!("legal moves: {}", shown.join(", ")),
+                    text => match game.parse_action(&state, text) {
+                        Ok(a) => state = game.apply(&state, a),
+                        Err(e) => println!("{e}"),
+                    },
+                }
+            }
+            Turn::Player(_) => {
+                game.legal_actions(&state, &mut legal);
+                let a = ai
+                    .choose(game, &state, &legal, &mut rng)
+                    .expect("the solver never resigns");
+                println!(
+                    "{} plays {}",
+                    game.player_name(game.turn(&state).player().unwrap_or(0)),
+                    game.action_to_string(&state, a)
+                );
+                state = game.apply(&state, a);
+            }
+        }
+    }
+}

@@ -273,6 +273,7 @@ impl<G: Game> Solution<G> {
         SolveReport {
             game: game.name().to_string(),
             params: game.params(),
+            players: (0..2).map(|p| game.player_name(p).to_string()).collect(),
             states: self.graph.len(),
             terminal_states,
             games: games.to_string(),
@@ -282,7 +283,7 @@ impl<G: Game> Solution<G> {
             plies: value.plies(),
             start: value.describe(game),
             winning_states,
-            seconds: self.seconds,
+            seconds: Some(self.seconds),
         }
     }
 }
@@ -293,6 +294,8 @@ impl<G: Game> Solution<G> {
 pub struct SolveReport {
     pub game: String,
     pub params: serde_json::Value,
+    /// The players in turn order (the first moves first).
+    pub players: Vec<String>,
     /// Reachable positions, the start and terminal positions included.
     pub states: usize,
     pub terminal_states: usize,
@@ -309,7 +312,9 @@ pub struct SolveReport {
     pub start: String,
     /// Reachable states each player wins under perfect play.
     pub winning_states: BTreeMap<String, usize>,
-    pub seconds: f64,
+    /// Wall-clock time of the solve (left out where output must be reproducible).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<f64>,
 }
 
 impl std::fmt::Display for SolveReport {
@@ -333,11 +338,12 @@ impl std::fmt::Display for SolveReport {
             group(&self.terminal_states.to_string())
         )?;
         writeln!(f, "  possible games:  {}", group(&self.games))?;
-        for (player, w) in &self.wins {
-            writeln!(f, "    won by {player:<8} {}", group(w))?;
+        for player in &self.players {
+            writeln!(f, "    won by {player:<8} {}", group(&self.wins[player]))?;
         }
         writeln!(f, "    drawn          {}", group(&self.draws))?;
-        for (player, n) in &self.winning_states {
+        for player in &self.players {
+            let n = &self.winning_states[player];
             writeln!(
                 f,
                 "  states {player} wins: {} ({:.2} %)",
@@ -345,7 +351,10 @@ impl std::fmt::Display for SolveReport {
                 100.0 * *n as f64 / self.states as f64
             )?;
         }
-        write!(f, "  solved in {:.3} s", self.seconds)
+        match self.seconds {
+            Some(s) => write!(f, "  solved in {s:.3} s"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -353,7 +362,7 @@ impl std::fmt::Display for SolveReport {
 pub fn group(digits: &str) -> String {
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);

@@ -1,1 +1,635 @@
-//! Experiments (work in progress in this commit).
+//! Experiments: a TOML config names a game, learners, opponents, episodes and seeds; the runner
+//! solves the game once, trains one learner per (learner, opponent, seed) in parallel with
+//! rayon, evaluates it against the solution on a fixed schedule, and writes
+//! `<out>/<name>/`: `curves.parquet` and `curves.csv` (long form, one row per measurement),
+//! the resolved `config.toml`, `summary.json` and plots (PNG and SVG).
+//!
+//! Each job draws from its own generators seeded from its seed, and results are gathered in job
+//! order, so the output is the same bytes whatever the number of threads.
+
+pub mod config;
+pub mod output;
+pub mod plot;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::env::{AecEnv, Env};
+use crate::eval::{Objective, evaluate_policy, expected_result, minimax_return, worst_case};
+use crate::game::{Game, GameResult, Player};
+use crate::learn::menace::{Matchbox, count_boxes, count_boxes_gardner};
+use crate::learn::{Learner, play_self, play_vs_opponent};
+use crate::policy::{FuzzyPolicy, OptimalPolicy, Policy, RandomPolicy};
+use crate::solve::{DEFAULT_STATE_LIMIT, Solution, SolveReport};
+use crate::{derive_seed, rng, with_game};
+use config::{BandSpec, ExperimentConfig, LearnerKind, LearnerSpec, OpponentPolicy, SeatSpec};
+use output::{Curves, write_atomic, write_curves};
+use plot::{Band, PlotSpec, plot_metric};
+
+/// Reads the config at `path`, runs it and writes the results under `out_root/<name>/`.
+pub fn run_file(path: &Path, out_root: &Path, progress: bool) -> Result<RunSummary> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the experiment config {}", path.display()))?;
+    let (config, game) = config::parse(path, &text)?;
+    let dir = out_root.join(&config.name);
+    with_game!(&game, g => run(g, &config, &dir, progress))
+}
+
+/// One (learner, opponent) pairing; it is trained once per seed.
+struct Condition<'a> {
+    learner: &'a LearnerSpec,
+    /// `None`: self-play.
+    opponent: Option<&'a config::OpponentSpec>,
+}
+
+impl Condition<'_> {
+    fn opponent_name(&self) -> &str {
+        self.opponent.map_or("self-play", |o| o.name.as_str())
+    }
+}
+
+/// What one trained learner left behind.
+struct JobResult {
+    curves: Curves,
+    losses: u64,
+    last_loss: u64,
+    perfect: bool,
+    final_metrics: Vec<(String, f64)>,
+}
+
+/// Runs an experiment on `game` and writes its results into `dir`.
+pub fn run<G: Game>(
+    game: &G,
+    config: &ExperimentConfig,
+    dir: &Path,
+    progress: bool,
+) -> Result<RunSummary> {
+    let resolved = config.resolved_toml();
+    let config_hash = format!("{:016x}", fnv1a(resolved.as_bytes()));
+    if progress {
+        eprintln!("solving {} ...", game.name());
+    }
+    let solution = Solution::solve(game, DEFAULT_STATE_LIMIT)
+        .with_context(|| format!("solving {} for the evaluator", game.name()))?;
+    let mut report = solution.report();
+    if progress {
+        eprintln!(
+            "  {}: {} states, {} ({:.3} s)",
+            game.name(),
+            report.states,
+            report.start,
+            solution.seconds()
+        );
+    }
+    // The summary must be the same bytes on every run.
+    report.seconds = None;
+
+    let conditions: Vec<Condition> = config
+        .learners
+        .iter()
+        .flat_map(|learner| {
+            let opponents: Vec<Option<&config::OpponentSpec>> = if config.opponents.is_empty() {
+                vec![None]
+            } else {
+                config.opponents.iter().map(Some).collect()
+            };
+            opponents
+                .into_iter()
+                .map(move |opponent| Condition { learner, opponent })
+        })
+        .collect();
+    let jobs: Vec<(usize, u64)> = (0..conditions.len())
+        .flat_map(|c| config.seeds.iter().map(move |&s| (c, s)))
+        .collect();
+
+    let total = jobs.len() as u64 * config.episodes;
+    let bar = if progress {
+        let bar = ProgressBar::new(total);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{msg} [{bar:40.cyan/blue}] {human_pos}/{human_len} episodes ({per_sec}, {eta} left)",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        bar.set_message(format!(
+            "{} runs x {} episodes on {} threads",
+            jobs.len(),
+            config.episodes,
+            rayon::current_num_threads()
+        ));
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+
+    // The return each seat is guaranteed with perfect play: the bar for "perfect".
+    let values: Vec<f64> = (0..game.num_players())
+        .map(|p| minimax_return(solution.graph(), p))
+        .collect::<Result<_, _>>()?;
+    let results: Vec<JobResult> = jobs
+        .par_iter()
+        .map(|&(c, seed)| run_job(game, &solution, &values, config, &conditions[c], seed, &bar))
+        .collect::<Result<_>>()?;
+    bar.finish_and_clear();
+
+    let mut curves = Curves::new(&config.name, game.name(), &config_hash);
+    for r in &results {
+        curves.append(r.curves.clone());
+    }
+    let summary = summarise(
+        game,
+        &solution,
+        config,
+        &conditions,
+        &results,
+        report,
+        &config_hash,
+    )?;
+
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    write_curves(dir, &curves)?;
+    write_atomic(&dir.join("config.toml"), resolved.as_bytes())?;
+    write_atomic(
+        &dir.join("summary.json"),
+        format!("{}\n", serde_json::to_string_pretty(&summary)?).as_bytes(),
+    )?;
+    let mut written = vec![
+        dir.join("curves.parquet"),
+        dir.join("curves.csv"),
+        dir.join("config.toml"),
+        dir.join("summary.json"),
+    ];
+    let available = curves.metrics();
+    for metric in &config.plot_metrics {
+        if !available.contains(metric) {
+            eprintln!(
+                "note: no metric `{metric}` was recorded; not plotted (recorded: {})",
+                available.join(", ")
+            );
+            continue;
+        }
+        let spec = plot_spec(game, &solution, config, metric)?;
+        written.extend(plot_metric(dir, &curves, &spec)?);
+    }
+    Ok(RunSummary { written, ..summary })
+}
+
+fn run_job<G: Game>(
+    game: &G,
+    solution: &Solution<G>,
+    values: &[f64],
+    config: &ExperimentConfig,
+    cond: &Condition,
+    seed: u64,
+    bar: &ProgressBar,
+) -> Result<JobResult> {
+    let mut learner = build_learner::<G>(cond.learner);
+    let mut rng = rng(derive_seed(seed, 1));
+    let env_seed = derive_seed(seed, 2);
+    let seats: Vec<Player> = match &cond.learner.seat {
+        SeatSpec::Player(name) => vec![
+            game.player_by_name(name)
+                .expect("validated with the config"),
+        ],
+        SeatSpec::SelfPlay => (0..game.num_players()).collect(),
+    };
+    let mut job = JobResult {
+        curves: Curves::default(),
+        losses: 0,
+        last_loss: 0,
+        perfect: false,
+        final_metrics: Vec::new(),
+    };
+    let label = cond.learner.label.as_str();
+    let opponent_name = cond.opponent_name();
+    let record = |curves: &mut Curves, episode: u64, metric: &str, value: f64| {
+        curves.push(label, opponent_name, seed, episode, metric, value);
+    };
+
+    enum Arena<'p, G: Game> {
+        Single(Env<'p, G>),
+        SelfPlay(AecEnv<G>),
+    }
+    let mut arena = match cond.opponent {
+        Some(o) => Arena::Single(
+            Env::new(
+                game.clone(),
+                seats[0],
+                build_policy(&o.policy, solution),
+                env_seed,
+            )
+            .context("building the environment")?,
+        ),
+        None => Arena::SelfPlay(AecEnv::new(game.clone(), env_seed)),
+    };
+
+    let evaluate = |learner: &dyn Learner<G>,
+                    curves: &mut Curves,
+                    episode: u64|
+     -> Result<Vec<(String, f64)>> {
+        let metrics = evaluation(game, solution, values, learner, &seats, cond.opponent)?;
+        for (m, v) in &metrics {
+            curves.push(label, opponent_name, seed, episode, m, *v);
+        }
+        Ok(metrics)
+    };
+
+    let mut metrics = evaluate(learner.as_ref(), &mut job.curves, 0)?;
+    let mut pending = 0;
+    for episode in 1..=config.episodes {
+        let outcome = match &mut arena {
+            Arena::Single(env) => play_vs_opponent(env, learner.as_mut(), &mut rng),
+            Arena::SelfPlay(env) => play_self(env, learner.as_mut(), &mut rng),
+        };
+        let result = outcome
+            .returns
+            .map_or(GameResult::Draw, |r| r.result_for(seats[0]));
+        if result == GameResult::Loss {
+            job.losses += 1;
+            job.last_loss = episode;
+        }
+        record(&mut job.curves, episode, "result", outcome.reward);
+        record(
+            &mut job.curves,
+            episode,
+            "loss",
+            (result == GameResult::Loss) as u8 as f64,
+        );
+        record(
+            &mut job.curves,
+            episode,
+            "cumulative_losses",
+            job.losses as f64,
+        );
+        if episode % config.eval_interval == 0 || episode == config.episodes {
+            metrics = evaluate(learner.as_ref(), &mut job.curves, episode)?;
+        }
+        pending += 1;
+        if pending == 64 || episode == config.episodes {
+            bar.inc(pending);
+            pending = 0;
+        }
+    }
+    job.perfect = metrics.iter().any(|(m, v)| m == "perfect" && *v == 1.0);
+    job.final_metrics = metrics;
+    Ok(job)
+}
+
+/// Every measurement of a learner against the solution, as (metric, value) pairs.
+fn evaluation<G: Game>(
+    game: &G,
+    solution: &Solution<G>,
+    values: &[f64],
+    learner: &dyn Learner<G>,
+    seats: &[Player],
+    opponent: Option<&config::OpponentSpec>,
+) -> Result<Vec<(String, f64)>> {
+    let graph = solution.graph();
+    let policy = learner.policy();
+    let greedy = learner.greedy_policy();
+    let mut out: Vec<(String, f64)> = Vec::new();
+    let behaviour = evaluate_policy(solution, seats, policy.as_ref());
+    out.push(("optimal_rate_all".into(), behaviour.optimal_rate_all));
+    out.push(("optimal_rate_faced".into(), behaviour.optimal_rate_faced));
+    out.push((
+        "optimal_rate_optimal_play".into(),
+        behaviour.optimal_rate_optimal_play,
+    ));
+    out.push(("blunders".into(), behaviour.blunders as f64));
+    out.push(("mistakes".into(), behaviour.mistakes as f64));
+    out.push(("states_faced".into(), behaviour.states_faced as f64));
+    let g = evaluate_policy(solution, seats, greedy.as_ref());
+    out.push(("greedy_optimal_rate_all".into(), g.optimal_rate_all));
+    out.push(("greedy_optimal_rate_faced".into(), g.optimal_rate_faced));
+    out.push((
+        "greedy_optimal_rate_optimal_play".into(),
+        g.optimal_rate_optimal_play,
+    ));
+
+    let optimal = OptimalPolicy::new(solution);
+    let trained_against = opponent.map(|o| build_policy(&o.policy, solution));
+    let mut perfect = true;
+    for &seat in seats {
+        let suffix = if seats.len() > 1 {
+            format!("_as_{}", game.player_name(seat))
+        } else {
+            String::new()
+        };
+        let mut against = |name: &str, other: &dyn Policy<G>| -> Result<()> {
+            let policies: Vec<&dyn Policy<G>> = (0..game.num_players())
+                .map(|p| if p == seat { policy.as_ref() } else { other })
+                .collect();
+            let r = expected_result(graph, &policies, seat)?;
+            out.push((format!("return_vs_{name}{suffix}"), r.expected_return));
+            out.push((format!("win_prob_vs_{name}{suffix}"), r.win));
+            out.push((format!("loss_prob_vs_{name}{suffix}"), r.loss));
+            Ok(())
+        };
+        against("optimal", &optimal)?;
+        against("random", &RandomPolicy)?;
+        if let Some(o) = &trained_against {
+            against("opponent", o.as_ref())?;
+        }
+        let worst = worst_case(graph, seat, policy.as_ref(), Objective::ExpectedReturn)?;
+        out.push((format!("worst_case_return{suffix}"), worst.expected_return));
+        perfect &= worst.expected_return >= values[seat] - 1e-9;
+    }
+    out.push(("perfect".into(), perfect as u8 as f64));
+    for (name, v) in learner.statistics() {
+        out.push((name.to_string(), v));
+    }
+    Ok(out)
+}
+
+fn build_learner<G: Game>(spec: &LearnerSpec) -> Box<dyn Learner<G>> {
+    match &spec.kind {
+        LearnerKind::Matchbox(cfg) => Box::new(Matchbox::<G>::new(spec.label.clone(), cfg.clone())),
+    }
+}
+
+fn build_policy<'s, G: Game>(
+    p: &OpponentPolicy,
+    solution: &'s Solution<G>,
+) -> Box<dyn Policy<G> + 's> {
+    match p {
+        OpponentPolicy::Random => Box::new(RandomPolicy),
+        OpponentPolicy::Optimal => Box::new(OptimalPolicy::new(solution)),
+        OpponentPolicy::Fuzzy { p, base } => Box::new(FuzzyPolicy {
+            base: build_policy(base, solution),
+            p: *p,
+        }),
+    }
+}
+
+/// Labels and the ground-truth line of a plotted metric.
+fn plot_spec<G: Game>(
+    game: &G,
+    solution: &Solution<G>,
+    config: &ExperimentConfig,
+    metric: &str,
+) -> Result<PlotSpec> {
+    let graph = solution.graph();
+    // The best any learner at the configured seats can achieve (when they agree).
+    let seat_values: Vec<f64> = config
+        .learners
+        .iter()
+        .map(|l| match &l.seat {
+            SeatSpec::Player(name) => {
+                minimax_return(graph, game.player_by_name(name).expect("validated"))
+            }
+            SeatSpec::SelfPlay => minimax_return(graph, 0),
+        })
+        .collect::<Result<_, _>>()?;
+    let common = seat_values
+        .windows(2)
+        .all(|w| w[0] == w[1])
+        .then(|| seat_values[0]);
+    let (title, y_label, reference) = match metric {
+        "cumulative_losses" => (
+            "Losses so far",
+            "cumulative losses (games)",
+            common
+                .filter(|&v| v >= 0.0)
+                .map(|_| (0.0, "perfect play never loses (solver)".to_string())),
+        ),
+        m if m.contains("optimal_rate") => (
+            "Optimal-move rate",
+            "probability of a value-keeping move",
+            Some((1.0, "optimal (solver)".to_string())),
+        ),
+        m if m.starts_with("return_vs_optimal") => (
+            "Exact expected return against perfect play",
+            "expected return (+1 win, -1 loss)",
+            common.map(|v| (v, "game value (solver)".to_string())),
+        ),
+        m if m.starts_with("return_vs_") => (
+            "Exact expected return",
+            "expected return (+1 win, -1 loss)",
+            None,
+        ),
+        m if m.contains("prob") => ("Exact probability", "probability", None),
+        "boxes" => ("Matchboxes opened", "boxes", None),
+        _ => ("", metric, None),
+    };
+    Ok(PlotSpec {
+        file_stem: metric.to_string(),
+        title: format!(
+            "{}: {}",
+            config.name,
+            if title.is_empty() { metric } else { title }
+        ),
+        metric: metric.to_string(),
+        x_label: "games played".to_string(),
+        y_label: y_label.to_string(),
+        reference,
+        y_range: metric.contains("rate").then_some((0.0, 1.02)),
+        band: match config.band {
+            BandSpec::Bootstrap95 => Band::Bootstrap95,
+            BandSpec::MinMax => Band::MinMax,
+        },
+    })
+}
+
+/// Mean, minimum and maximum over seeds.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Spread {
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    fn of(values: impl IntoIterator<Item = f64>) -> Spread {
+        let v: Vec<f64> = values.into_iter().collect();
+        let n = v.len().max(1) as f64;
+        Spread {
+            mean: v.iter().sum::<f64>() / n,
+            min: v.iter().copied().fold(f64::INFINITY, f64::min),
+            max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+}
+
+/// Per (learner, opponent): what the machines did over their episodes.
+#[derive(Clone, Debug, Serialize)]
+pub struct ConditionSummary {
+    pub learner: String,
+    pub opponent: String,
+    pub seat: String,
+    pub seeds: usize,
+    pub episodes: u64,
+    /// Games lost per machine.
+    pub losses: Spread,
+    /// The game after which the machine never lost again (0: it never lost).
+    pub last_loss_episode: Spread,
+    /// Share of machines that never lost a game.
+    pub never_lost_share: f64,
+    /// Share of machines whose final play is perfect: no opponent can do better against it
+    /// than against perfect play (exact worst case equals the game value).
+    pub perfect_share: f64,
+    /// Every evaluation metric at the last episode.
+    pub final_metrics: std::collections::BTreeMap<String, Spread>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RunSummary {
+    pub name: String,
+    pub description: String,
+    pub config_hash: String,
+    pub solution: SolveReport,
+    /// Matchboxes needed to cover every position a learner's seat can face.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub boxes_possible: Vec<BoxesPossible>,
+    pub conditions: Vec<ConditionSummary>,
+    #[serde(skip)]
+    pub written: Vec<PathBuf>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BoxesPossible {
+    pub learner: String,
+    pub seat: String,
+    /// Every position and its symmetric images share a box (what the learner does).
+    pub with_symmetry: usize,
+    pub with_symmetry_and_a_choice: usize,
+    pub without_symmetry: usize,
+    /// A hand-built machine in Gardner's manner (see `count_boxes_gardner`): 24 for Hexapawn.
+    pub gardner_convention: usize,
+}
+
+fn summarise<G: Game>(
+    game: &G,
+    solution: &Solution<G>,
+    config: &ExperimentConfig,
+    conditions: &[Condition],
+    results: &[JobResult],
+    report: SolveReport,
+    config_hash: &str,
+) -> Result<RunSummary> {
+    let per = config.seeds.len();
+    let mut out = Vec::new();
+    for (c, cond) in conditions.iter().enumerate() {
+        let jobs = &results[c * per..(c + 1) * per];
+        let mut final_metrics = std::collections::BTreeMap::new();
+        for (i, (name, _)) in jobs[0].final_metrics.iter().enumerate() {
+            final_metrics.insert(
+                name.clone(),
+                Spread::of(jobs.iter().map(|j| j.final_metrics[i].1)),
+            );
+        }
+        out.push(ConditionSummary {
+            learner: cond.learner.label.clone(),
+            opponent: cond.opponent_name().to_string(),
+            seat: match &cond.learner.seat {
+                SeatSpec::Player(p) => p.clone(),
+                SeatSpec::SelfPlay => "self-play".into(),
+            },
+            seeds: per,
+            episodes: config.episodes,
+            losses: Spread::of(jobs.iter().map(|j| j.losses as f64)),
+            last_loss_episode: Spread::of(jobs.iter().map(|j| j.last_loss as f64)),
+            never_lost_share: jobs.iter().filter(|j| j.losses == 0).count() as f64 / per as f64,
+            perfect_share: jobs.iter().filter(|j| j.perfect).count() as f64 / per as f64,
+            final_metrics,
+        });
+    }
+    let mut boxes_possible = Vec::new();
+    for l in &config.learners {
+        if let (LearnerKind::Matchbox(_), SeatSpec::Player(name)) = (&l.kind, &l.seat) {
+            let seat = game.player_by_name(name).expect("validated");
+            let with = count_boxes(solution.graph(), seat, true);
+            let without = count_boxes(solution.graph(), seat, false);
+            boxes_possible.push(BoxesPossible {
+                learner: l.label.clone(),
+                seat: name.clone(),
+                with_symmetry: with.boxes,
+                with_symmetry_and_a_choice: with.with_choice,
+                without_symmetry: without.boxes,
+                gardner_convention: count_boxes_gardner(game, seat),
+            });
+        }
+    }
+    Ok(RunSummary {
+        name: config.name.clone(),
+        description: config.description.clone(),
+        config_hash: config_hash.to_string(),
+        solution: report,
+        boxes_possible,
+        conditions: out,
+        written: Vec::new(),
+    })
+}
+
+impl fmt::Display for RunSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{}: {} ({} states, {})",
+            self.name, self.solution.game, self.solution.states, self.solution.start
+        )?;
+        for b in &self.boxes_possible {
+            writeln!(
+                f,
+                "  boxes for {} at {}: {} with symmetry ({} with a choice of move), {} without, {} in Gardner's manner",
+                b.learner,
+                b.seat,
+                b.with_symmetry,
+                b.with_symmetry_and_a_choice,
+                b.without_symmetry,
+                b.gardner_convention
+            )?;
+        }
+        writeln!(
+            f,
+            "  {:<12} {:<16} {:>6} {:>12} {:>14} {:>10} {:>10} {:>11}",
+            "learner",
+            "opponent",
+            "seeds",
+            "losses/run",
+            "last loss at",
+            "never lost",
+            "perfect",
+            "boxes used"
+        )?;
+        for c in &self.conditions {
+            let boxes = c
+                .final_metrics
+                .get("boxes")
+                .map_or("-".to_string(), |s| format!("{:.1}", s.mean));
+            writeln!(
+                f,
+                "  {:<12} {:<16} {:>6} {:>12.2} {:>14.2} {:>9.1}% {:>9.1}% {:>11}",
+                c.learner,
+                c.opponent,
+                c.seeds,
+                c.losses.mean,
+                c.last_loss_episode.mean,
+                100.0 * c.never_lost_share,
+                100.0 * c.perfect_share,
+                boxes
+            )?;
+        }
+        if let Some(dir) = self.written.first().and_then(|p| p.parent()) {
+            let names: Vec<String> = self
+                .written
+                .iter()
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect();
+            write!(f, "  wrote {}/: {}", dir.display(), names.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+/// FNV-1a, 64 bits: a stable fingerprint of the resolved config.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}

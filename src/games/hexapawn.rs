@@ -62,7 +62,7 @@ impl Hexapawn {
         if rows < 2 {
             return Err(format!("rows = {rows}: Hexapawn needs at least 2 rows"));
         }
-        if cols < 1 || cols > 26 {
+        if !(1..=26).contains(&cols) {
             return Err(format!("cols = {cols}: Hexapawn needs 1 to 26 columns"));
         }
         if rows * cols > 64 {

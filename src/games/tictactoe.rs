@@ -86,9 +86,11 @@ impl TicTacToe {
     }
 
     pub fn winner(&self, s: &TicTacToeState) -> Option<Player> {
-        if LINES.iter().any(|&l| s.x & l == l) {
+        // A line is complete when none of its cells is missing from the marks.
+        let has_line = |marks: u16| LINES.iter().any(|&line| line & !marks == 0);
+        if has_line(s.x) {
             Some(X)
-        } else if LINES.iter().any(|&l| s.o & l == l) {
+        } else if has_line(s.o) {
             Some(O)
         } else {
             None
@@ -101,9 +103,9 @@ impl TicTacToe {
 
     fn map_bits(b: u16, sym: usize) -> u16 {
         let mut out = 0;
-        for cell in 0..9 {
+        for (cell, &image) in SYMMETRY[sym].iter().enumerate() {
             if b & (1 << cell) != 0 {
-                out |= 1 << SYMMETRY[sym][cell];
+                out |= 1 << image;
             }
         }
         out

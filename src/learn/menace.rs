@@ -377,6 +377,44 @@ pub struct BoxCount {
     pub with_choice: usize,
 }
 
+/// The boxes of a hand-built matchbox machine in Gardner's manner: the positions `seat` can
+/// face when, at every position that a board symmetry maps onto itself, only one move of each
+/// class of equivalent moves is followed (White opens with the left or centre pawn only; Black
+/// answers a symmetric position with one of each mirror pair), but positions that are images of
+/// each other reached along different lines keep boxes of their own. For Hexapawn this gives
+/// Gardner's 24 (2 + 11 + 11 by Black's move), where merging every image needs only 19.
+pub fn count_boxes_gardner<G: Game>(game: &G, seat: Player) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    let mut boxes = std::collections::HashSet::new();
+    let mut stack = vec![game.initial_state()];
+    let mut legal = Vec::new();
+    while let Some(state) = stack.pop() {
+        if !seen.insert(state.clone()) {
+            continue;
+        }
+        let Turn::Player(p) = game.turn(&state) else {
+            continue;
+        };
+        if p == seat {
+            boxes.insert(state.clone());
+        }
+        let stabiliser: Vec<usize> = (1..game.num_symmetries())
+            .filter(|&k| game.transform_state(&state, k) == state)
+            .collect();
+        game.legal_actions(&state, &mut legal);
+        for &a in &legal {
+            // Follow a move only if no symmetry fixing the position maps it to a smaller one.
+            if stabiliser
+                .iter()
+                .all(|&k| game.transform_action(&state, a, k) >= a)
+            {
+                stack.push(game.apply(&state, a));
+            }
+        }
+    }
+    boxes.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -497,6 +535,15 @@ mod tests {
                 .iter()
                 .all(|&n| n >= 1)
         );
+    }
+
+    #[test]
+    fn gardners_24_boxes_come_out_of_his_convention() {
+        let game = Hexapawn::new(HexapawnParams::default()).unwrap();
+        let graph = StateGraph::build(&game, 1 << 20).unwrap();
+        assert_eq!(count_boxes_gardner(&game, 1), 24);
+        assert_eq!(count_boxes(&graph, 1, true).boxes, 19);
+        assert_eq!(count_boxes(&graph, 1, false).boxes, 37);
     }
 
     #[test]

@@ -1,0 +1,952 @@
+//! Experiment configs: TOML files read into typed, validated specs. Every error names the file,
+//! the line and column, and the key, and shows the offending line; nothing in a config can make
+//! the program panic.
+//!
+//! The file is parsed once into a tree that remembers where every key and value stands; each
+//! section is deserialized from its subtree (so serde's own errors keep their positions) and
+//! checked for meaning (a player name that does not exist, a probability above one) with the
+//! position looked up in the same tree.
+
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+use toml::de::{DeTable, DeValue, ValueDeserializer};
+
+use crate::game::Game;
+use crate::games::{AnyGame, GameSpecError};
+use crate::learn::menace::{MatchboxConfig, Reinforce};
+use crate::with_game;
+
+/// A config that cannot be run, with where the problem is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    pub file: PathBuf,
+    pub line: usize,
+    pub column: usize,
+    /// The key at fault, dotted ("learner.seat"), when there is one.
+    pub key: Option<String>,
+    pub message: String,
+    source_line: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}: ", self.file.display(), self.line, self.column)?;
+        if let Some(key) = &self.key {
+            write!(f, "`{key}`: ")?;
+        }
+        writeln!(f, "{}", self.message)?;
+        let gutter = self.line.to_string().len();
+        writeln!(f, "{:gutter$} |", "")?;
+        writeln!(f, "{} | {}", self.line, self.source_line)?;
+        write!(
+            f,
+            "{:gutter$} | {:>col$}",
+            "",
+            "^",
+            col = self.column.max(1)
+        )
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// The source text of a config and where its keys stand.
+pub struct Source<'a> {
+    file: &'a Path,
+    text: &'a str,
+    root: Spanned<DeTable<'a>>,
+}
+
+/// One step of a path to a key: a table key or an array index.
+#[derive(Clone, Copy, Debug)]
+pub enum Step<'k> {
+    Key(&'k str),
+    Index(usize),
+}
+
+impl<'a> Source<'a> {
+    pub fn parse(file: &'a Path, text: &'a str) -> Result<Self, ConfigError> {
+        let root = DeTable::parse(text).map_err(|e| {
+            let span = e.span().unwrap_or(0..0);
+            error_at(file, text, span, None, e.message().to_string())
+        })?;
+        Ok(Source { file, text, root })
+    }
+
+    /// An error at `span` (or at the start of the file).
+    pub fn error(
+        &self,
+        span: Option<Range<usize>>,
+        key: Option<String>,
+        message: impl Into<String>,
+    ) -> ConfigError {
+        error_at(
+            self.file,
+            self.text,
+            span.unwrap_or(0..0),
+            key,
+            message.into(),
+        )
+    }
+
+    /// An error about the key at `path` (pointing at the value, or at the enclosing table when
+    /// the key is missing).
+    pub fn error_at_key(&self, path: &[Step], message: impl Into<String>) -> ConfigError {
+        let mut span = None;
+        for k in (0..=path.len()).rev() {
+            if let Some(s) = self.span_of(&path[..k]) {
+                span = Some(s);
+                break;
+            }
+        }
+        self.error(span, Some(dotted(path)), message)
+    }
+
+    /// The span of the value at `path`.
+    pub fn span_of(&self, path: &[Step]) -> Option<Range<usize>> {
+        let mut value: Option<&Spanned<DeValue>> = None;
+        let mut table: &DeTable = self.root.get_ref();
+        let mut span = self.root.span();
+        for (i, step) in path.iter().enumerate() {
+            let next = match (step, value.map(|v| v.get_ref())) {
+                (Step::Key(k), None) => table.get(*k)?,
+                (Step::Key(k), Some(DeValue::Table(t))) => t.get(*k)?,
+                (Step::Index(n), Some(DeValue::Array(a))) => a.get(*n)?,
+                _ => return None,
+            };
+            span = next.span();
+            if let DeValue::Table(t) = next.get_ref() {
+                table = t;
+            }
+            value = Some(next);
+            let _ = i;
+        }
+        Some(span)
+    }
+
+    fn value(&self, path: &[Step]) -> Option<&Spanned<DeValue<'a>>> {
+        let mut value: Option<&Spanned<DeValue<'a>>> = None;
+        for step in path {
+            value = Some(match (step, value.map(|v| v.get_ref())) {
+                (Step::Key(k), None) => self.root.get_ref().get(*k)?,
+                (Step::Key(k), Some(DeValue::Table(t))) => t.get(*k)?,
+                (Step::Index(n), Some(DeValue::Array(a))) => a.get(*n)?,
+                _ => return None,
+            });
+        }
+        value
+    }
+
+    /// Deserializes the whole file as `T`.
+    pub fn root<T: DeserializeOwned>(&self) -> Result<T, ConfigError> {
+        let de = toml::de::Deserializer::from(self.root.clone());
+        T::deserialize(de).map_err(|e| self.serde_error(e, &[]))
+    }
+
+    /// Deserializes the value at `path` as `T` (`None` if the key is absent).
+    pub fn section<T: DeserializeOwned>(&self, path: &[Step]) -> Result<Option<T>, ConfigError> {
+        let Some(value) = self.value(path) else {
+            return Ok(None);
+        };
+        let de = ValueDeserializer::from(value.clone());
+        T::deserialize(de)
+            .map(Some)
+            .map_err(|e| self.serde_error(e, path))
+    }
+
+    /// Number of entries of the array at `path` (0 if absent or not an array).
+    pub fn array_len(&self, path: &[Step]) -> usize {
+        match self.value(path).map(|v| v.get_ref()) {
+            Some(DeValue::Array(a)) => a.iter().count(),
+            _ => 0,
+        }
+    }
+
+    /// Whether the value at `path` is a table (as opposed to an array of tables).
+    pub fn is_table(&self, path: &[Step]) -> bool {
+        matches!(
+            self.value(path).map(|v| v.get_ref()),
+            Some(DeValue::Table(_))
+        )
+    }
+
+    fn serde_error(&self, e: toml::de::Error, path: &[Step]) -> ConfigError {
+        let message = e.message().trim().to_string();
+        let mut key = (!path.is_empty()).then(|| dotted(path));
+        let mut span = e.span().or_else(|| self.span_of(path));
+        // serde names an unknown field but points at its table: point at the key itself.
+        if let Some(field) = message
+            .strip_prefix("unknown field `")
+            .and_then(|m| m.split('`').next())
+        {
+            let mut p = path.to_vec();
+            p.push(Step::Key(field));
+            if let Some(s) = self.key_span(&p) {
+                span = Some(s);
+            }
+            key = Some(dotted(&p));
+        }
+        self.error(span, key, message)
+    }
+
+    /// The span of the key (not the value) at the end of `path`.
+    fn key_span(&self, path: &[Step]) -> Option<Range<usize>> {
+        let (last, parent) = path.split_last()?;
+        let Step::Key(k) = last else { return None };
+        let table: &DeTable = if parent.is_empty() {
+            self.root.get_ref()
+        } else {
+            match self.value(parent)?.get_ref() {
+                DeValue::Table(t) => t,
+                _ => return None,
+            }
+        };
+        table
+            .keys()
+            .find(|key| key.get_ref() == k)
+            .map(|key| key.span())
+    }
+}
+
+fn dotted(path: &[Step]) -> String {
+    let mut s = String::new();
+    for step in path {
+        match step {
+            Step::Key(k) => {
+                if !s.is_empty() {
+                    s.push('.');
+                }
+                s.push_str(k);
+            }
+            Step::Index(i) => s.push_str(&format!("[{i}]")),
+        }
+    }
+    s
+}
+
+fn error_at(
+    file: &Path,
+    text: &str,
+    span: Range<usize>,
+    key: Option<String>,
+    message: String,
+) -> ConfigError {
+    let start = span.start.min(text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[..start].matches('\n').count() + 1;
+    let column = text[line_start..start].chars().count() + 1;
+    let source_line = text[line_start..].lines().next().unwrap_or("").to_string();
+    ConfigError {
+        file: file.to_path_buf(),
+        line,
+        column,
+        key,
+        message,
+        source_line,
+    }
+}
+
+// ----- the file format -----
+
+/// The top level of an experiment file. Sections are read on their own (see [`parse`]).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TopLevel {
+    name: String,
+    #[serde(default)]
+    description: String,
+    episodes: u64,
+    #[serde(default)]
+    eval_interval: Option<u64>,
+    #[serde(default)]
+    seeds: Option<Seeds>,
+    #[serde(default)]
+    base_seed: u64,
+    #[allow(dead_code)]
+    game: IgnoredAny,
+    #[serde(default)]
+    #[allow(dead_code)]
+    learner: Option<IgnoredAny>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    learners: Option<IgnoredAny>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    opponents: Option<IgnoredAny>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    plots: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Seeds {
+    Count(u64),
+    List(Vec<u64>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMatchbox {
+    #[allow(dead_code)]
+    kind: String,
+    label: Option<String>,
+    seat: Option<String>,
+    scheme: Option<String>,
+    symmetry: Option<bool>,
+    initial_beads: Option<Vec<u32>>,
+    win_beads: Option<i32>,
+    draw_beads: Option<i32>,
+    loss_beads: Option<i32>,
+    reinforce: Option<Reinforce>,
+    min_beads: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOpponent {
+    name: Option<String>,
+    policy: String,
+    p: Option<f64>,
+    base: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawPlots {
+    metrics: Option<Vec<String>>,
+    band: Option<String>,
+}
+
+/// The learner kinds a config may name.
+pub const LEARNER_KINDS: &[&str] = &["matchbox"];
+
+/// Where the learner sits: one seat (a player name) against the opponents, or every seat.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum SeatSpec {
+    Player(String),
+    SelfPlay,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum LearnerKind {
+    Matchbox(MatchboxConfig),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LearnerSpec {
+    pub label: String,
+    pub seat: SeatSpec,
+    pub kind: LearnerKind,
+}
+
+/// A fixed opponent.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum OpponentPolicy {
+    Random,
+    Optimal,
+    Fuzzy { p: f64, base: Box<OpponentPolicy> },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OpponentSpec {
+    pub name: String,
+    pub policy: OpponentPolicy,
+}
+
+/// How curves are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum BandSpec {
+    Bootstrap95,
+    MinMax,
+}
+
+/// A validated experiment.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ExperimentConfig {
+    pub name: String,
+    pub description: String,
+    pub episodes: u64,
+    /// Evaluate every this many episodes (the final episode is always evaluated).
+    pub eval_interval: u64,
+    pub seeds: Vec<u64>,
+    pub game_name: String,
+    pub game_params: toml::Table,
+    pub learners: Vec<LearnerSpec>,
+    /// Empty: self-play.
+    pub opponents: Vec<OpponentSpec>,
+    pub plot_metrics: Vec<String>,
+    pub band: BandSpec,
+}
+
+/// The metrics plotted when a config does not say.
+pub const DEFAULT_PLOTS: &[&str] = &[
+    "cumulative_losses",
+    "optimal_rate_faced",
+    "return_vs_optimal",
+];
+
+/// Reads and validates an experiment file's text; returns the config and its game.
+pub fn parse(file: &Path, text: &str) -> Result<(ExperimentConfig, AnyGame), ConfigError> {
+    let src = Source::parse(file, text)?;
+    let top: TopLevel = src.root()?;
+    if top.name.trim().is_empty()
+        || top
+            .name
+            .chars()
+            .any(|c| !(c.is_ascii_alphanumeric() || "-_.".contains(c)))
+    {
+        return Err(src.error_at_key(
+            &[Step::Key("name")],
+            "the run name names a folder: use letters, digits, '-', '_' or '.'",
+        ));
+    }
+    if top.episodes == 0 {
+        return Err(src.error_at_key(&[Step::Key("episodes")], "must be at least 1"));
+    }
+    let eval_interval = top
+        .eval_interval
+        .unwrap_or_else(|| (top.episodes / 50).max(1));
+    if eval_interval == 0 {
+        return Err(src.error_at_key(&[Step::Key("eval_interval")], "must be at least 1"));
+    }
+    let seeds = match top.seeds {
+        None => vec![top.base_seed],
+        Some(Seeds::Count(0)) => {
+            return Err(src.error_at_key(&[Step::Key("seeds")], "at least one seed"));
+        }
+        Some(Seeds::Count(n)) => (0..n).map(|i| top.base_seed + i).collect(),
+        Some(Seeds::List(list)) => {
+            if list.is_empty() {
+                return Err(src.error_at_key(&[Step::Key("seeds")], "at least one seed"));
+            }
+            list
+        }
+    };
+
+    // [game]: a name and the game's own parameters (checked when the game is built).
+    if !src.is_table(&[Step::Key("game")]) {
+        return Err(src.error_at_key(
+            &[Step::Key("game")],
+            "expected a table: [game] with name = \"...\"",
+        ));
+    }
+    let mut game_params: toml::Table = src.section(&[Step::Key("game")])?.unwrap_or_default();
+    let game_name = match game_params.remove("name") {
+        Some(toml::Value::String(s)) => s,
+        Some(_) => {
+            return Err(
+                src.error_at_key(&[Step::Key("game"), Step::Key("name")], "expected a string")
+            );
+        }
+        None => {
+            return Err(src.error_at_key(
+                &[Step::Key("game"), Step::Key("name")],
+                "missing: which game (e.g. name = \"hexapawn\")",
+            ));
+        }
+    };
+    let game = AnyGame::from_spec(&game_name, game_params.clone()).map_err(|e| match &e {
+        GameSpecError::UnknownGame { .. } => {
+            src.error_at_key(&[Step::Key("game"), Step::Key("name")], e.to_string())
+        }
+        GameSpecError::BadParams { message, .. } => {
+            // Point at the parameter the message is about, if it names one.
+            let key = message
+                .strip_prefix("unknown field `")
+                .and_then(|m| m.split('`').next())
+                .or_else(|| {
+                    game_params
+                        .keys()
+                        .map(String::as_str)
+                        .find(|k| message.starts_with(&format!("{k} ")))
+                });
+            match key {
+                Some(k) => src.error_at_key(&[Step::Key("game"), Step::Key(k)], e.to_string()),
+                None => src.error_at_key(&[Step::Key("game")], e.to_string()),
+            }
+        }
+    })?;
+
+    // [learner] or [[learners]].
+    let mut learner_paths: Vec<Vec<Step>> = Vec::new();
+    match (
+        src.value(&[Step::Key("learner")]).is_some(),
+        src.value(&[Step::Key("learners")]).is_some(),
+    ) {
+        (true, true) => {
+            return Err(src.error_at_key(
+                &[Step::Key("learners")],
+                "give either [learner] or [[learners]], not both",
+            ));
+        }
+        (true, false) => learner_paths.push(vec![Step::Key("learner")]),
+        (false, true) => {
+            for i in 0..src.array_len(&[Step::Key("learners")]) {
+                learner_paths.push(vec![Step::Key("learners"), Step::Index(i)]);
+            }
+        }
+        (false, false) => {
+            return Err(src.error(
+                None,
+                Some("learner".into()),
+                "missing: a [learner] table (or [[learners]])",
+            ));
+        }
+    }
+    if learner_paths.is_empty() {
+        return Err(src.error_at_key(&[Step::Key("learners")], "at least one learner"));
+    }
+    let mut learners = Vec::new();
+    for path in &learner_paths {
+        learners.push(learner(&src, path)?);
+    }
+    let mut labels: Vec<&str> = learners.iter().map(|l| l.label.as_str()).collect();
+    labels.sort();
+    if labels.windows(2).any(|w| w[0] == w[1]) {
+        return Err(src.error_at_key(
+            &[Step::Key("learners")],
+            "two learners share a label: give each a distinct `label`",
+        ));
+    }
+
+    // [[opponents]]
+    let mut opponents = Vec::new();
+    for i in 0..src.array_len(&[Step::Key("opponents")]) {
+        let path = [Step::Key("opponents"), Step::Index(i)];
+        let raw: RawOpponent = src.section(&path)?.expect("indexed entry exists");
+        let policy = opponent_policy(&src, &path, &raw.policy, raw.p, raw.base.as_deref())?;
+        let name = raw.name.unwrap_or_else(|| describe_policy(&policy));
+        if opponents.iter().any(|o: &OpponentSpec| o.name == name) {
+            return Err(src.error_at_key(
+                &path,
+                format!("two opponents are called `{name}`: give each a distinct `name`"),
+            ));
+        }
+        opponents.push(OpponentSpec { name, policy });
+    }
+    if src.value(&[Step::Key("opponents")]).is_some() && opponents.is_empty() {
+        return Err(src.error_at_key(
+            &[Step::Key("opponents")],
+            "expected [[opponents]] tables (leave the key out for self-play)",
+        ));
+    }
+    for (l, path) in learners.iter().zip(&learner_paths) {
+        let mut seat_path = path.clone();
+        seat_path.push(Step::Key("seat"));
+        match (&l.seat, opponents.is_empty()) {
+            (SeatSpec::SelfPlay, false) => {
+                return Err(src.error_at_key(
+                    &seat_path,
+                    "seat = \"self-play\" takes no [[opponents]]: remove them or name a seat",
+                ));
+            }
+            (SeatSpec::Player(_), true) => {
+                return Err(src.error_at_key(&seat_path, "a learner at one seat needs [[opponents]] for the other seats (or seat = \"self-play\")"));
+            }
+            (SeatSpec::Player(name), false) => {
+                let players: Vec<&str> = with_game!(&game, g => (0..g.num_players()).map(|p| g.player_name(p)).collect());
+                if !players.iter().any(|p| p.eq_ignore_ascii_case(name)) {
+                    return Err(src.error_at_key(
+                        &seat_path,
+                        format!(
+                            "{} has no player `{name}`; the players are: {}",
+                            game.name(),
+                            players.join(", ")
+                        ),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    let plots: RawPlots = src.section(&[Step::Key("plots")])?.unwrap_or_default();
+    let band = match plots.band.as_deref() {
+        None | Some("bootstrap95") => BandSpec::Bootstrap95,
+        Some("min-max") => BandSpec::MinMax,
+        Some(other) => {
+            return Err(src.error_at_key(
+                &[Step::Key("plots"), Step::Key("band")],
+                format!("unknown band `{other}`; use \"bootstrap95\" (95% bootstrap CI of the mean) or \"min-max\""),
+            ));
+        }
+    };
+    let plot_metrics = plots
+        .metrics
+        .unwrap_or_else(|| DEFAULT_PLOTS.iter().map(|s| s.to_string()).collect());
+
+    let config = ExperimentConfig {
+        name: top.name,
+        description: top.description,
+        episodes: top.episodes,
+        eval_interval,
+        seeds,
+        game_name,
+        game_params,
+        learners,
+        opponents,
+        plot_metrics,
+        band,
+    };
+    Ok((config, game))
+}
+
+fn learner(src: &Source, path: &[Step]) -> Result<LearnerSpec, ConfigError> {
+    let kind_path = [path, &[Step::Key("kind")]].concat();
+    let kind = match src.value(&kind_path).map(|v| v.get_ref()) {
+        Some(DeValue::String(s)) => s.to_string(),
+        Some(_) => return Err(src.error_at_key(&kind_path, "expected a string")),
+        None => {
+            return Err(src.error_at_key(
+                &kind_path,
+                format!(
+                    "missing: which learner (kind = one of {})",
+                    LEARNER_KINDS.join(", ")
+                ),
+            ));
+        }
+    };
+    match kind.as_str() {
+        "matchbox" => {
+            let raw: RawMatchbox = src.section(path)?.expect("learner table exists");
+            let scheme = raw.scheme.as_deref().unwrap_or("her");
+            let mut cfg = match scheme {
+                "her" => MatchboxConfig::her(),
+                "menace" => MatchboxConfig::menace(),
+                other => {
+                    return Err(src.error_at_key(
+                        &[path, &[Step::Key("scheme")]].concat(),
+                        format!(
+                            "unknown scheme `{other}`; use \"her\" (Gardner) or \"menace\" (Michie)"
+                        ),
+                    ));
+                }
+            };
+            if let Some(v) = raw.symmetry {
+                cfg.symmetry = v;
+            }
+            if let Some(v) = raw.initial_beads {
+                if v.is_empty() || v.contains(&0) {
+                    return Err(src.error_at_key(
+                        &[path, &[Step::Key("initial_beads")]].concat(),
+                        "give at least one count, each at least 1",
+                    ));
+                }
+                cfg.initial_beads = v;
+            }
+            if let Some(v) = raw.win_beads {
+                cfg.win_beads = v;
+            }
+            if let Some(v) = raw.draw_beads {
+                cfg.draw_beads = v;
+            }
+            if let Some(v) = raw.loss_beads {
+                cfg.loss_beads = v;
+            }
+            if let Some(v) = raw.reinforce {
+                cfg.reinforce = v;
+            }
+            if let Some(v) = raw.min_beads {
+                cfg.min_beads = v;
+            }
+            let seat = match raw.seat.as_deref() {
+                None | Some("self-play") => SeatSpec::SelfPlay,
+                Some(name) => SeatSpec::Player(name.to_string()),
+            };
+            let label = raw.label.unwrap_or_else(|| scheme.to_string());
+            Ok(LearnerSpec {
+                label,
+                seat,
+                kind: LearnerKind::Matchbox(cfg),
+            })
+        }
+        other => Err(src.error_at_key(
+            &kind_path,
+            format!(
+                "unknown learner `{other}`; the learners are: {}",
+                LEARNER_KINDS.join(", ")
+            ),
+        )),
+    }
+}
+
+fn opponent_policy(
+    src: &Source,
+    path: &[Step],
+    policy: &str,
+    p: Option<f64>,
+    base: Option<&str>,
+) -> Result<OpponentPolicy, ConfigError> {
+    let at = |key: &'static str| [path, &[Step::Key(key)]].concat();
+    let no_extra = |what: &str| -> Result<(), ConfigError> {
+        if p.is_some() {
+            return Err(src.error_at_key(
+                &at("p"),
+                format!("`p` belongs to policy = \"fuzzy\", not \"{what}\""),
+            ));
+        }
+        if base.is_some() {
+            return Err(src.error_at_key(
+                &at("base"),
+                format!("`base` belongs to policy = \"fuzzy\", not \"{what}\""),
+            ));
+        }
+        Ok(())
+    };
+    match policy {
+        "random" => no_extra("random").map(|_| OpponentPolicy::Random),
+        "optimal" => no_extra("optimal").map(|_| OpponentPolicy::Optimal),
+        "fuzzy" => {
+            let p = p.ok_or_else(|| {
+                src.error_at_key(&at("p"), "missing: the probability of a random move")
+            })?;
+            if !(0.0..=1.0).contains(&p) {
+                return Err(
+                    src.error_at_key(&at("p"), format!("{p} is not a probability (0 to 1)"))
+                );
+            }
+            let base = match base.unwrap_or("optimal") {
+                "optimal" => OpponentPolicy::Optimal,
+                "random" => OpponentPolicy::Random,
+                other => {
+                    return Err(src.error_at_key(
+                        &at("base"),
+                        format!("unknown base `{other}`; use \"optimal\" or \"random\""),
+                    ));
+                }
+            };
+            Ok(OpponentPolicy::Fuzzy {
+                p,
+                base: Box::new(base),
+            })
+        }
+        other => Err(src.error_at_key(
+            &at("policy"),
+            format!("unknown policy `{other}`; use \"random\", \"optimal\" or \"fuzzy\" (with p)"),
+        )),
+    }
+}
+
+fn describe_policy(p: &OpponentPolicy) -> String {
+    match p {
+        OpponentPolicy::Random => "random".into(),
+        OpponentPolicy::Optimal => "optimal".into(),
+        OpponentPolicy::Fuzzy { p, base } => format!("fuzzy {p} {}", describe_policy(base)),
+    }
+}
+
+impl ExperimentConfig {
+    /// The config with every default filled in, as TOML (written beside the results).
+    pub fn resolved_toml(&self) -> String {
+        use toml::Value;
+        let mut root = toml::Table::new();
+        root.insert("name".into(), self.name.clone().into());
+        root.insert("description".into(), self.description.clone().into());
+        root.insert("episodes".into(), Value::Integer(self.episodes as i64));
+        root.insert(
+            "eval_interval".into(),
+            Value::Integer(self.eval_interval as i64),
+        );
+        let contiguous = self.seeds.windows(2).all(|w| w[1] == w[0] + 1);
+        if contiguous {
+            root.insert("seeds".into(), Value::Integer(self.seeds.len() as i64));
+            root.insert("base_seed".into(), Value::Integer(self.seeds[0] as i64));
+        } else {
+            root.insert(
+                "seeds".into(),
+                Value::Array(
+                    self.seeds
+                        .iter()
+                        .map(|&s| Value::Integer(s as i64))
+                        .collect(),
+                ),
+            );
+        }
+        let mut game = toml::Table::new();
+        game.insert("name".into(), self.game_name.clone().into());
+        game.extend(self.game_params.clone());
+        root.insert("game".into(), Value::Table(game));
+        let learners = self
+            .learners
+            .iter()
+            .map(|l| {
+                let mut t = toml::Table::new();
+                match &l.kind {
+                    LearnerKind::Matchbox(cfg) => {
+                        t.insert("kind".into(), "matchbox".into());
+                        t.insert("label".into(), l.label.clone().into());
+                        if let Ok(Value::Table(c)) = Value::try_from(cfg) {
+                            t.extend(c);
+                        }
+                    }
+                }
+                t.insert(
+                    "seat".into(),
+                    match &l.seat {
+                        SeatSpec::Player(p) => p.clone().into(),
+                        SeatSpec::SelfPlay => "self-play".into(),
+                    },
+                );
+                Value::Table(t)
+            })
+            .collect();
+        root.insert("learners".into(), Value::Array(learners));
+        if !self.opponents.is_empty() {
+            let opponents = self
+                .opponents
+                .iter()
+                .map(|o| {
+                    let mut t = toml::Table::new();
+                    t.insert("name".into(), o.name.clone().into());
+                    match &o.policy {
+                        OpponentPolicy::Random => {
+                            t.insert("policy".into(), "random".into());
+                        }
+                        OpponentPolicy::Optimal => {
+                            t.insert("policy".into(), "optimal".into());
+                        }
+                        OpponentPolicy::Fuzzy { p, base } => {
+                            t.insert("policy".into(), "fuzzy".into());
+                            t.insert("p".into(), Value::Float(*p));
+                            t.insert("base".into(), describe_policy(base).into());
+                        }
+                    }
+                    Value::Table(t)
+                })
+                .collect();
+            root.insert("opponents".into(), Value::Array(opponents));
+        }
+        let mut plots = toml::Table::new();
+        plots.insert(
+            "metrics".into(),
+            Value::Array(self.plot_metrics.iter().map(|m| m.clone().into()).collect()),
+        );
+        plots.insert(
+            "band".into(),
+            match self.band {
+                BandSpec::Bootstrap95 => "bootstrap95",
+                BandSpec::MinMax => "min-max",
+            }
+            .into(),
+        );
+        root.insert("plots".into(), Value::Table(plots));
+        toml::to_string(&root).expect("a table of plain values serializes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(text: &str) -> Result<ExperimentConfig, ConfigError> {
+        parse(Path::new("test.toml"), text).map(|(c, _)| c)
+    }
+
+    const GOOD: &str = r#"
+name = "t"
+episodes = 10
+seeds = 3
+
+[game]
+name = "hexapawn"
+
+[learner]
+kind = "matchbox"
+scheme = "her"
+seat = "black"
+
+[[opponents]]
+policy = "random"
+"#;
+
+    #[test]
+    fn a_good_config_resolves_its_defaults() {
+        let c = parse_str(GOOD).unwrap();
+        assert_eq!(c.seeds, [0, 1, 2]);
+        assert_eq!(c.eval_interval, 1);
+        assert_eq!(c.learners[0].label, "her");
+        assert_eq!(c.opponents[0].name, "random");
+        // The resolved file parses back to the same config.
+        let again = parse_str(&c.resolved_toml()).unwrap();
+        assert_eq!(again, c);
+    }
+
+    #[test]
+    fn a_misspelt_key_names_the_key_and_its_line() {
+        let bad = GOOD.replace("episodes = 10", "episdoes = 10");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!(e.line, 3, "{e}");
+        assert!(e.message.contains("episdoes"), "{e}");
+        let bad = GOOD.replace("scheme = \"her\"", "schema = \"her\"");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (11, Some("learner.schema")),
+            "{e}"
+        );
+        assert!(e.to_string().contains("test.toml:11:1"), "{e}");
+    }
+
+    #[test]
+    fn wrong_types_and_values_point_at_the_value() {
+        let bad = GOOD.replace("episodes = 10", "episodes = \"ten\"");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!(e.line, 3, "{e}");
+        let bad = GOOD.replace("scheme = \"her\"", "scheme = \"hers\"");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (11, Some("learner.scheme")),
+            "{e}"
+        );
+        assert!(e.message.contains("menace"), "{e}");
+        let bad = GOOD.replace("policy = \"random\"", "policy = \"fuzzy\"\np = 1.5");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (16, Some("opponents[0].p")),
+            "{e}"
+        );
+        let bad = GOOD.replace("kind = \"matchbox\"", "kind = \"sarsa-lambda\"");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!((e.line, e.column), (10, 8), "{e}");
+    }
+
+    #[test]
+    fn game_errors_point_into_the_game_table() {
+        let bad = GOOD.replace("name = \"hexapawn\"", "name = \"hexapawn\"\nsize = 8");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!((e.line, e.key.as_deref()), (8, Some("game.size")), "{e}");
+        let bad = GOOD.replace("name = \"hexapawn\"", "name = \"hexapawn\"\nrows = 1");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!((e.line, e.key.as_deref()), (8, Some("game.rows")), "{e}");
+        let bad = GOOD.replace("name = \"hexapawn\"", "name = \"chess\"");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!((e.line, e.key.as_deref()), (7, Some("game.name")), "{e}");
+        let bad = GOOD.replace("seat = \"black\"", "seat = \"red\"");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!(e.line, 12, "{e}");
+        assert!(e.message.contains("white, black"), "{e}");
+    }
+
+    #[test]
+    fn syntax_errors_have_positions() {
+        let e = parse_str("name = \"t\"\nepisodes = = 3\n").unwrap_err();
+        assert_eq!(e.line, 2, "{e}");
+    }
+
+    #[test]
+    fn missing_sections_are_named() {
+        let e = parse_str("name = \"t\"\nepisodes = 3\n").unwrap_err();
+        assert!(e.message.contains("game"), "{e}");
+        let e =
+            parse_str("name = \"t\"\nepisodes = 3\n[game]\nname = \"tictactoe\"\n").unwrap_err();
+        assert!(e.message.contains("learner"), "{e}");
+    }
+}

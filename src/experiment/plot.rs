@@ -1,0 +1,1071 @@
+//! Learning-curve figures: aggregation of [`Curves`] over seeds (mean with a
+//! bootstrap or min–max band) and rendering to PNG and SVG with plotters,
+//! including the bundled font that plotters needs to draw any text.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use anyhow::{Context, Result, anyhow, bail, ensure};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::register_font;
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+
+use super::output::{Curves, write_atomic, write_atomic_with};
+
+/// Which spread around the mean is shaded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Band {
+    /// 95% percentile-bootstrap confidence interval of the mean over seeds.
+    Bootstrap95,
+    /// Smallest to largest value over seeds.
+    MinMax,
+}
+
+impl Band {
+    fn legend_label(self) -> &'static str {
+        match self {
+            Band::Bootstrap95 => "shaded: 95% bootstrap CI of the mean",
+            Band::MinMax => "shaded: min–max over seeds",
+        }
+    }
+}
+
+/// What to draw and where; see [`plot_metric`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlotSpec {
+    /// Output is `<dir>/<file_stem>.png` and `<dir>/<file_stem>.svg`.
+    pub file_stem: String,
+    pub title: String,
+    /// Which metric of the [`Curves`] to draw.
+    pub metric: String,
+    /// Axis labels, including units, e.g. "games played".
+    pub x_label: String,
+    pub y_label: String,
+    /// Horizontal dashed line at `y` with its legend label, e.g. `(1.0, "optimal (solver)")`.
+    pub reference: Option<(f64, String)>,
+    /// Fixed y axis; if `None` it is fitted to lines, bands and reference with a small margin.
+    pub y_range: Option<(f64, f64)>,
+    pub band: Band,
+}
+
+/// One aggregated point of a series: the values of all seeds at one episode.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SeriesPoint {
+    pub x: f64,
+    pub mean: f64,
+    pub low: f64,
+    pub high: f64,
+    /// Number of values (normally one per seed) behind this point.
+    pub n: usize,
+}
+
+/// Number of bootstrap resamples per point.
+pub const BOOTSTRAP_RESAMPLES: usize = 1000;
+
+/// Base of the per-point bootstrap seeds; changing it changes every band.
+const BOOTSTRAP_SEED: u64 = 0x5eed_0f0c_1095_0001;
+
+pub const PNG_SIZE: (u32, u32) = (1024, 640);
+
+/// The only family registered with plotters, so every text style must use it.
+const FONT_FAMILY: &str = "sans-serif";
+const FONT_BYTES: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/assets/fonts/DejaVuSans.ttf"
+));
+
+/// Okabe–Ito palette without black (kept for the reference line) and with the
+/// hard-to-see yellow last. Series beyond seven reuse colours.
+const PALETTE: [RGBColor; 7] = [
+    RGBColor(0, 114, 178),   // blue
+    RGBColor(213, 94, 0),    // vermillion
+    RGBColor(0, 158, 115),   // bluish green
+    RGBColor(230, 159, 0),   // orange
+    RGBColor(204, 121, 167), // reddish purple
+    RGBColor(86, 180, 233),  // sky blue
+    RGBColor(240, 228, 66),  // yellow
+];
+const REFERENCE_COLOR: RGBColor = RGBColor(0, 0, 0);
+const BAND_ALPHA: f64 = 0.22;
+
+// Pixel layout shared by the drawing code and the legend placement estimate.
+const TITLE_FONT_PX: f64 = 24.0;
+const TICK_FONT_PX: f64 = 14.0;
+const AXIS_FONT_PX: f64 = 16.0;
+const LEGEND_FONT_PX: f64 = 14.0;
+const TOP_MARGIN: u32 = 8;
+const CHART_MARGIN: u32 = 15;
+const X_LABEL_AREA: u32 = 50;
+const Y_LABEL_AREA: u32 = 75;
+/// Plotters' legend box: its default inner margin and icon column width, and
+/// the gap it keeps from the plotting-area edge.
+const LEGEND_MARGIN: u32 = 10;
+const LEGEND_ICON_AREA: u32 = 30;
+const LEGEND_OFFSET: u32 = 5;
+
+/// Aggregates the rows of `curves` whose metric is `metric` over seeds.
+///
+/// One series per distinct (learner, opponent) pair, in first-appearance
+/// order; its points are sorted by episode. Non-finite values (NaN, ±inf) are
+/// skipped, and a series or episode left without values is omitted. The band
+/// of a bootstrap point is drawn from an RNG seeded by the series, metric and
+/// episode, so results are reproducible and independent of the other rows.
+pub fn aggregate(
+    curves: &Curves,
+    metric: &str,
+    band: Band,
+) -> Vec<((String, String), Vec<SeriesPoint>)> {
+    aggregate_series(curves, metric, band)
+        .into_iter()
+        .map(|s| (s.key, s.points))
+        .collect()
+}
+
+/// One aggregated (learner, opponent) series and its number of distinct seeds.
+struct Series {
+    key: (String, String),
+    points: Vec<SeriesPoint>,
+    seeds: usize,
+}
+
+fn aggregate_series(curves: &Curves, metric: &str, band: Band) -> Vec<Series> {
+    group(curves, metric)
+        .into_iter()
+        .map(|g| {
+            let points = g
+                .by_episode
+                .iter()
+                .map(|(&episode, values)| {
+                    let (low, high) = match band {
+                        Band::MinMax => min_max(values),
+                        Band::Bootstrap95 => {
+                            let seed = point_seed(&g.key.0, &g.key.1, metric, episode);
+                            bootstrap_ci95(values, seed)
+                        }
+                    };
+                    SeriesPoint {
+                        x: episode as f64,
+                        mean: mean(values),
+                        low,
+                        high,
+                        n: values.len(),
+                    }
+                })
+                .collect();
+            Series {
+                key: g.key,
+                points,
+                seeds: g.seeds.len(),
+            }
+        })
+        .collect()
+}
+
+/// Draws `spec.metric` of `curves` as one line per (learner, opponent) pair,
+/// the mean over seeds, with a translucent band (see [`Band`] and
+/// [`aggregate`]) and an optional dashed reference line.
+///
+/// Writes `<dir>/<file_stem>.png` (1024x640) and `<dir>/<file_stem>.svg`
+/// atomically, creating `dir` if missing, and returns the paths written.
+pub fn plot_metric(dir: &Path, curves: &Curves, spec: &PlotSpec) -> Result<Vec<PathBuf>> {
+    let stem_is_plain = Path::new(&spec.file_stem).file_name() == Some(spec.file_stem.as_ref());
+    ensure!(
+        stem_is_plain,
+        "plot file_stem {:?} must be a plain file name",
+        spec.file_stem
+    );
+    curves.ensure_rectangular()?;
+    let series = aggregate_series(curves, &spec.metric, spec.band);
+    if series.is_empty() {
+        bail!(
+            "cannot plot {:?}: no finite values for metric {:?} (metrics present: {:?})",
+            spec.file_stem,
+            spec.metric,
+            curves.metrics()
+        );
+    }
+    ensure_font()?;
+    let plan = Plan::new(spec, &series)?;
+
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let png = dir.join(format!("{}.png", spec.file_stem));
+    let svg = dir.join(format!("{}.svg", spec.file_stem));
+
+    write_atomic_with(&png, |tmp| {
+        let root = BitMapBackend::new(tmp, PNG_SIZE).into_drawing_area();
+        draw(&root, spec, &plan)?;
+        root.present()
+            .with_context(|| format!("writing {}", tmp.display()))
+    })
+    .with_context(|| format!("plotting {}", png.display()))?;
+
+    let mut svg_text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg_text, PNG_SIZE).into_drawing_area();
+        draw(&root, spec, &plan).with_context(|| format!("plotting {}", svg.display()))?;
+        root.present()
+            .with_context(|| format!("plotting {}", svg.display()))?;
+    }
+    write_atomic(&svg, svg_text.as_bytes())?;
+
+    Ok(vec![png, svg])
+}
+
+/// Rows of one (learner, opponent) pair, finite values only.
+struct Group {
+    key: (String, String),
+    by_episode: BTreeMap<u64, Vec<f64>>,
+    seeds: BTreeSet<u64>,
+}
+
+fn group(curves: &Curves, metric: &str) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
+    let mut index: HashMap<(&str, &str), usize> = HashMap::new();
+    let rows = curves
+        .metric
+        .iter()
+        .zip(&curves.learner)
+        .zip(&curves.opponent)
+        .zip(&curves.seed)
+        .zip(&curves.episode)
+        .zip(&curves.value);
+    for (((((m, learner), opponent), &seed), &episode), &value) in rows {
+        if m != metric || !value.is_finite() {
+            continue;
+        }
+        let i = *index.entry((learner, opponent)).or_insert_with(|| {
+            groups.push(Group {
+                key: (learner.clone(), opponent.clone()),
+                by_episode: BTreeMap::new(),
+                seeds: BTreeSet::new(),
+            });
+            groups.len() - 1
+        });
+        groups[i].by_episode.entry(episode).or_default().push(value);
+        groups[i].seeds.insert(seed);
+    }
+    groups
+}
+
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len() as f64
+}
+
+fn min_max(values: &[f64]) -> (f64, f64) {
+    values
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+            (lo.min(v), hi.max(v))
+        })
+}
+
+/// Percentile bootstrap: the 2.5% and 97.5% quantiles of the means of
+/// [`BOOTSTRAP_RESAMPLES`] resamples (with replacement) of `values`.
+fn bootstrap_ci95(values: &[f64], seed: u64) -> (f64, f64) {
+    let n = values.len();
+    if n == 1 {
+        return (values[0], values[0]);
+    }
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut means: Vec<f64> = (0..BOOTSTRAP_RESAMPLES)
+        .map(|_| (0..n).map(|_| values[rng.random_range(0..n)]).sum::<f64>() / n as f64)
+        .collect();
+    means.sort_by(f64::total_cmp);
+    (quantile(&means, 0.025), quantile(&means, 0.975))
+}
+
+/// Linear interpolation between order statistics of sorted, non-empty `sorted`.
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let pos = q * (sorted.len() - 1) as f64;
+    let (i, frac) = (pos.floor() as usize, pos.fract());
+    match sorted.get(i + 1) {
+        Some(&next) => sorted[i] + (next - sorted[i]) * frac,
+        None => sorted[i],
+    }
+}
+
+/// FNV-1a over the point's identity: stable across platforms and Rust
+/// versions, unlike `std::hash`, so a plot can be regenerated identically.
+fn point_seed(learner: &str, opponent: &str, metric: &str, episode: u64) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ BOOTSTRAP_SEED;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    // Length prefixes keep ("ab", "c") and ("a", "bc") apart.
+    for s in [learner, opponent, metric] {
+        eat(&(s.len() as u64).to_le_bytes());
+        eat(s.as_bytes());
+    }
+    eat(&episode.to_le_bytes());
+    h
+}
+
+/// plotters' ab_glyph text backend has no system font lookup, so the bundled
+/// font is registered once per process before anything is drawn.
+fn ensure_font() -> Result<()> {
+    static REGISTERED: OnceLock<Result<(), String>> = OnceLock::new();
+    REGISTERED
+        .get_or_init(|| {
+            register_font(FONT_FAMILY, FontStyle::Normal, FONT_BYTES)
+                .map_err(|_| "the bundled DejaVu Sans font could not be parsed".to_owned())
+        })
+        .clone()
+        .map_err(|e| anyhow!(e))
+}
+
+fn font(px: f64) -> FontDesc<'static> {
+    (FONT_FAMILY, px).into_font()
+}
+
+/// Everything about the figure that does not depend on the backend, computed
+/// once so the PNG and the SVG agree.
+struct Plan<'a> {
+    x_range: (f64, f64),
+    y_range: (f64, f64),
+    series: Vec<PlannedSeries<'a>>,
+    reference: Option<(f64, String)>,
+    legend: SeriesLabelPosition,
+}
+
+struct PlannedSeries<'a> {
+    label: String,
+    color: RGBColor,
+    points: &'a [SeriesPoint],
+}
+
+impl<'a> Plan<'a> {
+    fn new(spec: &PlotSpec, series: &'a [Series]) -> Result<Self> {
+        let planned: Vec<PlannedSeries<'a>> = series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| PlannedSeries {
+                label: format!("{} vs {} (n={})", s.key.0, s.key.1, s.seeds),
+                color: PALETTE[i % PALETTE.len()],
+                points: &s.points,
+            })
+            .collect();
+        let all = || planned.iter().flat_map(|s| s.points.iter());
+
+        let (x0, x1) = all().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(p.x), hi.max(p.x))
+        });
+        let x_range = if x1 > x0 {
+            (x0, x1)
+        } else {
+            (x0 - 0.5, x0 + 0.5)
+        };
+
+        if let Some((y, _)) = &spec.reference {
+            ensure!(
+                y.is_finite(),
+                "reference line of {:?} is not finite",
+                spec.file_stem
+            );
+        }
+        let fixed_y = spec.y_range.is_some();
+        let mut y_range = match spec.y_range {
+            Some((lo, hi)) => {
+                ensure!(
+                    lo.is_finite() && hi.is_finite() && lo < hi,
+                    "y_range of {:?} must be finite with low < high, got {lo}..{hi}",
+                    spec.file_stem
+                );
+                (lo, hi)
+            }
+            None => {
+                let reference = spec.reference.iter().map(|(y, _)| *y);
+                let (lo, hi) = all()
+                    .flat_map(|p| [p.low, p.high, p.mean])
+                    .chain(reference)
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                        (lo.min(v), hi.max(v))
+                    });
+                if hi > lo {
+                    let pad = 0.05 * (hi - lo);
+                    (lo - pad, hi + pad)
+                } else {
+                    let pad = if lo == 0.0 { 1.0 } else { 0.1 * lo.abs() };
+                    (lo - pad, hi + pad)
+                }
+            }
+        };
+
+        let reference = spec.reference.as_ref().map(|(y, label)| {
+            let off_scale = *y < y_range.0 || *y > y_range.1;
+            let label = if off_scale {
+                format!("{label} (y = {y}, off scale)")
+            } else {
+                label.clone()
+            };
+            (*y, label)
+        });
+
+        // Legend placement: the corner whose box would cover the least of the
+        // lines, bands and reference line; if every corner is busy and the
+        // axis is ours to choose, make headroom above the data instead.
+        let mut labels: Vec<&str> = planned.iter().map(|s| s.label.as_str()).collect();
+        if let Some((_, label)) = &reference {
+            labels.push(label);
+        }
+        labels.push(spec.band.legend_label());
+        let (box_w, box_h) = legend_fraction(&spec.title, &labels)?;
+        let tracks = coverage_tracks(&planned, reference.as_ref().map(|r| r.0), x_range);
+        let mut legend = best_corner(&tracks, x_range, y_range, box_w, box_h);
+        if legend.1 > 0 && !fixed_y && box_h < 0.5 {
+            y_range.1 = y_range.0 + (y_range.1 - y_range.0) / (1.0 - box_h);
+            legend = best_corner(&tracks, x_range, y_range, box_w, box_h);
+        }
+
+        Ok(Self {
+            x_range,
+            y_range,
+            series: planned,
+            reference,
+            legend: legend.0,
+        })
+    }
+}
+
+/// Approximate legend box size as a fraction of the plotting area (w, h).
+fn legend_fraction(title: &str, labels: &[&str]) -> Result<(f64, f64)> {
+    let measure = |px: f64, text: &str| {
+        font(px)
+            .box_size(text)
+            .map_err(|e| anyhow!("measuring text {text:?}: {e:?}"))
+    };
+    let mut text_w = 0u32;
+    for label in labels {
+        text_w = text_w.max(measure(LEGEND_FONT_PX, label)?.0);
+    }
+    let text_h = labels.len() as f64 * LEGEND_FONT_PX * 1.25;
+    let (_, title_h) = measure(TITLE_FONT_PX, title)?;
+    // Mirrors DrawingArea::titled and ChartBuilder's margins/label areas.
+    let title_area = f64::from(title_h) + 2.0 * (f64::from(title_h) / 2.0).min(5.0);
+    let plot_w = f64::from(PNG_SIZE.0 - 2 * CHART_MARGIN - Y_LABEL_AREA);
+    let plot_h = f64::from(PNG_SIZE.1 - TOP_MARGIN - 2 * CHART_MARGIN - X_LABEL_AREA) - title_area;
+    let w = f64::from(text_w + LEGEND_ICON_AREA + 2 * LEGEND_MARGIN + LEGEND_OFFSET) + 5.0;
+    let h = text_h + f64::from(2 * LEGEND_MARGIN + LEGEND_OFFSET) + 5.0;
+    Ok(((w / plot_w).min(1.0), (h / plot_h).min(1.0)))
+}
+
+/// Vertical extents (x, low, high) of everything drawn, sampled densely in x
+/// so that segments crossing a corner count even between data points.
+fn coverage_tracks(
+    series: &[PlannedSeries],
+    reference: Option<f64>,
+    x_range: (f64, f64),
+) -> Vec<(f64, f64, f64)> {
+    const SAMPLES: usize = 200;
+    let xs = (0..=SAMPLES).map(|i| x_range.0 + (x_range.1 - x_range.0) * i as f64 / SAMPLES as f64);
+    let mut tracks = Vec::new();
+    for s in series {
+        let pts = s.points;
+        tracks.extend(
+            pts.iter()
+                .map(|p| (p.x, p.low.min(p.mean), p.high.max(p.mean))),
+        );
+        for x in xs.clone() {
+            let Some(j) = pts.windows(2).position(|w| w[0].x <= x && x <= w[1].x) else {
+                continue;
+            };
+            let (a, b) = (pts[j], pts[j + 1]);
+            let t = (x - a.x) / (b.x - a.x);
+            let lerp = |u: f64, v: f64| u + (v - u) * t;
+            let (m, lo, hi) = (
+                lerp(a.mean, b.mean),
+                lerp(a.low, b.low),
+                lerp(a.high, b.high),
+            );
+            tracks.push((x, lo.min(m), hi.max(m)));
+        }
+    }
+    if let Some(y) = reference {
+        tracks.extend(xs.map(|x| (x, y, y)));
+    }
+    tracks
+}
+
+/// The corner with the fewest covered samples, preferring upper-left, then
+/// lower-right, on ties. Returns the position and its count.
+fn best_corner(
+    tracks: &[(f64, f64, f64)],
+    x_range: (f64, f64),
+    y_range: (f64, f64),
+    box_w: f64,
+    box_h: f64,
+) -> (SeriesLabelPosition, usize) {
+    let nx = |x: f64| (x - x_range.0) / (x_range.1 - x_range.0);
+    let ny = |y: f64| (y - y_range.0) / (y_range.1 - y_range.0);
+    let corners = [
+        (SeriesLabelPosition::UpperLeft, false, true),
+        (SeriesLabelPosition::LowerRight, true, false),
+        (SeriesLabelPosition::UpperRight, true, true),
+        (SeriesLabelPosition::LowerLeft, false, false),
+    ];
+    corners
+        .into_iter()
+        .map(|(pos, right, upper)| {
+            let (xa, xb) = if right {
+                (1.0 - box_w, 1.0)
+            } else {
+                (0.0, box_w)
+            };
+            let (ya, yb) = if upper {
+                (1.0 - box_h, 1.0)
+            } else {
+                (0.0, box_h)
+            };
+            let count = tracks
+                .iter()
+                .filter(|&&(x, lo, hi)| {
+                    let x = nx(x);
+                    xa <= x && x <= xb && ny(lo) <= yb && ny(hi) >= ya
+                })
+                .count();
+            (pos, count)
+        })
+        .min_by_key(|&(_, count)| count)
+        .expect("four corners")
+}
+
+/// Pieces of a band (or, with low == high, a line) that lie within
+/// `lo..=hi`, with the crossing points of the range edges inserted and values
+/// clamped to it. plotters does not clip to the plotting area, so anything
+/// outside a fixed y range would otherwise be drawn over the axes.
+fn visible_runs(points: &[(f64, f64, f64)], lo: f64, hi: f64) -> Vec<Vec<(f64, f64, f64)>> {
+    let clamp = |(x, a, b): (f64, f64, f64)| (x, a.clamp(lo, hi), b.clamp(lo, hi));
+    let visible = |a: f64, b: f64| a <= hi && b >= lo;
+    if let [p] = points {
+        return if visible(p.1, p.2) {
+            vec![vec![clamp(*p)]]
+        } else {
+            Vec::new()
+        };
+    }
+    let mut runs: Vec<Vec<(f64, f64, f64)>> = Vec::new();
+    let mut current: Vec<(f64, f64, f64)> = Vec::new();
+    for w in points.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let mut ts: Vec<f64> = [(a.1, b.1), (a.2, b.2)]
+            .into_iter()
+            .flat_map(|(u, v)| {
+                [lo, hi].into_iter().filter_map(move |edge| {
+                    let t = (edge - u) / (v - u);
+                    (t > 0.0 && t < 1.0).then_some(t)
+                })
+            })
+            .collect();
+        ts.sort_by(f64::total_cmp);
+        // A line is a band with low == high, so its crossings come in pairs.
+        ts.dedup();
+        ts.push(1.0);
+        let at = |t: f64| {
+            let lerp = |u: f64, v: f64| u + (v - u) * t;
+            (lerp(a.0, b.0), lerp(a.1, b.1), lerp(a.2, b.2))
+        };
+        let mut start = (0.0, a);
+        for t in ts {
+            let end = if t == 1.0 { b } else { at(t) };
+            let mid = at(0.5 * (start.0 + t));
+            if visible(mid.1, mid.2) {
+                if current.is_empty() {
+                    current.push(clamp(start.1));
+                }
+                current.push(clamp(end));
+            } else if !current.is_empty() {
+                runs.push(std::mem::take(&mut current));
+            }
+            start = (t, end);
+        }
+    }
+    if !current.is_empty() {
+        runs.push(current);
+    }
+    runs
+}
+
+/// Tick labels with as many decimals as roughly ten ticks over `span` need,
+/// without plotters' trailing ".0" on whole numbers such as episode counts.
+fn tick_formatter(span: f64) -> impl Fn(&f64) -> String {
+    let decimals = (1.0 - (span / 10.0).log10().floor()).clamp(0.0, 12.0) as usize;
+    move |v: &f64| {
+        let text = format!("{v:.decimals$}");
+        let text = if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            &text
+        };
+        if text == "-0" {
+            "0".to_owned()
+        } else {
+            text.to_owned()
+        }
+    }
+}
+
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    spec: &PlotSpec,
+    plan: &Plan,
+) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE)?;
+    let area = root
+        .margin(TOP_MARGIN, 0, 0, 0)
+        .titled(&spec.title, font(TITLE_FONT_PX))?;
+    let (x0, x1) = plan.x_range;
+    let (y0, y1) = plan.y_range;
+    let x_ticks = tick_formatter(x1 - x0);
+    let y_ticks = tick_formatter(y1 - y0);
+    let mut chart = ChartBuilder::on(&area)
+        .margin(CHART_MARGIN)
+        .x_label_area_size(X_LABEL_AREA)
+        .y_label_area_size(Y_LABEL_AREA)
+        .build_cartesian_2d(x0..x1, y0..y1)?;
+    chart
+        .configure_mesh()
+        .x_desc(spec.x_label.as_str())
+        .y_desc(spec.y_label.as_str())
+        .label_style(font(TICK_FONT_PX))
+        .axis_desc_style(font(AXIS_FONT_PX))
+        .x_label_formatter(&x_ticks)
+        .y_label_formatter(&y_ticks)
+        .bold_line_style(BLACK.mix(0.12))
+        .light_line_style(BLACK.mix(0.04))
+        .draw()?;
+
+    // Bands first so that no band hides another series' line.
+    for s in &plan.series {
+        let band: Vec<_> = s.points.iter().map(|p| (p.x, p.low, p.high)).collect();
+        let fill = s.color.mix(BAND_ALPHA).filled();
+        for run in visible_runs(&band, y0, y1) {
+            if let [(x, low, high)] = run[..] {
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(x, low), (x, high)],
+                    fill,
+                )))?;
+                continue;
+            }
+            let outline = run
+                .iter()
+                .map(|&(x, _, high)| (x, high))
+                .chain(run.iter().rev().map(|&(x, low, _)| (x, low)));
+            chart.draw_series(std::iter::once(Polygon::new(
+                outline.collect::<Vec<_>>(),
+                fill,
+            )))?;
+        }
+    }
+    for s in &plan.series {
+        let line: Vec<_> = s.points.iter().map(|p| (p.x, p.mean, p.mean)).collect();
+        let style = s.color.stroke_width(2);
+        for run in visible_runs(&line, y0, y1) {
+            if let [(x, y, _)] = run[..] {
+                chart.draw_series(std::iter::once(Circle::new((x, y), 3, style.filled())))?;
+            } else {
+                chart.draw_series(LineSeries::new(
+                    run.into_iter().map(|(x, y, _)| (x, y)),
+                    style,
+                ))?;
+            }
+        }
+    }
+    let reference_style = REFERENCE_COLOR.mix(0.8).stroke_width(2);
+    if let Some(y) = plan
+        .reference
+        .as_ref()
+        .map(|r| r.0)
+        .filter(|y| (y0..=y1).contains(y))
+    {
+        chart.draw_series(DashedLineSeries::new(
+            [(x0, y), (x1, y)],
+            10,
+            6,
+            reference_style,
+        ))?;
+    }
+
+    // Legend entries come from empty series so that each appears exactly once,
+    // in this order, however the geometry above was split.
+    let no_points = || std::iter::empty::<Circle<(f64, f64), i32>>();
+    for s in &plan.series {
+        let (line, band) = (s.color.stroke_width(2), s.color.mix(BAND_ALPHA).filled());
+        chart
+            .draw_series(no_points())?
+            .label(s.label.as_str())
+            .legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + Rectangle::new([(0, -6), (22, 6)], band)
+                    + PathElement::new(vec![(0, 0), (22, 0)], line)
+            });
+    }
+    if let Some((_, label)) = &plan.reference {
+        chart
+            .draw_series(no_points())?
+            .label(label.as_str())
+            .legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new(vec![(0, 0), (8, 0)], reference_style)
+                    + PathElement::new(vec![(14, 0), (22, 0)], reference_style)
+            });
+    }
+    let neutral = RGBColor(110, 110, 110).mix(BAND_ALPHA + 0.1).filled();
+    chart
+        .draw_series(no_points())?
+        .label(spec.band.legend_label())
+        .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 22, y + 6)], neutral));
+    chart
+        .configure_series_labels()
+        .position(plan.legend.clone())
+        .margin(LEGEND_MARGIN)
+        .legend_area_size(LEGEND_ICON_AREA)
+        .label_font(font(LEGEND_FONT_PX))
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK.mix(0.4))
+        .draw()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-12 * (1.0 + a.abs().max(b.abs()))
+    }
+
+    fn small_table() -> Curves {
+        let mut c = Curves::new("r", "g", "h");
+        // Interleaved rows and an unrelated metric to exercise grouping.
+        c.push("q", "random", 0, 10, "loss", 1.0);
+        c.push("mc", "random", 0, 10, "loss", 5.0);
+        c.push("q", "random", 1, 10, "loss", 2.0);
+        c.push("q", "random", 0, 10, "draws", 100.0);
+        c.push("q", "random", 2, 10, "loss", 6.0);
+        c.push("q", "random", 0, 0, "loss", 0.5);
+        c.push("q", "random", 1, 0, "loss", f64::NAN);
+        c.push("q", "minimax", 0, 0, "loss", 3.0);
+        c
+    }
+
+    #[test]
+    fn aggregate_min_max_exact() {
+        let agg = aggregate(&small_table(), "loss", Band::MinMax);
+        let keys: Vec<(&str, &str)> = agg
+            .iter()
+            .map(|((l, o), _)| (l.as_str(), o.as_str()))
+            .collect();
+        assert_eq!(keys, [("q", "random"), ("mc", "random"), ("q", "minimax")]);
+
+        let q = &agg[0].1;
+        assert_eq!(q.len(), 2);
+        // Sorted by episode; the NaN at episode 0 is skipped.
+        assert_eq!(
+            q[0],
+            SeriesPoint {
+                x: 0.0,
+                mean: 0.5,
+                low: 0.5,
+                high: 0.5,
+                n: 1
+            }
+        );
+        assert_eq!(
+            q[1],
+            SeriesPoint {
+                x: 10.0,
+                mean: 3.0,
+                low: 1.0,
+                high: 6.0,
+                n: 3
+            }
+        );
+        assert_eq!(
+            agg[1].1,
+            [SeriesPoint {
+                x: 10.0,
+                mean: 5.0,
+                low: 5.0,
+                high: 5.0,
+                n: 1
+            }]
+        );
+
+        let draws = aggregate(&small_table(), "draws", Band::MinMax);
+        assert_eq!(draws.len(), 1);
+        assert_eq!(draws[0].1[0].mean, 100.0);
+        assert!(aggregate(&small_table(), "nope", Band::MinMax).is_empty());
+    }
+
+    #[test]
+    fn aggregate_bootstrap_contains_mean_and_is_deterministic() {
+        let mut c = Curves::new("r", "g", "h");
+        for seed in 0..10u64 {
+            for episode in 0..5u64 {
+                let v = (seed * 7 % 10) as f64 + episode as f64 * 0.5;
+                c.push("q", "random", seed, episode, "loss", v);
+            }
+        }
+        let a = aggregate(&c, "loss", Band::Bootstrap95);
+        let b = aggregate(&c, "loss", Band::Bootstrap95);
+        assert_eq!(a, b);
+        let minmax = aggregate(&c, "loss", Band::MinMax);
+        for (p, m) in a[0].1.iter().zip(&minmax[0].1) {
+            assert_eq!(p.n, 10);
+            assert!(p.low < p.mean && p.mean < p.high, "{p:?}");
+            // The CI of the mean is narrower than the spread of the data.
+            assert!(m.low < p.low && p.high < m.high, "{p:?} vs {m:?}");
+            assert!(close(p.mean, m.mean));
+        }
+        // Appending another series must not change this one's band.
+        c.push("other", "random", 0, 0, "loss", 1.0);
+        assert_eq!(aggregate(&c, "loss", Band::Bootstrap95)[0], a[0]);
+    }
+
+    #[test]
+    fn single_seed_band_is_degenerate() {
+        let mut c = Curves::new("r", "g", "h");
+        for episode in 0..4u64 {
+            c.push(
+                "q",
+                "random",
+                3,
+                episode,
+                "loss",
+                0.1 * episode as f64 + 0.7,
+            );
+        }
+        for band in [Band::Bootstrap95, Band::MinMax] {
+            for p in &aggregate(&c, "loss", band)[0].1 {
+                assert_eq!(p.n, 1);
+                assert!(p.low == p.mean && p.high == p.mean, "{band:?} {p:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn tick_labels_are_trimmed() {
+        let f = tick_formatter(5000.0);
+        assert_eq!([f(&500.0), f(&0.0), f(&1250.0)], ["500", "0", "1250"]);
+        let f = tick_formatter(1.0);
+        assert_eq!(
+            [f(&0.25), f(&1.0), f(&-0.0), f(&(0.1 + 0.2))],
+            ["0.25", "1", "0", "0.3"]
+        );
+    }
+
+    #[test]
+    fn quantile_interpolates() {
+        let v = [0.0, 1.0, 2.0, 3.0, 4.0];
+        assert_eq!(quantile(&v, 0.0), 0.0);
+        assert_eq!(quantile(&v, 1.0), 4.0);
+        assert!(close(quantile(&v, 0.125), 0.5));
+    }
+
+    #[test]
+    fn visible_runs_clip_to_range() {
+        // A line rising through the top edge and coming back down.
+        let pts = [(0.0, 0.0, 0.0), (1.0, 2.0, 2.0), (2.0, 0.0, 0.0)];
+        let runs = visible_runs(&pts, -1.0, 1.0);
+        assert_eq!(runs.len(), 2);
+        assert_eq!(runs[0], [(0.0, 0.0, 0.0), (0.5, 1.0, 1.0)]);
+        assert_eq!(runs[1], [(1.5, 1.0, 1.0), (2.0, 0.0, 0.0)]);
+        // Entirely visible input is returned unchanged.
+        assert_eq!(visible_runs(&pts, -5.0, 5.0), [pts.to_vec()]);
+        assert!(visible_runs(&pts, 3.0, 4.0).is_empty());
+    }
+
+    /// Two series, three seeds each, 50 episodes; seeds differ enough for a visible band.
+    fn learning_curves() -> Curves {
+        let mut c = Curves::new("demo", "tictactoe", "abc123");
+        let pairs = [
+            ("q-learning", "random", 0.02),
+            ("monte-carlo", "minimax", 0.05),
+        ];
+        for (learner, opponent, rate) in pairs {
+            for seed in 0..3u64 {
+                let speed = rate * (0.7 + 0.3 * seed as f64);
+                let mut cumulative = 0.0;
+                for episode in 1..=50u64 {
+                    let wobble = ((seed * 31 + episode * 17) % 11) as f64 / 11.0;
+                    cumulative += (-(speed * episode as f64)).exp() * (1.0 + wobble);
+                    c.push(
+                        learner,
+                        opponent,
+                        seed,
+                        episode * 100,
+                        "cumulative_losses",
+                        cumulative,
+                    );
+                }
+            }
+        }
+        c.push(
+            "q-learning",
+            "random",
+            0,
+            5000,
+            "cumulative_losses",
+            f64::NAN,
+        );
+        c
+    }
+
+    fn demo_spec(file_stem: &str, band: Band) -> PlotSpec {
+        PlotSpec {
+            file_stem: file_stem.to_owned(),
+            title: "Tic-tac-toe: cumulative losses against the opponent".to_owned(),
+            metric: "cumulative_losses".to_owned(),
+            x_label: "games played".to_owned(),
+            y_label: "cumulative losses (games)".to_owned(),
+            reference: Some((1.0, "optimal (solver)".to_owned())),
+            y_range: None,
+            band,
+        }
+    }
+
+    fn scratch_dir(tag: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("solvedgym-plot-test-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn plot_metric_writes_png_and_svg() {
+        let dir = scratch_dir("plot");
+        let c = learning_curves();
+        let paths = plot_metric(&dir, &c, &demo_spec("losses", Band::Bootstrap95)).unwrap();
+        assert_eq!(paths, [dir.join("losses.png"), dir.join("losses.svg")]);
+        let png = std::fs::read(&paths[0]).unwrap();
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+        assert!(png.len() > 10_000, "png is only {} bytes", png.len());
+        let svg = std::fs::read_to_string(&paths[1]).unwrap();
+        assert!(svg.len() > 10_000, "svg is only {} bytes", svg.len());
+        for text in [
+            "q-learning vs random (n=3)",
+            "optimal (solver)",
+            "95% bootstrap CI",
+            "games played",
+        ] {
+            assert!(svg.contains(text), "svg lacks {text:?}");
+        }
+
+        // Fixed y range cutting through the data, min–max band.
+        let mut spec = demo_spec("losses-fixed", Band::MinMax);
+        spec.y_range = Some((0.0, 10.0));
+        let paths = plot_metric(&dir, &c, &spec).unwrap();
+        assert!(
+            std::fs::read_to_string(&paths[1])
+                .unwrap()
+                .contains("min–max over seeds")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn plot_metric_rejects_empty_and_bad_input() {
+        let dir = scratch_dir("empty");
+        let err = plot_metric(
+            &dir,
+            &learning_curves(),
+            &demo_spec("x", Band::MinMax).with_metric("nope"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("no finite values") && err.contains("cumulative_losses"),
+            "{err}"
+        );
+
+        let mut nan_only = Curves::new("r", "g", "h");
+        nan_only.push("q", "random", 0, 0, "m", f64::NAN);
+        assert!(
+            plot_metric(
+                &dir,
+                &nan_only,
+                &demo_spec("x", Band::MinMax).with_metric("m")
+            )
+            .is_err()
+        );
+
+        let mut spec = demo_spec("x", Band::MinMax);
+        spec.y_range = Some((1.0, 1.0));
+        assert!(plot_metric(&dir, &learning_curves(), &spec).is_err());
+        for stem in ["", "a/b", ".."] {
+            let mut spec = demo_spec(stem, Band::MinMax);
+            spec.file_stem = stem.to_owned();
+            assert!(
+                plot_metric(&dir, &learning_curves(), &spec).is_err(),
+                "{stem:?}"
+            );
+        }
+        assert!(!dir.exists(), "nothing should be written on error");
+    }
+
+    #[test]
+    fn single_point_series_plots() {
+        let dir = scratch_dir("single");
+        let mut c = Curves::new("r", "g", "h");
+        c.push("q", "random", 0, 0, "m", 2.0);
+        let mut spec = demo_spec("one", Band::Bootstrap95).with_metric("m");
+        spec.reference = None;
+        assert_eq!(plot_metric(&dir, &c, &spec).unwrap().len(), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Renders example figures for visual inspection:
+    /// `SG_EXAMPLE_DIR=/some/dir cargo test --release -- --ignored render_example`.
+    #[test]
+    #[ignore]
+    fn render_example() {
+        let dir = PathBuf::from(std::env::var("SG_EXAMPLE_DIR").expect("SG_EXAMPLE_DIR"));
+        let c = learning_curves();
+        plot_metric(&dir, &c, &demo_spec("example", Band::Bootstrap95)).unwrap();
+
+        let mut spec = demo_spec("example-fixed-minmax", Band::MinMax);
+        spec.y_range = Some((0.0, 30.0));
+        plot_metric(&dir, &c, &spec).unwrap();
+
+        // Curves that fill every corner, to exercise the legend headroom.
+        let mut busy = Curves::new("demo", "tictactoe", "abc123");
+        for (k, learner) in ["sarsa", "q-learning", "monte-carlo", "td(0)"]
+            .into_iter()
+            .enumerate()
+        {
+            for seed in 0..5u64 {
+                for episode in 0..=40u64 {
+                    let t = episode as f64 / 40.0;
+                    let noise = ((seed * 13 + episode * 7 + k as u64) % 9) as f64 / 90.0;
+                    let v = if k % 2 == 0 { 1.0 - t } else { t } * 0.9 + noise;
+                    busy.push(learner, "minimax", seed, episode * 25, "draw_rate", v);
+                }
+            }
+        }
+        let spec = PlotSpec {
+            file_stem: "example-busy".to_owned(),
+            title: "Draw rate against the perfect player".to_owned(),
+            metric: "draw_rate".to_owned(),
+            x_label: "games played".to_owned(),
+            y_label: "draw rate (fraction of games)".to_owned(),
+            reference: Some((1.0, "optimal (solver)".to_owned())),
+            y_range: None,
+            band: Band::MinMax,
+        };
+        plot_metric(&dir, &busy, &spec).unwrap();
+    }
+
+    impl PlotSpec {
+        fn with_metric(mut self, metric: &str) -> Self {
+            self.metric = metric.to_owned();
+            self
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! The command line as a user meets it: `solve`, `run`, `play`, and the errors they give.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn solvedgym(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_solvedgym"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("solvedgym-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn solve_prints_the_published_figures_as_json() {
+    let t = json(&solvedgym(&["solve", "tictactoe", "--json"]));
+    assert_eq!(t["game"], "tictactoe");
+    assert_eq!(t["states"], 5478);
+    assert_eq!(t["games"], "255168");
+    assert_eq!(t["winner"], serde_json::Value::Null);
+    assert_eq!(t["wins"]["x"], "131184");
+    for key in ["params", "terminal_states", "plies", "seconds"] {
+        assert!(t.get(key).is_some(), "missing {key}");
+    }
+    let h = json(&solvedgym(&["solve", "hexapawn", "--json"]));
+    assert_eq!(h["winner"], "black");
+    assert_eq!(h["params"]["rows"], 3);
+    let o = json(&solvedgym(&[
+        "solve", "hexapawn", "--rows", "4", "--cols", "4", "--json",
+    ]));
+    assert_eq!(o["winner"], "white");
+}
+
+#[test]
+fn bad_game_input_is_an_error_not_a_panic() {
+    for args in [
+        &["solve", "chess"][..],
+        &["solve", "hexapawn", "--rows", "0"],
+        &["solve", "hexapawn", "--param", "size=8"],
+        &["solve", "hexapawn", "--rows", "9", "--cols", "9"],
+    ] {
+        let out = solvedgym(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn run_writes_curves_summary_and_plots() {
+    let out_dir = temp_dir("run");
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny.toml");
+    let out = solvedgym(&["run", config, "--out", out_dir.to_str().unwrap(), "--quiet"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = out_dir.join("tiny");
+    for f in [
+        "curves.parquet",
+        "curves.csv",
+        "config.toml",
+        "summary.json",
+        "cumulative_losses.png",
+        "optimal_rate_faced.svg",
+    ] {
+        assert!(
+            dir.join(f).metadata().map(|m| m.len() > 0).unwrap_or(false),
+            "missing {f}"
+        );
+    }
+    let csv = std::fs::read_to_string(dir.join("curves.csv")).unwrap();
+    assert!(csv.starts_with("run,game,learner,opponent,seed,episode,metric,value,config_hash\n"));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    // Two learners x two opponents.
+    assert_eq!(summary["conditions"].as_array().unwrap().len(), 4);
+    assert_eq!(summary["boxes_possible"][0]["gardner_convention"], 24);
+    // The resolved config runs again to the same bytes.
+    let again = temp_dir("again");
+    let out = solvedgym(&[
+        "run",
+        dir.join("config.toml").to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for f in ["curves.csv", "curves.parquet", "summary.json"] {
+        assert_eq!(
+            std::fs::read(dir.join(f)).unwrap(),
+            std::fs::read(again.join("tiny").join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let _ = std::fs::remove_dir_all(&again);
+}
+
+#[test]
+fn same_results_with_one_or_many_threads() {
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny.toml");
+    let one = temp_dir("threads1");
+    let many = temp_dir("threads4");
+    for (dir, threads) in [(&one, "1"), (&many, "4")] {
+        let out = solvedgym(&[
+            "run",
+            config,
+            "--out",
+            dir.to_str().unwrap(),
+            "--threads",
+            threads,
+            "--quiet",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    for f in [
+        "curves.csv",
+        "curves.parquet",
+        "summary.json",
+        "cumulative_losses.png",
+    ] {
+        assert_eq!(
+            std::fs::read(one.join("tiny").join(f)).unwrap(),
+            std::fs::read(many.join("tiny").join(f)).unwrap(),
+            "{f} differs between 1 and 4 threads"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&one);
+    let _ = std::fs::remove_dir_all(&many);
+}
+
+#[test]
+fn a_config_typo_names_the_file_line_and_key() {
+    let dir = temp_dir("typo");
+    let path = dir.join("typo.toml");
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny.toml"))
+            .unwrap()
+            .replace("scheme = \"menace\"", "shceme = \"menace\"");
+    std::fs::write(&path, text).unwrap();
+    let out = solvedgym(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("typo.toml:18:1"), "{err}");
+    assert!(err.contains("learners[1].shceme"), "{err}");
+    let missing = solvedgym(&["run", "no/such/file.toml", "--quiet"]);
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no/such/file.toml"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn play_survives_nonsense_and_shows_the_verdict() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_solvedgym"))
+        .args(["play", "tictactoe", "--as", "o"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"zz9\n?\nmoves\n\xff\xfe\nb2\nquit\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("illegal action \"zz9\""), "{stdout}");
+    assert!(stdout.contains("solver: draw"), "{stdout}");
+    let bad = solvedgym(&["play", "hexapawn", "--as", "red"]);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("white, black"));
+}
