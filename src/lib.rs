@@ -10,6 +10,21 @@
 //! - [`eval`]: learned policies against the exact solution, by dynamic programming.
 //! - [`experiment`]: TOML-configured studies over many seeds, curves and plots.
 //! - [`check`]: the environment checker every game passes.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use solvedgym::{env::Env, games::{Hexapawn, HexapawnParams}, policy::RandomPolicy, solve::Solution};
+//!
+//! let game = Hexapawn::new(HexapawnParams { rows: 3, cols: 3 })?;
+//! let solution = Solution::solve(&game, 1_000_000)?;
+//! println!("{}", solution.report());                     // black wins in 6 plies
+//! let mut env = Env::new(game, 1, Box::new(RandomPolicy), 42)?; // we play black vs random white
+//! let (_observation, _info) = env.reset(Some(42));
+//! let step = env.step(env.legal_actions()[0])?;           // an illegal action is an Err listing the legal ones
+//! assert!(env.step(99).is_err() || step.terminated);
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod check;
 pub mod env;

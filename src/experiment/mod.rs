@@ -375,26 +375,37 @@ fn plot_spec<G: Game>(
     metric: &str,
 ) -> Result<PlotSpec> {
     let graph = solution.graph();
-    // The best any learner at the configured seats can achieve (when they agree).
-    let seat_values: Vec<f64> = config
-        .learners
+    // A metric measured for one seat in self-play ends in "_as_<player>".
+    let (base, seat_of_metric) = match metric.rsplit_once("_as_") {
+        Some((base, name)) => match game.player_by_name(name) {
+            Some(p) => (base, Some(p)),
+            None => (metric, None),
+        },
+        None => (metric, None),
+    };
+    // The return perfect play guarantees the learner's seat (when all learners agree on it).
+    let seats: Vec<Player> = match seat_of_metric {
+        Some(p) => vec![p],
+        None => config
+            .learners
+            .iter()
+            .map(|l| match &l.seat {
+                SeatSpec::Player(name) => game.player_by_name(name).expect("validated"),
+                SeatSpec::SelfPlay => 0,
+            })
+            .collect(),
+    };
+    let values: Vec<f64> = seats
         .iter()
-        .map(|l| match &l.seat {
-            SeatSpec::Player(name) => {
-                minimax_return(graph, game.player_by_name(name).expect("validated"))
-            }
-            SeatSpec::SelfPlay => minimax_return(graph, 0),
-        })
+        .map(|&p| minimax_return(graph, p))
         .collect::<Result<_, _>>()?;
-    let common = seat_values
-        .windows(2)
-        .all(|w| w[0] == w[1])
-        .then(|| seat_values[0]);
-    let (title, y_label, reference) = match metric {
+    let value = values.windows(2).all(|w| w[0] == w[1]).then(|| values[0]);
+    let game_value = || value.map(|v| (v, "game value (solver)".to_string()));
+    let (title, y_label, reference) = match base {
         "cumulative_losses" => (
             "Losses so far",
             "cumulative losses (games)",
-            common
+            value
                 .filter(|&v| v >= 0.0)
                 .map(|_| (0.0, "perfect play never loses (solver)".to_string())),
         ),
@@ -403,10 +414,15 @@ fn plot_spec<G: Game>(
             "probability of a value-keeping move",
             Some((1.0, "optimal (solver)".to_string())),
         ),
-        m if m.starts_with("return_vs_optimal") => (
+        "return_vs_optimal" => (
             "Exact expected return against perfect play",
             "expected return (+1 win, -1 loss)",
-            common.map(|v| (v, "game value (solver)".to_string())),
+            game_value(),
+        ),
+        "worst_case_return" => (
+            "Exact return against the strongest opponent (best response)",
+            "expected return (+1 win, -1 loss)",
+            game_value(),
         ),
         m if m.starts_with("return_vs_") => (
             "Exact expected return",
@@ -417,10 +433,12 @@ fn plot_spec<G: Game>(
         "boxes" => ("Matchboxes opened", "boxes", None),
         _ => ("", metric, None),
     };
+    let seat_note =
+        seat_of_metric.map_or(String::new(), |p| format!(" (as {})", game.player_name(p)));
     Ok(PlotSpec {
         file_stem: metric.to_string(),
         title: format!(
-            "{}: {}",
+            "{}: {}{seat_note}",
             config.name,
             if title.is_empty() { metric } else { title }
         ),
@@ -428,7 +446,7 @@ fn plot_spec<G: Game>(
         x_label: "games played".to_string(),
         y_label: y_label.to_string(),
         reference,
-        y_range: metric.contains("rate").then_some((0.0, 1.02)),
+        y_range: (base.contains("rate") || base.contains("prob")).then_some((0.0, 1.02)),
         band: match config.band {
             BandSpec::Bootstrap95 => Band::Bootstrap95,
             BandSpec::MinMax => Band::MinMax,
