@@ -361,8 +361,9 @@ fn check_envs<G: Game>(game: &G, opts: &CheckOptions) -> Result<(), String> {
                 (p != seat).then(|| Box::new(RandomPolicy) as Box<dyn crate::policy::Policy<G>>)
             })
             .collect();
-        let mut env =
-            Env::with_opponents(game.clone(), seat, policies, seed).with_max_plies(opts.max_plies);
+        let mut env = Env::with_opponents(game.clone(), seat, policies, seed)
+            .map_err(|e| format!("{}: {e}", game.name()))?
+            .with_max_plies(opts.max_plies);
         let mut r = rng(seed ^ 0x5A5A);
         let mut trace = Vec::new();
         for _ in 0..episodes {

@@ -31,6 +31,8 @@ pub enum EnvError {
         "Env::new takes one opponent, for two-player games; this game has {players} players: use Env::with_opponents"
     )]
     NotTwoPlayer { players: usize },
+    #[error("give one policy for each of the {players} seats except the learner's (seat {seat})")]
+    Opponents { seat: Player, players: usize },
 }
 
 /// What `reset` and `step` report besides the observation.
@@ -122,15 +124,22 @@ impl<G: Game> Core<G> {
         }
     }
 
+    /// Plays a player's action, checked against the legal actions already at hand.
     fn apply(&mut self, action: Action) -> Result<(), EnvError> {
         if self.done() {
             return Err(EnvError::EpisodeOver);
         }
-        let next = self.game.try_apply(&self.state, action)?;
-        self.state = next;
+        if self.legal.binary_search(&action).is_err() {
+            return Err(self.game.illegal(&self.state, action.to_string()).into());
+        }
+        self.advance_with(action);
+        Ok(())
+    }
+
+    fn advance_with(&mut self, action: Action) {
+        self.state = self.game.apply(&self.state, action);
         self.ply += 1;
         self.refresh();
-        Ok(())
     }
 
     fn resign(&mut self, seat: Player) -> Result<(), EnvError> {
@@ -157,7 +166,7 @@ impl<G: Game> Core<G> {
             }
             u -= p;
         }
-        self.apply(outcome).expect("chance outcome is legal");
+        self.advance_with(outcome);
     }
 
     fn turn(&self) -> Turn {
@@ -208,28 +217,36 @@ impl<'p, G: Game> Env<'p, G> {
         } else {
             vec![Some(opponent), None]
         };
-        Ok(Self::with_opponents(game, seat, opponents, seed))
+        Self::with_opponents(game, seat, opponents, seed)
     }
 
-    /// Any number of players: `opponents[p]` plays seat `p` (`None` at the learner's seat).
+    /// Any number of players: `opponents[p]` plays seat `p` (`None` at the learner's seat,
+    /// a policy at every other seat).
     pub fn with_opponents(
         game: G,
         seat: Player,
         opponents: Vec<Option<Box<dyn Policy<G> + 'p>>>,
         seed: u64,
-    ) -> Self {
-        assert_eq!(opponents.len(), game.num_players(), "one entry per seat");
-        assert!(
-            opponents[seat].is_none(),
-            "the learner's seat has no policy"
-        );
+    ) -> Result<Self, EnvError> {
+        let players = game.num_players();
+        if seat >= players {
+            return Err(EnvError::NoSuchSeat { seat, players });
+        }
+        let well_formed = opponents.len() == players
+            && opponents
+                .iter()
+                .enumerate()
+                .all(|(p, o)| o.is_none() == (p == seat));
+        if !well_formed {
+            return Err(EnvError::Opponents { seat, players });
+        }
         let mut env = Env {
             core: Core::new(game, seed),
             seat,
             opponents,
         };
         env.reset(Some(seed));
-        env
+        Ok(env)
     }
 
     /// Cuts episodes off (`truncated`) after this many plies; for games that may not end.

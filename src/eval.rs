@@ -39,6 +39,11 @@ impl Profile {
                 Turn::Player(p) => match policies.get(p).copied().flatten() {
                     Some(policy) => {
                         policy.probabilities(game, graph.state(id), graph.actions(id), &mut probs);
+                        debug_assert_eq!(
+                            probs.len(),
+                            graph.actions(id).len(),
+                            "one probability per action"
+                        );
                         edge.extend_from_slice(&probs);
                         resign[id as usize] = resign_probability(&probs);
                         known[id as usize] = true;
@@ -61,6 +66,31 @@ impl Profile {
 
     fn probs<'a, G: Game>(&'a self, graph: &StateGraph<G>, id: StateId) -> &'a [f64] {
         &self.edge[graph.edge_range(id)]
+    }
+
+    /// A profile in which the states of seat `p` come from `parts[owner(p)]` (chance and
+    /// terminal states from the first part): pairs a learner's profile with opponents' profiles
+    /// computed once, without asking any policy again.
+    pub fn mix<G: Game>(
+        graph: &StateGraph<G>,
+        parts: &[&Profile],
+        owner: impl Fn(Player) -> usize,
+    ) -> Profile {
+        let mut out = Profile {
+            edge: parts[0].edge.clone(),
+            resign: parts[0].resign.clone(),
+            known: parts[0].known.clone(),
+        };
+        for id in 0..graph.len() as StateId {
+            if let Turn::Player(p) = graph.turn(id) {
+                let part = parts[owner(p)];
+                let range = graph.edge_range(id);
+                out.edge[range.clone()].copy_from_slice(&part.edge[range]);
+                out.resign[id as usize] = part.resign[id as usize];
+                out.known[id as usize] = part.known[id as usize];
+            }
+        }
+        out
     }
 }
 
@@ -89,21 +119,21 @@ pub fn evaluate_policy<G: Game>(
     policy: &dyn Policy<G>,
 ) -> PolicyReport {
     let graph = solution.graph();
-    let n_players = graph.game().num_players();
-    let policies: Vec<Option<&dyn Policy<G>>> = (0..n_players)
+    let policies: Vec<Option<&dyn Policy<G>>> = (0..graph.game().num_players())
         .map(|p| seats.contains(&p).then_some(policy))
         .collect();
-    let profile = Profile::new(graph, &policies);
-    let n = graph.len();
+    evaluate_profile(solution, seats, &Profile::new(graph, &policies))
+}
 
-    // Whether each edge keeps its mover's best result.
-    let mut keep_edge = Vec::with_capacity(graph.num_edges());
-    let mut keeps = Vec::new();
-    for id in 0..n as StateId {
-        solution.value_preserving(id, &mut keeps);
-        keeps.resize(graph.children(id).len(), true); // chance edges
-        keep_edge.extend_from_slice(&keeps);
-    }
+/// [`evaluate_policy`] for a policy already tabulated in `profile` (at least at `seats`).
+pub fn evaluate_profile<G: Game>(
+    solution: &Solution<G>,
+    seats: &[Player],
+    profile: &Profile,
+) -> PolicyReport {
+    let graph = solution.graph();
+    let n = graph.len();
+    let keep_edge = solution.value_keeping_edges();
 
     // Probability of a value-keeping move, and of a move that worsens a win or a draw.
     let mut rate = vec![f64::NAN; n];
@@ -247,8 +277,16 @@ pub fn expected_result<G: Game>(
     seat: Player,
 ) -> Result<ExpectedResult, GraphError> {
     let opt: Vec<Option<&dyn Policy<G>>> = policies.iter().map(|&p| Some(p)).collect();
-    let profile = Profile::new(graph, &opt);
-    let values = backward(graph, &profile, seat, None)?;
+    expected_result_of(graph, &Profile::new(graph, &opt), seat)
+}
+
+/// [`expected_result`] for policies already tabulated in `profile` (every seat).
+pub fn expected_result_of<G: Game>(
+    graph: &StateGraph<G>,
+    profile: &Profile,
+    seat: Player,
+) -> Result<ExpectedResult, GraphError> {
+    let values = backward(graph, profile, seat, None)?;
     Ok(values[graph.start() as usize])
 }
 
@@ -270,8 +308,18 @@ pub fn worst_case<G: Game>(
     let policies: Vec<Option<&dyn Policy<G>>> = (0..graph.game().num_players())
         .map(|p| (p == seat).then_some(policy))
         .collect();
-    let profile = Profile::new(graph, &policies);
-    let values = backward(graph, &profile, seat, Some(objective))?;
+    worst_case_of(graph, seat, &Profile::new(graph, &policies), objective)
+}
+
+/// [`worst_case`] for a policy already tabulated in `profile` at `seat`; the profile's other
+/// seats are ignored (they play the best response).
+pub fn worst_case_of<G: Game>(
+    graph: &StateGraph<G>,
+    seat: Player,
+    profile: &Profile,
+    objective: Objective,
+) -> Result<ExpectedResult, GraphError> {
+    let values = backward(graph, profile, seat, Some((seat, objective)))?;
     Ok(values[graph.start() as usize])
 }
 
@@ -296,13 +344,14 @@ pub fn minimax_return<G: Game>(graph: &StateGraph<G>, seat: Player) -> Result<f6
     Ok(value[graph.start() as usize])
 }
 
-/// Result distributions of every state, children before parents. Seats without a policy
-/// minimise `adversary` (which must then be given).
+/// Result distributions of every state, children before parents. With an adversary
+/// `(seat, objective)`, every other seat minimises the objective; otherwise every seat plays
+/// its profile.
 fn backward<G: Game>(
     graph: &StateGraph<G>,
     profile: &Profile,
     seat: Player,
-    adversary: Option<Objective>,
+    adversary: Option<(Player, Objective)>,
 ) -> Result<Vec<ExpectedResult>, GraphError> {
     let game = graph.game();
     let mut values = vec![ExpectedResult::default(); graph.len()];
@@ -314,7 +363,9 @@ fn backward<G: Game>(
                 let r = game.returns(state);
                 ExpectedResult::of(r.result_for(seat), r[seat])
             }
-            turn if profile.known[i] => {
+            turn if profile.known[i]
+                && !matches!((turn, adversary), (Turn::Player(p), Some((s, _))) if p != s) =>
+            {
                 let mut v = ExpectedResult::default();
                 for (&c, &p) in graph.children(id).iter().zip(profile.probs(graph, id)) {
                     if p > 0.0 {
@@ -330,7 +381,7 @@ fn backward<G: Game>(
                 v
             }
             _ => {
-                let objective = adversary.expect("every seat has a policy or an adversary");
+                let (_, objective) = adversary.expect("every seat has a policy or an adversary");
                 let key = |v: &ExpectedResult| match objective {
                     Objective::ExpectedReturn => v.expected_return,
                     Objective::WinProbability => v.win,

@@ -76,7 +76,10 @@ impl<G: Game> StateGraph<G> {
                 edge_child.push(child_id);
                 edge_prob.push(prob);
             }
-            edge_start.push(edge_child.len() as u32);
+            let end = u32::try_from(edge_child.len()).map_err(|_| GraphError::TooManyStates {
+                limit: states.len(),
+            })?;
+            edge_start.push(end);
             id += 1;
         }
         let mut graph = StateGraph {
@@ -215,6 +218,67 @@ mod tests {
                 assert_eq!(g.state(c), &game.apply(g.state(id), a));
             }
         }
+    }
+
+    /// Two players pass a token around a ring of three squares forever.
+    #[derive(Clone)]
+    struct Ring;
+    impl Game for Ring {
+        type State = u8;
+        fn name(&self) -> &'static str {
+            "ring"
+        }
+        fn params(&self) -> serde_json::Value {
+            serde_json::Value::Null
+        }
+        fn num_players(&self) -> usize {
+            2
+        }
+        fn player_name(&self, p: crate::game::Player) -> &'static str {
+            ["a", "b"][p]
+        }
+        fn num_distinct_actions(&self) -> usize {
+            1
+        }
+        fn initial_state(&self) -> u8 {
+            0
+        }
+        fn turn(&self, s: &u8) -> Turn {
+            Turn::Player(*s as usize % 2)
+        }
+        fn legal_actions(&self, _: &u8, out: &mut Vec<Action>) {
+            out.clear();
+            out.push(0);
+        }
+        fn apply(&self, s: &u8, _: Action) -> u8 {
+            (s + 1) % 3
+        }
+        fn returns(&self, _: &u8) -> crate::game::Returns {
+            crate::game::Returns::zeros(2)
+        }
+        fn action_to_string(&self, _: &u8, _: Action) -> String {
+            "pass".into()
+        }
+        fn render(&self, s: &u8) -> String {
+            format!("token on square {s}")
+        }
+        fn observation_len(&self) -> usize {
+            1
+        }
+        fn observe(&self, s: &u8, _: crate::game::Player, out: &mut [f32]) {
+            out[0] = *s as f32;
+        }
+    }
+
+    #[test]
+    fn a_cycle_is_reported_with_a_position_on_it() {
+        let g = StateGraph::build(&Ring, 100).unwrap();
+        assert_eq!(g.len(), 3);
+        assert!(!g.is_acyclic());
+        let err = g.post_order().unwrap_err();
+        assert!(err.to_string().contains("token on square 0"), "{err}");
+        let solve = crate::solve::Solution::solve(&Ring, 100).err().unwrap();
+        assert!(solve.to_string().contains("cycle"), "{solve}");
     }
 
     #[test]

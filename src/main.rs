@@ -61,6 +61,9 @@ config.toml (resolved), summary.json, *.png, *.svg"
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Print the summary (the same as summary.json) as JSON instead of a table.
+        #[arg(long)]
+        json: bool,
     },
     /// Play a game in the terminal against perfect play (optionally fuzzed).
     #[command(after_help = games_help())]
@@ -123,6 +126,19 @@ impl GameArgs {
     }
 }
 
+/// `println!` that ends the program quietly when the reader has gone (`solvedgym ... | head`).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        let mut out = std::io::stdout().lock();
+        if let Err(e) = writeln!(out, $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+            return Err(e.into());
+        }
+    }};
+}
+
 fn games_help() -> String {
     let mut s = String::from("Games:\n");
     for g in GAMES {
@@ -157,6 +173,7 @@ fn run() -> Result<()> {
             out,
             threads,
             quiet,
+            json,
         } => {
             if let Some(t) = threads {
                 rayon::ThreadPoolBuilder::new()
@@ -165,8 +182,12 @@ fn run() -> Result<()> {
                     .context("setting the number of threads")?;
             }
             let out = out.unwrap_or_else(|| PathBuf::from("notebooks-data"));
-            let summary = solvedgym::experiment::run_file(&config, &out, !quiet)?;
-            println!("{summary}");
+            let summary = solvedgym::experiment::run_file(&config, &out, !quiet && !json)?;
+            if json {
+                outln!("{}", serde_json::to_string_pretty(&summary)?);
+            } else {
+                outln!("{summary}");
+            }
             Ok(())
         }
         Command::Play {
@@ -179,7 +200,7 @@ fn run() -> Result<()> {
             with_game!(&game, g => play(g, seat.as_deref(), fuzz, seed))
         }
         Command::Games => {
-            print!("{}", games_help());
+            outln!("{}", games_help().trim_end());
             Ok(())
         }
     }
@@ -189,9 +210,9 @@ fn solve<G: Game>(game: &G, json: bool, max_states: usize) -> Result<()> {
     let solution = Solution::solve(game, max_states)?;
     let report = solution.report();
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!("{report}");
+        outln!("{report}");
     }
     Ok(())
 }
@@ -225,19 +246,19 @@ fn play<G: Game>(game: &G, seat: Option<&str>, fuzz: f64, seed: u64) -> Result<(
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut buf = Vec::new();
-    println!(
+    outln!(
         "You play {}. Type a move, `?` for the solver's verdict, `moves` for the legal moves, `quit` to stop.",
         game.player_name(human)
     );
     loop {
-        println!("\n{}", game.render(&state));
+        outln!("\n{}", game.render(&state));
         match game.turn(&state) {
             Turn::Terminal => {
                 let r = game.returns(&state);
                 match r.winner() {
-                    Some(w) if w == human => println!("You win."),
-                    Some(w) => println!("{} wins.", game.player_name(w)),
-                    None => println!("Draw."),
+                    Some(w) if w == human => outln!("You win."),
+                    Some(w) => outln!("{} wins.", game.player_name(w)),
+                    None => outln!("Draw."),
                 }
                 return Ok(());
             }
@@ -251,8 +272,15 @@ fn play<G: Game>(game: &G, seat: Option<&str>, fuzz: f64, seed: u64) -> Result<(
                     .iter()
                     .map(|&a| game.action_to_string(&state, a))
                     .collect();
-                print!("your move [{}]: ", shown.join(" "));
-                std::io::stdout().flush()?;
+                {
+                    let mut out = std::io::stdout().lock();
+                    if write!(out, "your move [{}]: ", shown.join(" "))
+                        .and_then(|_| out.flush())
+                        .is_err()
+                    {
+                        return Ok(());
+                    }
+                }
                 buf.clear();
                 if input.read_until(b'\n', &mut buf)? == 0 {
                     return Ok(());
@@ -263,19 +291,19 @@ fn play<G: Game>(game: &G, seat: Option<&str>, fuzz: f64, seed: u64) -> Result<(
                     "quit" | "exit" => return Ok(()),
                     "?" => {
                         let id = solution.id(&state).expect("reachable");
-                        println!("solver: {}", solution.value_of(id).describe(game));
+                        outln!("solver: {}", solution.value_of(id).describe(game));
                         for (a, v) in solution.move_values(id) {
-                            println!(
+                            outln!(
                                 "  {:<8} -> {}",
                                 game.action_to_string(&state, a),
                                 v.describe(game)
                             );
                         }
                     }
-                    "moves" | "" => println!("legal moves: {}", shown.join(", ")),
+                    "moves" | "" => outln!("legal moves: {}", shown.join(", ")),
                     text => match game.parse_action(&state, text) {
                         Ok(a) => state = game.apply(&state, a),
-                        Err(e) => println!("{e}"),
+                        Err(e) => outln!("{e}"),
                     },
                 }
             }
@@ -284,7 +312,7 @@ fn play<G: Game>(game: &G, seat: Option<&str>, fuzz: f64, seed: u64) -> Result<(
                 let a = ai
                     .choose(game, &state, &legal, &mut rng)
                     .expect("the solver never resigns");
-                println!(
+                outln!(
                     "{} plays {}",
                     game.player_name(game.turn(&state).player().unwrap_or(0)),
                     game.action_to_string(&state, a)

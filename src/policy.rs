@@ -143,6 +143,11 @@ impl<G: Game> Policy<G> for OptimalPolicy<'_, G> {
             .solution
             .id(state)
             .expect("the optimal policy is asked about a state the solution does not reach");
+        debug_assert_eq!(
+            self.solution.graph().actions(id),
+            legal,
+            "legal actions in graph order"
+        );
         let Turn::Player(p) = self.solution.graph().turn(id) else {
             probs.resize(legal.len(), 0.0);
             return;
@@ -155,6 +160,27 @@ impl<G: Game> Policy<G> for OptimalPolicy<'_, G> {
         );
         let n: f64 = probs.iter().sum();
         probs.iter_mut().for_each(|x| *x /= n);
+    }
+    /// Samples among the best moves without allocating (an opponent's hot loop).
+    fn choose(&self, _: &G, state: &G::State, legal: &[Action], rng: &mut SgRng) -> Option<Action> {
+        let id = self.solution.id(state)?;
+        let Turn::Player(p) = self.solution.graph().turn(id) else {
+            return None;
+        };
+        debug_assert_eq!(
+            self.solution.graph().actions(id),
+            legal,
+            "legal actions in graph order"
+        );
+        let best = self.solution.value_of(id).key_for(p);
+        let is_best = |(_, v): &(Action, crate::solve::Value)| v.key_for(p) == best;
+        let ties = self.solution.move_values(id).filter(is_best).count();
+        let k = rng.random_range(0..ties);
+        self.solution
+            .move_values(id)
+            .filter(is_best)
+            .nth(k)
+            .map(|(a, _)| a)
     }
 }
 

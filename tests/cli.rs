@@ -208,3 +208,42 @@ fn play_survives_nonsense_and_shows_the_verdict() {
     let bad = solvedgym(&["play", "hexapawn", "--as", "red"]);
     assert!(String::from_utf8_lossy(&bad.stderr).contains("white, black"));
 }
+
+#[test]
+fn an_unknown_plot_metric_is_refused_before_training_and_json_summaries_print() {
+    let dir = temp_dir("metric");
+    let path = dir.join("metric.toml");
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny.toml"))
+            .unwrap()
+            + "\n[plots]\nmetrics = [\"optimal_rate_faced\", \"happiness\"]\n";
+    std::fs::write(&path, &text).unwrap();
+    let out = solvedgym(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("happiness") && err.contains("worst_case_return"),
+        "{err}"
+    );
+    assert!(!dir.join("tiny").exists(), "nothing was written");
+
+    let good = text.replace(", \"happiness\"", "");
+    std::fs::write(&path, good).unwrap();
+    let out = solvedgym(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--json",
+    ]);
+    let summary = json(&out);
+    assert_eq!(summary["name"], "tiny");
+    assert_eq!(summary["conditions"][0]["seeds"], 3);
+    let _ = std::fs::remove_dir_all(&dir);
+}

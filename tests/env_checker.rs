@@ -144,7 +144,10 @@ fn both_environment_views_carry_chance_and_three_seats() {
         None,
         Some(Box::new(RandomPolicy)),
     ];
-    let mut env = Env::with_opponents(DiceRace, 1, opponents, 11);
+    let mut env = Env::with_opponents(DiceRace, 1, opponents, 11).unwrap();
+    let wrong: Vec<Option<Box<dyn Policy<DiceRace>>>> =
+        vec![None, None, Some(Box::new(RandomPolicy))];
+    assert!(Env::with_opponents(DiceRace, 1, wrong, 11).is_err());
     let (state, info) = env.reset(Some(11));
     assert_eq!(info.turn, Turn::Player(1));
     assert!(

@@ -107,26 +107,24 @@ impl<'a> Source<'a> {
         self.error(span, Some(dotted(path)), message)
     }
 
-    /// The span of the value at `path`.
+    /// The span of the value at `path` (the whole file for the empty path).
     pub fn span_of(&self, path: &[Step]) -> Option<Range<usize>> {
-        let mut value: Option<&Spanned<DeValue>> = None;
-        let mut table: &DeTable = self.root.get_ref();
-        let mut span = self.root.span();
-        for (i, step) in path.iter().enumerate() {
-            let next = match (step, value.map(|v| v.get_ref())) {
-                (Step::Key(k), None) => table.get(*k)?,
-                (Step::Key(k), Some(DeValue::Table(t))) => t.get(*k)?,
-                (Step::Index(n), Some(DeValue::Array(a))) => a.get(*n)?,
-                _ => return None,
-            };
-            span = next.span();
-            if let DeValue::Table(t) = next.get_ref() {
-                table = t;
-            }
-            value = Some(next);
-            let _ = i;
+        if path.is_empty() {
+            Some(self.root.span())
+        } else {
+            self.value(path).map(|v| v.span())
         }
-        Some(span)
+    }
+
+    /// The table at `path` (the top level for the empty path).
+    fn table_at(&self, path: &[Step]) -> Option<&DeTable<'a>> {
+        if path.is_empty() {
+            return Some(self.root.get_ref());
+        }
+        match self.value(path)?.get_ref() {
+            DeValue::Table(t) => Some(t),
+            _ => None,
+        }
     }
 
     fn value(&self, path: &[Step]) -> Option<&Spanned<DeValue<'a>>> {
@@ -179,6 +177,14 @@ impl<'a> Source<'a> {
         let message = e.message().trim().to_string();
         let mut key = (!path.is_empty()).then(|| dotted(path));
         let mut span = e.span().or_else(|| self.span_of(path));
+        // Name the key whose value the error points into.
+        if let Some(s) = &span
+            && let Some(k) = self.key_containing(path, s)
+        {
+            let mut p = path.to_vec();
+            p.push(Step::Key(k));
+            key = Some(dotted(&p));
+        }
         // serde names an unknown field but points at its table: point at the key itself.
         if let Some(field) = message
             .strip_prefix("unknown field `")
@@ -194,19 +200,22 @@ impl<'a> Source<'a> {
         self.error(span, key, message)
     }
 
+    /// The key of the table at `path` whose value contains `span`.
+    fn key_containing(&self, path: &[Step], span: &Range<usize>) -> Option<&str> {
+        self.table_at(path)?
+            .iter()
+            .find(|(_, v)| {
+                let vs = v.span();
+                vs.start <= span.start && span.end <= vs.end
+            })
+            .map(|(k, _)| k.get_ref().as_ref())
+    }
+
     /// The span of the key (not the value) at the end of `path`.
     fn key_span(&self, path: &[Step]) -> Option<Range<usize>> {
         let (last, parent) = path.split_last()?;
         let Step::Key(k) = last else { return None };
-        let table: &DeTable = if parent.is_empty() {
-            self.root.get_ref()
-        } else {
-            match self.value(parent)?.get_ref() {
-                DeValue::Table(t) => t,
-                _ => return None,
-            }
-        };
-        table
+        self.table_at(parent)?
             .keys()
             .find(|key| key.get_ref() == k)
             .map(|key| key.span())
@@ -283,11 +292,44 @@ struct TopLevel {
     plots: Option<IgnoredAny>,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
+/// `seeds = 20` (seeds base_seed..base_seed+20) or `seeds = [3, 7, 11]`.
 enum Seeds {
     Count(u64),
     List(Vec<u64>),
+}
+
+/// More seeds than this is a typo, not an experiment.
+const MAX_SEEDS: u64 = 1_000_000;
+
+impl<'de> Deserialize<'de> for Seeds {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Seeds;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number of seeds (e.g. 20) or a list of seeds (e.g. [3, 7, 11])")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Seeds, E> {
+                u64::try_from(v).map(Seeds::Count).map_err(|_| {
+                    E::custom(format!("{v} seeds: the number of seeds cannot be negative"))
+                })
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Seeds, E> {
+                Ok(Seeds::Count(v))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Seeds, A::Error> {
+                let mut list = Vec::new();
+                while let Some(s) = seq.next_element::<u64>()? {
+                    list.push(s);
+                }
+                Ok(Seeds::List(list))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 #[derive(Deserialize)]
@@ -395,7 +437,8 @@ pub const DEFAULT_PLOTS: &[&str] = &[
 pub fn parse(file: &Path, text: &str) -> Result<(ExperimentConfig, AnyGame), ConfigError> {
     let src = Source::parse(file, text)?;
     let top: TopLevel = src.root()?;
-    if top.name.trim().is_empty()
+    if top.name.is_empty()
+        || top.name.starts_with('.')
         || top
             .name
             .chars()
@@ -403,7 +446,7 @@ pub fn parse(file: &Path, text: &str) -> Result<(ExperimentConfig, AnyGame), Con
     {
         return Err(src.error_at_key(
             &[Step::Key("name")],
-            "the run name names a folder: use letters, digits, '-', '_' or '.'",
+            "the run name names a folder: use letters, digits, '-', '_' or '.', not starting with '.'",
         ));
     }
     if top.episodes == 0 {
@@ -420,10 +463,26 @@ pub fn parse(file: &Path, text: &str) -> Result<(ExperimentConfig, AnyGame), Con
         Some(Seeds::Count(0)) => {
             return Err(src.error_at_key(&[Step::Key("seeds")], "at least one seed"));
         }
-        Some(Seeds::Count(n)) => (0..n).map(|i| top.base_seed + i).collect(),
+        Some(Seeds::Count(n)) if n > MAX_SEEDS => {
+            return Err(src.error_at_key(
+                &[Step::Key("seeds")],
+                format!("{n} seeds: at most {MAX_SEEDS}"),
+            ));
+        }
+        Some(Seeds::Count(n)) => {
+            if top.base_seed.checked_add(n).is_none() {
+                return Err(
+                    src.error_at_key(&[Step::Key("base_seed")], "base_seed + seeds exceeds 2^64")
+                );
+            }
+            (0..n).map(|i| top.base_seed + i).collect()
+        }
         Some(Seeds::List(list)) => {
-            if list.is_empty() {
-                return Err(src.error_at_key(&[Step::Key("seeds")], "at least one seed"));
+            if list.is_empty() || list.len() as u64 > MAX_SEEDS {
+                return Err(src.error_at_key(
+                    &[Step::Key("seeds")],
+                    format!("give 1 to {MAX_SEEDS} seeds"),
+                ));
             }
             list
         }
@@ -455,21 +514,11 @@ pub fn parse(file: &Path, text: &str) -> Result<(ExperimentConfig, AnyGame), Con
         GameSpecError::UnknownGame { .. } => {
             src.error_at_key(&[Step::Key("game"), Step::Key("name")], e.to_string())
         }
-        GameSpecError::BadParams { message, .. } => {
-            // Point at the parameter the message is about, if it names one.
-            let key = message
-                .strip_prefix("unknown field `")
-                .and_then(|m| m.split('`').next())
-                .or_else(|| {
-                    game_params
-                        .keys()
-                        .map(String::as_str)
-                        .find(|k| message.starts_with(&format!("{k} ")))
-                });
-            match key {
-                Some(k) => src.error_at_key(&[Step::Key("game"), Step::Key(k)], e.to_string()),
-                None => src.error_at_key(&[Step::Key("game")], e.to_string()),
-            }
+        GameSpecError::BadParams { key: Some(k), .. } => {
+            src.error_at_key(&[Step::Key("game"), Step::Key(k)], e.to_string())
+        }
+        GameSpecError::BadParams { key: None, .. } => {
+            src.error_at_key(&[Step::Key("game")], e.to_string())
         }
     })?;
 
@@ -933,6 +982,33 @@ policy = "random"
         let e = parse_str(&bad).unwrap_err();
         assert_eq!(e.line, 12, "{e}");
         assert!(e.message.contains("white, black"), "{e}");
+    }
+
+    #[test]
+    fn values_out_of_range_are_named() {
+        let bad = GOOD.replace("seeds = 3", "seeds = -1");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!((e.line, e.key.as_deref()), (4, Some("seeds")), "{e}");
+        assert!(e.message.contains("negative"), "{e}");
+        let bad = GOOD.replace("seeds = 3", "seeds = 4000000000000000");
+        let e = parse_str(&bad).unwrap_err();
+        assert!(e.message.contains("at most"), "{e}");
+        let bad = GOOD.replace("seeds = 3", "seeds = \"many\"");
+        let e = parse_str(&bad).unwrap_err();
+        assert!(e.message.contains("number of seeds"), "{e}");
+        let bad = GOOD.replace(
+            "seat = \"black\"",
+            "seat = \"black\"\nreinforce = \"sometimes\"",
+        );
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (13, Some("learner.reinforce")),
+            "{e}"
+        );
+        let bad = GOOD.replace("name = \"t\"", "name = \"..\"");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("name"), "{e}");
     }
 
     #[test]

@@ -20,7 +20,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::env::{AecEnv, Env};
-use crate::eval::{Objective, evaluate_policy, expected_result, minimax_return, worst_case};
+use crate::eval::{
+    Objective, Profile, evaluate_profile, expected_result_of, minimax_return, worst_case_of,
+};
 use crate::game::{Game, GameResult, Player};
 use crate::learn::menace::{Matchbox, count_boxes, count_boxes_gardner};
 use crate::learn::{Learner, play_self, play_vs_opponent};
@@ -132,9 +134,65 @@ pub fn run<G: Game>(
     let values: Vec<f64> = (0..game.num_players())
         .map(|p| minimax_return(solution.graph(), p))
         .collect::<Result<_, _>>()?;
+    // Opponents' play never changes: tabulate it once, for every evaluation to reuse.
+    let graph = solution.graph();
+    let everywhere = |p: &dyn Policy<G>| Profile::new(graph, &vec![Some(p); game.num_players()]);
+    let optimal = OptimalPolicy::new(&solution);
+    let baselines = Baselines {
+        values,
+        optimal: everywhere(&optimal),
+        random: everywhere(&RandomPolicy),
+        opponents: conditions
+            .iter()
+            .map(|c| {
+                c.opponent
+                    .map(|o| everywhere(build_policy(&o.policy, &solution).as_ref()))
+            })
+            .collect(),
+    };
+    // Refuse plots of metrics that will not be recorded before any training starts: a fresh
+    // learner's evaluation names every metric.
+    let mut recorded: Vec<String> = ["result", "losses", "cumulative_losses"]
+        .map(String::from)
+        .to_vec();
+    for (c, cond) in conditions.iter().enumerate() {
+        let learner = build_learner::<G>(cond.learner);
+        let seats = learner_seats(game, cond.learner);
+        let names = evaluation(
+            game,
+            &solution,
+            &baselines,
+            baselines.opponents[c].as_ref(),
+            learner.as_ref(),
+            &seats,
+        )?;
+        for (name, _) in names {
+            if !recorded.contains(&name) {
+                recorded.push(name);
+            }
+        }
+    }
+    if let Some(missing) = config.plot_metrics.iter().find(|m| !recorded.contains(m)) {
+        anyhow::bail!(
+            "`plots.metrics`: this experiment records no metric `{missing}`; it records: {}",
+            recorded.join(", ")
+        );
+    }
+
     let results: Vec<JobResult> = jobs
         .par_iter()
-        .map(|&(c, seed)| run_job(game, &solution, &values, config, &conditions[c], seed, &bar))
+        .map(|&(c, seed)| {
+            run_job(
+                game,
+                &solution,
+                &baselines,
+                c,
+                config,
+                &conditions[c],
+                seed,
+                &bar,
+            )
+        })
         .collect::<Result<_>>()?;
     bar.finish_and_clear();
 
@@ -165,25 +223,29 @@ pub fn run<G: Game>(
         dir.join("config.toml"),
         dir.join("summary.json"),
     ];
-    let available = curves.metrics();
     for metric in &config.plot_metrics {
-        if !available.contains(metric) {
-            eprintln!(
-                "note: no metric `{metric}` was recorded; not plotted (recorded: {})",
-                available.join(", ")
-            );
-            continue;
-        }
         let spec = plot_spec(game, &solution, config, metric)?;
         written.extend(plot_metric(dir, &curves, &spec)?);
     }
     Ok(RunSummary { written, ..summary })
 }
 
+/// What every evaluation compares against, computed once per run.
+struct Baselines {
+    /// The return perfect play guarantees each seat.
+    values: Vec<f64>,
+    optimal: Profile,
+    random: Profile,
+    /// The training opponent of each condition (none in self-play).
+    opponents: Vec<Option<Profile>>,
+}
+
+#[allow(clippy::too_many_arguments)]
 fn run_job<G: Game>(
     game: &G,
     solution: &Solution<G>,
-    values: &[f64],
+    baselines: &Baselines,
+    condition: usize,
     config: &ExperimentConfig,
     cond: &Condition,
     seed: u64,
@@ -192,13 +254,7 @@ fn run_job<G: Game>(
     let mut learner = build_learner::<G>(cond.learner);
     let mut rng = rng(derive_seed(seed, 1));
     let env_seed = derive_seed(seed, 2);
-    let seats: Vec<Player> = match &cond.learner.seat {
-        SeatSpec::Player(name) => vec![
-            game.player_by_name(name)
-                .expect("validated with the config"),
-        ],
-        SeatSpec::SelfPlay => (0..game.num_players()).collect(),
-    };
+    let seats = learner_seats(game, cond.learner);
     let mut job = JobResult {
         curves: Curves::default(),
         losses: 0,
@@ -208,9 +264,6 @@ fn run_job<G: Game>(
     };
     let label = cond.learner.label.as_str();
     let opponent_name = cond.opponent_name();
-    let record = |curves: &mut Curves, episode: u64, metric: &str, value: f64| {
-        curves.push(label, opponent_name, seed, episode, metric, value);
-    };
 
     enum Arena<'p, G: Game> {
         Single(Env<'p, G>),
@@ -233,14 +286,26 @@ fn run_job<G: Game>(
                     curves: &mut Curves,
                     episode: u64|
      -> Result<Vec<(String, f64)>> {
-        let metrics = evaluation(game, solution, values, learner, &seats, cond.opponent)?;
+        let metrics = evaluation(
+            game,
+            solution,
+            baselines,
+            baselines.opponents[condition].as_ref(),
+            learner,
+            &seats,
+        )?;
         for (m, v) in &metrics {
             curves.push(label, opponent_name, seed, episode, m, *v);
         }
         Ok(metrics)
     };
 
+    // Games are summarised at each evaluation: the mean result and the losses since the last
+    // one (with eval_interval = 1, every game on its own).
+    job.curves
+        .push(label, opponent_name, seed, 0, "cumulative_losses", 0.0);
     let mut metrics = evaluate(learner.as_ref(), &mut job.curves, 0)?;
+    let (mut result_sum, mut games_since, mut losses_since) = (0.0, 0u64, 0u64);
     let mut pending = 0;
     for episode in 1..=config.episodes {
         let outcome = match &mut arena {
@@ -250,24 +315,22 @@ fn run_job<G: Game>(
         let result = outcome
             .returns
             .map_or(GameResult::Draw, |r| r.result_for(seats[0]));
+        result_sum += outcome.reward;
+        games_since += 1;
         if result == GameResult::Loss {
             job.losses += 1;
             job.last_loss = episode;
+            losses_since += 1;
         }
-        record(&mut job.curves, episode, "result", outcome.reward);
-        record(
-            &mut job.curves,
-            episode,
-            "loss",
-            (result == GameResult::Loss) as u8 as f64,
-        );
-        record(
-            &mut job.curves,
-            episode,
-            "cumulative_losses",
-            job.losses as f64,
-        );
         if episode % config.eval_interval == 0 || episode == config.episodes {
+            let mut push = |metric: &str, value: f64| {
+                job.curves
+                    .push(label, opponent_name, seed, episode, metric, value)
+            };
+            push("result", result_sum / games_since as f64);
+            push("losses", losses_since as f64);
+            push("cumulative_losses", job.losses as f64);
+            (result_sum, games_since, losses_since) = (0.0, 0, 0);
             metrics = evaluate(learner.as_ref(), &mut job.curves, episode)?;
         }
         pending += 1;
@@ -285,26 +348,33 @@ fn run_job<G: Game>(
 fn evaluation<G: Game>(
     game: &G,
     solution: &Solution<G>,
-    values: &[f64],
+    baselines: &Baselines,
+    trained_against: Option<&Profile>,
     learner: &dyn Learner<G>,
     seats: &[Player],
-    opponent: Option<&config::OpponentSpec>,
 ) -> Result<Vec<(String, f64)>> {
     let graph = solution.graph();
+    let at_seats = |p: &'_ dyn Policy<G>| -> Profile {
+        let policies: Vec<Option<&dyn Policy<G>>> = (0..game.num_players())
+            .map(|q| seats.contains(&q).then_some(p))
+            .collect();
+        Profile::new(graph, &policies)
+    };
     let policy = learner.policy();
-    let greedy = learner.greedy_policy();
+    let behaviour = at_seats(policy.as_ref());
+    let greedy = at_seats(learner.greedy_policy().as_ref());
     let mut out: Vec<(String, f64)> = Vec::new();
-    let behaviour = evaluate_policy(solution, seats, policy.as_ref());
-    out.push(("optimal_rate_all".into(), behaviour.optimal_rate_all));
-    out.push(("optimal_rate_faced".into(), behaviour.optimal_rate_faced));
+    let b = evaluate_profile(solution, seats, &behaviour);
+    out.push(("optimal_rate_all".into(), b.optimal_rate_all));
+    out.push(("optimal_rate_faced".into(), b.optimal_rate_faced));
     out.push((
         "optimal_rate_optimal_play".into(),
-        behaviour.optimal_rate_optimal_play,
+        b.optimal_rate_optimal_play,
     ));
-    out.push(("blunders".into(), behaviour.blunders as f64));
-    out.push(("mistakes".into(), behaviour.mistakes as f64));
-    out.push(("states_faced".into(), behaviour.states_faced as f64));
-    let g = evaluate_policy(solution, seats, greedy.as_ref());
+    out.push(("blunders".into(), b.blunders as f64));
+    out.push(("mistakes".into(), b.mistakes as f64));
+    out.push(("states_faced".into(), b.states_faced as f64));
+    let g = evaluate_profile(solution, seats, &greedy);
     out.push(("greedy_optimal_rate_all".into(), g.optimal_rate_all));
     out.push(("greedy_optimal_rate_faced".into(), g.optimal_rate_faced));
     out.push((
@@ -312,8 +382,6 @@ fn evaluation<G: Game>(
         g.optimal_rate_optimal_play,
     ));
 
-    let optimal = OptimalPolicy::new(solution);
-    let trained_against = opponent.map(|o| build_policy(&o.policy, solution));
     let mut perfect = true;
     for &seat in seats {
         let suffix = if seats.len() > 1 {
@@ -321,30 +389,39 @@ fn evaluation<G: Game>(
         } else {
             String::new()
         };
-        let mut against = |name: &str, other: &dyn Policy<G>| -> Result<()> {
-            let policies: Vec<&dyn Policy<G>> = (0..game.num_players())
-                .map(|p| if p == seat { policy.as_ref() } else { other })
-                .collect();
-            let r = expected_result(graph, &policies, seat)?;
+        let mut against = |name: &str, other: &Profile| -> Result<()> {
+            let paired = Profile::mix(graph, &[&behaviour, other], |p| usize::from(p != seat));
+            let r = expected_result_of(graph, &paired, seat)?;
             out.push((format!("return_vs_{name}{suffix}"), r.expected_return));
             out.push((format!("win_prob_vs_{name}{suffix}"), r.win));
             out.push((format!("loss_prob_vs_{name}{suffix}"), r.loss));
             Ok(())
         };
-        against("optimal", &optimal)?;
-        against("random", &RandomPolicy)?;
-        if let Some(o) = &trained_against {
-            against("opponent", o.as_ref())?;
+        against("optimal", &baselines.optimal)?;
+        against("random", &baselines.random)?;
+        if let Some(o) = trained_against {
+            against("opponent", o)?;
         }
-        let worst = worst_case(graph, seat, policy.as_ref(), Objective::ExpectedReturn)?;
+        let worst = worst_case_of(graph, seat, &behaviour, Objective::ExpectedReturn)?;
         out.push((format!("worst_case_return{suffix}"), worst.expected_return));
-        perfect &= worst.expected_return >= values[seat] - 1e-9;
+        perfect &= worst.expected_return >= baselines.values[seat] - 1e-9;
     }
     out.push(("perfect".into(), perfect as u8 as f64));
     for (name, v) in learner.statistics() {
         out.push((name.to_string(), v));
     }
     Ok(out)
+}
+
+/// The seats a learner holds: one, or all of them in self-play.
+fn learner_seats<G: Game>(game: &G, spec: &LearnerSpec) -> Vec<Player> {
+    match &spec.seat {
+        SeatSpec::Player(name) => vec![
+            game.player_by_name(name)
+                .expect("validated with the config"),
+        ],
+        SeatSpec::SelfPlay => (0..game.num_players()).collect(),
+    }
 }
 
 fn build_learner<G: Game>(spec: &LearnerSpec) -> Box<dyn Learner<G>> {

@@ -14,6 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::InvalidParams;
 use crate::game::{Action, Game, Player, Returns, Turn};
 
 pub const WHITE: Player = 0;
@@ -57,18 +58,30 @@ pub struct Hexapawn {
 impl Hexapawn {
     /// A game on `rows` x `cols` squares (2 <= rows, 1 <= cols, at most 64 squares, at most 26
     /// files so squares have names).
-    pub fn new(params: HexapawnParams) -> Result<Self, String> {
+    pub fn new(params: HexapawnParams) -> Result<Self, InvalidParams> {
         let HexapawnParams { rows, cols } = params;
-        if rows < 2 {
-            return Err(format!("rows = {rows}: Hexapawn needs at least 2 rows"));
+        if !(2..=64).contains(&rows) {
+            return Err(InvalidParams::new(
+                "rows",
+                rows,
+                "Hexapawn needs 2 to 64 rows",
+            ));
         }
         if !(1..=26).contains(&cols) {
-            return Err(format!("cols = {cols}: Hexapawn needs 1 to 26 columns"));
+            return Err(InvalidParams::new(
+                "cols",
+                cols,
+                "Hexapawn needs 1 to 26 columns",
+            ));
         }
         if rows * cols > 64 {
-            return Err(format!(
-                "rows x cols = {rows} x {cols} = {} squares: at most 64 are supported",
-                rows * cols
+            return Err(InvalidParams::new(
+                "rows",
+                rows,
+                format!(
+                    "{rows} x {cols} = {} squares; at most 64 are supported",
+                    rows * cols
+                ),
             ));
         }
         let squares = rows * cols;
@@ -150,16 +163,19 @@ impl Hexapawn {
 
     /// The winner of a finished game, `None` while play goes on.
     pub fn winner(&self, s: &HexapawnState) -> Option<Player> {
+        self.decided(s)
+            .or_else(|| (!self.has_move(s)).then(|| 1 - s.to_move as Player))
+    }
+
+    /// The winner by the last move: a pawn on the far rank, or no enemy pawn left.
+    fn decided(&self, s: &HexapawnState) -> Option<Player> {
         if s.white & self.last_row != 0 || s.black == 0 {
-            return Some(WHITE);
+            Some(WHITE)
+        } else if s.black & self.first_row != 0 || s.white == 0 {
+            Some(BLACK)
+        } else {
+            None
         }
-        if s.black & self.first_row != 0 || s.white == 0 {
-            return Some(BLACK);
-        }
-        if !self.has_move(s) {
-            return Some(1 - s.to_move as Player);
-        }
-        None
     }
 
     fn mirror_square(&self, sq: usize) -> usize {
@@ -218,7 +234,8 @@ impl Game for Hexapawn {
     }
     fn legal_actions(&self, s: &HexapawnState, out: &mut Vec<Action>) {
         out.clear();
-        if self.winner(s).is_some() {
+        // Generating no move means the side to move has none: the game is over anyway.
+        if self.decided(s).is_some() {
             return;
         }
         let own = if s.to_move as Player == WHITE {

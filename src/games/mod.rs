@@ -26,6 +26,11 @@ pub const GAMES: &[GameInfo] = &[
         summary: "Gardner's Hexapawn; 4x4 is octapawn",
     },
     GameInfo {
+        name: "octapawn",
+        params: "rows (default 4), cols (default 4)",
+        summary: "Hexapawn on 4x4 (another name for hexapawn with rows = cols = 4)",
+    },
+    GameInfo {
         name: "tictactoe",
         params: "none",
         summary: "tic-tac-toe, the cross-check",
@@ -51,6 +56,25 @@ macro_rules! with_game {
     };
 }
 
+/// Parameters a game's constructor rejects: which parameter, and why.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("{key} = {value}: {reason}")]
+pub struct InvalidParams {
+    pub key: &'static str,
+    pub value: String,
+    pub reason: String,
+}
+
+impl InvalidParams {
+    pub fn new(key: &'static str, value: impl ToString, reason: impl Into<String>) -> Self {
+        InvalidParams {
+            key,
+            value: value.to_string(),
+            reason: reason.into(),
+        }
+    }
+}
+
 /// A game name or parameter that does not make a game.
 #[derive(Debug, Error, PartialEq)]
 pub enum GameSpecError {
@@ -59,6 +83,8 @@ pub enum GameSpecError {
     #[error("{game}: {message} (parameters: {params})")]
     BadParams {
         game: String,
+        /// The parameter at fault, when known.
+        key: Option<String>,
         message: String,
         params: &'static str,
     },
@@ -72,16 +98,28 @@ fn params<'de, P: Deserialize<'de>>(
     game: &'static str,
     table: toml::Table,
 ) -> Result<P, GameSpecError> {
-    P::deserialize(toml::Value::Table(table)).map_err(|e| bad(game, e.to_string()))
+    P::deserialize(toml::Value::Table(table)).map_err(|e| {
+        let message = e.to_string();
+        let key = message
+            .strip_prefix("unknown field `")
+            .and_then(|m| m.split('`').next())
+            .map(String::from);
+        bad(game, key, message)
+    })
 }
 
-fn bad(game: &'static str, message: String) -> GameSpecError {
+fn bad(game: &'static str, key: Option<String>, message: String) -> GameSpecError {
     let info = GAMES.iter().find(|g| g.name == game).expect("registered");
     GameSpecError::BadParams {
         game: game.to_string(),
+        key,
         message: message.trim().to_string(),
         params: info.params,
     }
+}
+
+fn invalid(game: &'static str, e: InvalidParams) -> GameSpecError {
+    bad(game, Some(e.key.to_string()), e.to_string())
 }
 
 impl AnyGame {
@@ -95,19 +133,23 @@ impl AnyGame {
             .collect();
         match key.as_str() {
             "hexapawn" | "octapawn" => {
-                let mut p: HexapawnParams = params("hexapawn", table)?;
-                if key == "octapawn" && p == HexapawnParams::default() {
-                    p = HexapawnParams { rows: 4, cols: 4 };
+                let mut table = table;
+                if key == "octapawn" {
+                    // Octapawn is 4x4 unless told otherwise.
+                    for side in ["rows", "cols"] {
+                        table.entry(side).or_insert(toml::Value::Integer(4));
+                    }
                 }
+                let p: HexapawnParams = params("hexapawn", table)?;
                 Hexapawn::new(p)
                     .map(AnyGame::Hexapawn)
-                    .map_err(|m| bad("hexapawn", m))
+                    .map_err(|e| invalid("hexapawn", e))
             }
             "tictactoe" => {
                 let p: TicTacToeParams = params("tictactoe", table)?;
                 TicTacToe::new(p)
                     .map(AnyGame::TicTacToe)
-                    .map_err(|m| bad("tictactoe", m))
+                    .map_err(|e| invalid("tictactoe", e))
             }
             _ => Err(GameSpecError::UnknownGame {
                 name: name.to_string(),
@@ -140,6 +182,25 @@ mod tests {
         let err = AnyGame::from_spec("hexapawn", t).unwrap_err().to_string();
         assert!(err.contains("size") && err.contains("rows"), "{err}");
         let err = AnyGame::from_spec("chess", toml::Table::new()).unwrap_err();
-        assert!(err.to_string().contains("hexapawn, tictactoe"));
+        assert!(err.to_string().contains("hexapawn, octapawn, tictactoe"));
+        // Octapawn is 4x4 unless a size is given.
+        let mut t = toml::Table::new();
+        t.insert("rows".into(), 5.into());
+        assert!(matches!(
+            AnyGame::from_spec("octapawn", t).unwrap(),
+            AnyGame::Hexapawn(h) if h.rows() == 5 && h.cols() == 4
+        ));
+        let mut t = toml::Table::new();
+        t.insert("rows".into(), 3.into());
+        t.insert("cols".into(), 3.into());
+        assert!(matches!(
+            AnyGame::from_spec("octapawn", t).unwrap(),
+            AnyGame::Hexapawn(h) if h.rows() == 3 && h.cols() == 3
+        ));
+        // A size whose product overflows is an error, not a wrap-around.
+        let mut t = toml::Table::new();
+        t.insert("rows".into(), (1i64 << 62).into());
+        t.insert("cols".into(), 4.into());
+        assert!(AnyGame::from_spec("hexapawn", t).is_err());
     }
 }

@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::InvalidParams;
 use crate::game::{Action, Game, Player, Returns, Turn};
 
 pub const X: Player = 0;
@@ -81,7 +82,7 @@ impl TicTacToeState {
 pub struct TicTacToe;
 
 impl TicTacToe {
-    pub fn new(_params: TicTacToeParams) -> Result<Self, String> {
+    pub fn new(_params: TicTacToeParams) -> Result<Self, InvalidParams> {
         Ok(TicTacToe)
     }
 

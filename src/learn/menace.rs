@@ -102,8 +102,9 @@ pub struct MatchBox {
 }
 
 impl MatchBox {
-    pub fn total(&self) -> u32 {
-        self.beads.iter().sum()
+    /// All beads in the box (a u64: a box may hold up to `u32::MAX` beads per move).
+    pub fn total(&self) -> u64 {
+        self.beads.iter().map(|&n| n as u64).sum()
     }
 }
 
@@ -262,10 +263,10 @@ impl<G: Game> Learner<G> for Matchbox<G> {
             .beads
             .iter()
             .position(|&n| {
-                if r < n {
+                if r < n as u64 {
                     true
                 } else {
-                    r -= n;
+                    r -= n as u64;
                     false
                 }
             })
@@ -292,7 +293,9 @@ impl<G: Game> Learner<G> for Matchbox<G> {
                 .get_mut(&played.key)
                 .expect("played box exists")
                 .beads[played.slot];
-            *beads = (*beads as i64 + delta as i64).max(self.config.min_beads as i64) as u32;
+            // Saturate: a bead count neither wraps nor drops below the floor.
+            *beads = (*beads as i64 + delta as i64)
+                .clamp(self.config.min_beads as i64, u32::MAX as i64) as u32;
         }
         self.history.clear();
     }
@@ -313,7 +316,7 @@ impl<G: Game> Learner<G> for Matchbox<G> {
 
     fn statistics(&self) -> Vec<(&'static str, f64)> {
         let empty = self.boxes.values().filter(|b| b.total() == 0).count();
-        let beads: u64 = self.boxes.values().map(|b| b.total() as u64).sum();
+        let beads: u64 = self.boxes.values().map(|b| b.total()).sum();
         vec![
             ("boxes", self.boxes.len() as f64),
             ("empty_boxes", empty as f64),
@@ -469,6 +472,76 @@ mod tests {
         her.act(&game, &s0, 0, &legal, &mut r).unwrap();
         her.end_episode(&game, &Returns::win(2, 0));
         assert_eq!(her.box_for(&game, &s0).unwrap().total(), 9);
+    }
+
+    #[test]
+    fn bead_counts_saturate_instead_of_wrapping() {
+        let game = TicTacToe;
+        let cfg = MatchboxConfig {
+            win_beads: i32::MAX,
+            ..MatchboxConfig::menace()
+        };
+        let mut m: Matchbox<TicTacToe> = Matchbox::new("m", cfg);
+        let s0 = game.initial_state();
+        let mut legal = Vec::new();
+        game.legal_actions(&s0, &mut legal);
+        let mut r = rng(2);
+        for _ in 0..6 {
+            m.begin_episode();
+            m.act(&game, &s0, 0, &legal, &mut r).unwrap();
+            m.end_episode(&game, &Returns::win(2, 0));
+        }
+        let b = m.box_for(&game, &s0).unwrap();
+        assert!(b.beads.iter().all(|&n| n >= 4), "{b:?}");
+        assert!(b.beads.contains(&u32::MAX), "{b:?}");
+    }
+
+    #[test]
+    fn resigning_confiscates_the_previous_moves_bead() {
+        // HER without symmetry as X: after it resigns from an empty box, the bead of the move
+        // that led there goes.
+        let game = TicTacToe;
+        let cfg = MatchboxConfig {
+            symmetry: false,
+            ..MatchboxConfig::her()
+        };
+        let mut her: Matchbox<TicTacToe> = Matchbox::new("her", cfg);
+        let mut r = rng(4);
+        let mut legal = Vec::new();
+        let s0 = game.initial_state();
+        // Empty the box after one particular reply, by losing from it once per bead.
+        game.legal_actions(&s0, &mut legal);
+        let first = her.act(&game, &s0, 0, &legal, &mut r).unwrap();
+        her.end_episode(&game, &Returns::zeros(2));
+        let s1 = game.apply(&game.apply(&s0, first), if first == 4 { 0 } else { 4 });
+        game.legal_actions(&s1, &mut legal);
+        for _ in 0..legal.len() {
+            her.begin_episode();
+            her.act(&game, &s1, 0, &legal, &mut r).unwrap();
+            her.end_episode(&game, &Returns::win(2, 1));
+        }
+        assert_eq!(her.box_for(&game, &s1).unwrap().total(), 0);
+        // Now a game: the first move (drawn from the full first box), then the empty box.
+        let before = her.box_for(&game, &s0).unwrap().total();
+        her.begin_episode();
+        game.legal_actions(&s0, &mut legal);
+        let a = loop {
+            let a = her.act(&game, &s0, 0, &legal, &mut r).unwrap();
+            if a == first {
+                break a;
+            }
+            her.begin_episode();
+        };
+        game.legal_actions(&s1, &mut legal);
+        assert_eq!(
+            her.act(&game, &s1, 0, &legal, &mut r),
+            None,
+            "empty box: resign"
+        );
+        her.end_episode(&game, &Returns::loss(2, 0));
+        let b = her.box_for(&game, &s0).unwrap();
+        assert_eq!(b.total(), before - 1);
+        assert_eq!(b.beads[b.moves.iter().position(|&m| m == a).unwrap()], 0);
     }
 
     #[test]
