@@ -20,6 +20,32 @@ fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("valid JSON")
 }
 
+/// `solvedgym run CONFIG --out OUT EXTRA...`, which must succeed.
+fn run_ok(config: &str, out: &std::path::Path, extra: &[&str]) -> Output {
+    let mut args = vec!["run", config, "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let output = solvedgym(&args);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// The named files of two folders hold the same bytes.
+fn same_bytes(a: &std::path::Path, b: &std::path::Path, files: &[&str], why: &str) {
+    for f in files {
+        assert_eq!(
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+            "{f} {why}"
+        );
+    }
+}
+
+const TINY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny.toml");
+
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("solvedgym-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -66,13 +92,7 @@ fn bad_game_input_is_an_error_not_a_panic() {
 #[test]
 fn run_writes_curves_summary_and_plots() {
     let out_dir = temp_dir("run");
-    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny.toml");
-    let out = solvedgym(&["run", config, "--out", out_dir.to_str().unwrap(), "--quiet"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(TINY, &out_dir, &["--quiet"]);
     let dir = out_dir.join("tiny");
     for f in [
         "curves.parquet",
@@ -96,62 +116,40 @@ fn run_writes_curves_summary_and_plots() {
     assert_eq!(summary["boxes_possible"][0]["gardner_convention"], 24);
     // The resolved config runs again to the same bytes.
     let again = temp_dir("again");
-    let out = solvedgym(&[
-        "run",
+    run_ok(
         dir.join("config.toml").to_str().unwrap(),
-        "--out",
-        again.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        &again,
+        &["--quiet"],
     );
-    for f in ["curves.csv", "curves.parquet", "summary.json"] {
-        assert_eq!(
-            std::fs::read(dir.join(f)).unwrap(),
-            std::fs::read(again.join("tiny").join(f)).unwrap(),
-            "{f}"
-        );
-    }
+    let files = ["curves.csv", "curves.parquet", "summary.json"];
+    same_bytes(
+        &dir,
+        &again.join("tiny"),
+        &files,
+        "differs when the resolved config runs again",
+    );
     let _ = std::fs::remove_dir_all(&out_dir);
     let _ = std::fs::remove_dir_all(&again);
 }
 
 #[test]
 fn same_results_with_one_or_many_threads() {
-    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny.toml");
     let one = temp_dir("threads1");
     let many = temp_dir("threads4");
-    for (dir, threads) in [(&one, "1"), (&many, "4")] {
-        let out = solvedgym(&[
-            "run",
-            config,
-            "--out",
-            dir.to_str().unwrap(),
-            "--threads",
-            threads,
-            "--quiet",
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    for f in [
+    run_ok(TINY, &one, &["--threads", "1", "--quiet"]);
+    run_ok(TINY, &many, &["--threads", "4", "--quiet"]);
+    let files = [
         "curves.csv",
         "curves.parquet",
         "summary.json",
         "cumulative_losses.png",
-    ] {
-        assert_eq!(
-            std::fs::read(one.join("tiny").join(f)).unwrap(),
-            std::fs::read(many.join("tiny").join(f)).unwrap(),
-            "{f} differs between 1 and 4 threads"
-        );
-    }
+    ];
+    same_bytes(
+        &one.join("tiny"),
+        &many.join("tiny"),
+        &files,
+        "differs between 1 and 4 threads",
+    );
     let _ = std::fs::remove_dir_all(&one);
     let _ = std::fs::remove_dir_all(&many);
 }
@@ -160,10 +158,9 @@ fn same_results_with_one_or_many_threads() {
 fn a_config_typo_names_the_file_line_and_key() {
     let dir = temp_dir("typo");
     let path = dir.join("typo.toml");
-    let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny.toml"))
-            .unwrap()
-            .replace("scheme = \"menace\"", "shceme = \"menace\"");
+    let text = std::fs::read_to_string(TINY)
+        .unwrap()
+        .replace("scheme = \"menace\"", "shceme = \"menace\"");
     std::fs::write(&path, text).unwrap();
     let out = solvedgym(&[
         "run",
@@ -213,10 +210,8 @@ fn play_survives_nonsense_and_shows_the_verdict() {
 fn an_unknown_plot_metric_is_refused_before_training_and_json_summaries_print() {
     let dir = temp_dir("metric");
     let path = dir.join("metric.toml");
-    let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny.toml"))
-            .unwrap()
-            + "\n[plots]\nmetrics = [\"optimal_rate_faced\", \"happiness\"]\n";
+    let text = std::fs::read_to_string(TINY).unwrap()
+        + "\n[plots]\nmetrics = [\"optimal_rate_faced\", \"happiness\"]\n";
     std::fs::write(&path, &text).unwrap();
     let out = solvedgym(&[
         "run",
@@ -235,14 +230,7 @@ fn an_unknown_plot_metric_is_refused_before_training_and_json_summaries_print() 
 
     let good = text.replace(", \"happiness\"", "");
     std::fs::write(&path, good).unwrap();
-    let out = solvedgym(&[
-        "run",
-        path.to_str().unwrap(),
-        "--out",
-        dir.to_str().unwrap(),
-        "--json",
-    ]);
-    let summary = json(&out);
+    let summary = json(&run_ok(path.to_str().unwrap(), &dir, &["--json"]));
     assert_eq!(summary["name"], "tiny");
     assert_eq!(summary["conditions"][0]["seeds"], 3);
     let _ = std::fs::remove_dir_all(&dir);

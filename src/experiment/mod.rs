@@ -109,27 +109,6 @@ pub fn run<G: Game>(
         .flat_map(|c| config.seeds.iter().map(move |&s| (c, s)))
         .collect();
 
-    let total = jobs.len() as u64 * config.episodes;
-    let bar = if progress {
-        let bar = ProgressBar::new(total);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{msg} [{bar:40.cyan/blue}] {human_pos}/{human_len} episodes ({per_sec}, {eta} left)",
-            )
-            .expect("valid template")
-            .progress_chars("=> "),
-        );
-        bar.set_message(format!(
-            "{} runs x {} episodes on {} threads",
-            jobs.len(),
-            config.episodes,
-            rayon::current_num_threads()
-        ));
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
-
     // The return each seat is guaranteed with perfect play: the bar for "perfect".
     let values: Vec<f64> = (0..game.num_players())
         .map(|p| minimax_return(solution.graph(), p))
@@ -178,6 +157,27 @@ pub fn run<G: Game>(
             recorded.join(", ")
         );
     }
+
+    let total = jobs.len() as u64 * config.episodes;
+    let bar = if progress {
+        let bar = ProgressBar::new(total);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{msg} [{bar:40.cyan/blue}] {human_pos}/{human_len} episodes ({eta} left)",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        bar.set_message(format!(
+            "{} runs x {} episodes on {} threads",
+            jobs.len(),
+            config.episodes,
+            rayon::current_num_threads()
+        ));
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
 
     let results: Vec<JobResult> = jobs
         .par_iter()
