@@ -94,6 +94,12 @@ struct GameArgs {
     /// Board columns (Hexapawn).
     #[arg(long)]
     cols: Option<i64>,
+    /// Board side (Fox & Hounds: even, 2..16).
+    #[arg(long)]
+    size: Option<i64>,
+    /// Escape rule (Fox & Hounds: area, square, none; Hasenspiel: rear-pawn, first-row, none).
+    #[arg(long)]
+    escape: Option<String>,
     /// Any other game parameter, as KEY=VALUE (repeatable).
     #[arg(long = "param", value_name = "KEY=VALUE")]
     params: Vec<String>,
@@ -107,6 +113,12 @@ impl GameArgs {
         }
         if let Some(c) = self.cols {
             table.insert("cols".into(), c.into());
+        }
+        if let Some(n) = self.size {
+            table.insert("size".into(), n.into());
+        }
+        if let Some(e) = &self.escape {
+            table.insert("escape".into(), e.clone().into());
         }
         for kv in &self.params {
             let (k, v) = kv

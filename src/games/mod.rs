@@ -2,12 +2,14 @@
 //! config file) into a game. This is the one place where game names are matched; everything
 //! else is generic over [`Game`](crate::game::Game) and reached through [`with_game!`].
 
+pub mod chase;
 pub mod hexapawn;
 pub mod tictactoe;
 
 use serde::Deserialize;
 use thiserror::Error;
 
+pub use chase::{Chase, Escape, FoxHoundsParams, HasenspielParams};
 pub use hexapawn::{Hexapawn, HexapawnParams};
 pub use tictactoe::{TicTacToe, TicTacToeParams};
 
@@ -31,6 +33,16 @@ pub const GAMES: &[GameInfo] = &[
         summary: "Hexapawn on 4x4 (another name for hexapawn with rows = cols = 4)",
     },
     GameInfo {
+        name: "fox-hounds",
+        params: "size (even, 2..16, default 8), escape (area | square | none, default area)",
+        summary: "Fox & Hounds: a fox against B/2 hounds on the dark squares (gilith/solve rules)",
+    },
+    GameInfo {
+        name: "hasenspiel",
+        params: "escape (rear-pawn | first-row | none, default rear-pawn)",
+        summary: "the rabbit game: White's rabbit against four black pawns on 8x8 (mancap314 rules)",
+    },
+    GameInfo {
         name: "tictactoe",
         params: "none",
         summary: "tic-tac-toe, the cross-check",
@@ -40,6 +52,7 @@ pub const GAMES: &[GameInfo] = &[
 /// A game chosen at run time.
 #[derive(Clone, Debug)]
 pub enum AnyGame {
+    Chase(Chase),
     Hexapawn(Hexapawn),
     TicTacToe(TicTacToe),
 }
@@ -50,6 +63,7 @@ pub enum AnyGame {
 macro_rules! with_game {
     ($any:expr, $g:ident => $body:expr) => {
         match $any {
+            $crate::games::AnyGame::Chase($g) => $body,
             $crate::games::AnyGame::Hexapawn($g) => $body,
             $crate::games::AnyGame::TicTacToe($g) => $body,
         }
@@ -145,6 +159,18 @@ impl AnyGame {
                     .map(AnyGame::Hexapawn)
                     .map_err(|e| invalid("hexapawn", e))
             }
+            "foxhounds" | "foxandhounds" | "foxhound" => {
+                let p: FoxHoundsParams = params("fox-hounds", table)?;
+                Chase::fox_hounds(p)
+                    .map(AnyGame::Chase)
+                    .map_err(|e| invalid("fox-hounds", e))
+            }
+            "hasenspiel" => {
+                let p: HasenspielParams = params("hasenspiel", table)?;
+                Chase::hasenspiel(p)
+                    .map(AnyGame::Chase)
+                    .map_err(|e| invalid("hasenspiel", e))
+            }
             "tictactoe" => {
                 let p: TicTacToeParams = params("tictactoe", table)?;
                 TicTacToe::new(p)
@@ -182,7 +208,10 @@ mod tests {
         let err = AnyGame::from_spec("hexapawn", t).unwrap_err().to_string();
         assert!(err.contains("size") && err.contains("rows"), "{err}");
         let err = AnyGame::from_spec("chess", toml::Table::new()).unwrap_err();
-        assert!(err.to_string().contains("hexapawn, octapawn, tictactoe"));
+        assert!(
+            err.to_string()
+                .contains("hexapawn, octapawn, fox-hounds, hasenspiel, tictactoe")
+        );
         // Octapawn is 4x4 unless a size is given.
         let mut t = toml::Table::new();
         t.insert("rows".into(), 5.into());
