@@ -8,9 +8,11 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 
 use solvedgym::game::{Game, Turn};
+use solvedgym::games::Chase;
+use solvedgym::games::chase::fast::{FastOptions, FastSolution};
 use solvedgym::games::{AnyGame, GAMES};
 use solvedgym::policy::{FuzzyPolicy, OptimalPolicy, Policy};
-use solvedgym::solve::{DEFAULT_STATE_LIMIT, Solution};
+use solvedgym::solve::{DEFAULT_STATE_LIMIT, Solution, SolveReport};
 use solvedgym::with_game;
 
 #[derive(Parser)]
@@ -38,9 +40,21 @@ enum Command {
         /// Print the figures as one JSON object.
         #[arg(long)]
         json: bool,
-        /// Refuse to enumerate more states than this (a memory guard).
+        /// Refuse to enumerate more states than this (a memory guard; generic solver).
         #[arg(long, default_value_t = DEFAULT_STATE_LIMIT)]
         max_states: usize,
+        /// Use the generic solver even where a game has a fast one (Fox & Hounds, Hasenspiel).
+        #[arg(long)]
+        generic: bool,
+        /// Fast solver: skip the exact game counts (saves memory on huge boards).
+        #[arg(long)]
+        no_counts: bool,
+        /// Fast solver: keep no per-position tables (only the start's value and the counts).
+        #[arg(long)]
+        no_tables: bool,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Run an experiment described by a TOML file; writes curves, summary and plots.
     #[command(
@@ -176,9 +190,24 @@ fn run() -> Result<()> {
             game,
             json,
             max_states,
+            generic,
+            no_counts,
+            no_tables,
+            quiet,
         } => {
             let game = game.build()?;
-            with_game!(&game, g => solve(g, json, max_states))
+            match &game {
+                AnyGame::Chase(chase) if !generic => {
+                    let options = FastOptions {
+                        foxbox: chase.has_foxbox() && !no_tables,
+                        no_counts,
+                        no_tables,
+                    };
+                    let report = solve_fast(chase, options, !quiet && !json)?.report();
+                    print_report(&report, json)
+                }
+                _ => with_game!(&game, g => solve(g, json, max_states)),
+            }
         }
         Command::Run {
             config,
@@ -220,7 +249,37 @@ fn run() -> Result<()> {
 
 fn solve<G: Game>(game: &G, json: bool, max_states: usize) -> Result<()> {
     let solution = Solution::solve(game, max_states)?;
-    let report = solution.report();
+    print_report(&solution.report(), json)
+}
+
+/// The layered solver of the chase games, with a progress bar on request.
+fn solve_fast(chase: &Chase, options: FastOptions, bar: bool) -> Result<FastSolution> {
+    let progress = bar.then(|| {
+        let pb = indicatif::ProgressBar::new(0);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg:12} [{bar:40}] {pos}/{len} layers {elapsed}",
+            )
+            .expect("template")
+            .progress_chars("=> "),
+        );
+        pb
+    });
+    let report = |phase: &str, done: usize, all: usize| {
+        if let Some(pb) = &progress {
+            pb.set_length(all as u64);
+            pb.set_message(phase.to_string());
+            pb.set_position(done as u64);
+        }
+    };
+    let solution = FastSolution::solve(chase, options, Some(&report));
+    if let Some(pb) = progress {
+        pb.finish_and_clear();
+    }
+    Ok(solution?)
+}
+
+fn print_report(report: &SolveReport, json: bool) -> Result<()> {
     if json {
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {

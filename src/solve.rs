@@ -301,6 +301,7 @@ impl<G: Game> Solution<G> {
             start: value.describe(game),
             winning_states,
             seconds: Some(self.seconds),
+            extra: BTreeMap::new(),
         }
     }
 }
@@ -332,6 +333,9 @@ pub struct SolveReport {
     /// Wall-clock time of the solve (left out where output must be reproducible).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seconds: Option<f64>,
+    /// Game-specific figures (FoxBox values, shares), flattened into the JSON object.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, serde_json::Value>,
 }
 
 impl std::fmt::Display for SolveReport {
@@ -367,6 +371,16 @@ impl std::fmt::Display for SolveReport {
                 group(&n.to_string()),
                 100.0 * *n as f64 / self.states as f64
             )?;
+        }
+        for (key, value) in &self.extra {
+            let text = match value {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Number(n) if n.is_f64() => {
+                    format!("{:.4} %", 100.0 * n.as_f64().unwrap_or(0.0))
+                }
+                v => group(&v.to_string()),
+            };
+            writeln!(f, "  {}: {text}", key.replace('_', " "))?;
         }
         match self.seconds {
             Some(s) => write!(f, "  solved in {s:.3} s"),

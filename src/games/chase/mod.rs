@@ -16,6 +16,8 @@
 //! `4 + 2 * (x * B/2 + y / 2) + d` (d = 0 towards x−1, 1 towards x+1), so legal pawn moves come
 //! by hound in (x, y) order, left before right — the reference's move order.
 
+pub mod fast;
+
 use serde::{Deserialize, Serialize};
 
 use super::InvalidParams;
@@ -121,6 +123,8 @@ pub struct Chase {
     kind: Kind,
     escape: Escape,
     geo: std::sync::Arc<Geometry>,
+    /// Hasenspiel's square numbers (4·row + col, files mirrored), by square.
+    numbers: std::sync::Arc<[u8]>,
     dense: bool,
 }
 
@@ -302,10 +306,17 @@ impl Chase {
     fn new(kind: Kind, size: usize, escape: Escape) -> Chase {
         let geo = Geometry::new(size);
         let dense = dense_len(&geo).is_some_and(|n| n <= MAX_DENSE_INDEX);
+        let numbers = (0..geo.squares)
+            .map(|s| {
+                let (x, y) = xy(size, s);
+                (y * geo.half + (size - 1 - x) / 2) as u8
+            })
+            .collect();
         Chase {
             kind,
             escape,
             geo: std::sync::Arc::new(geo),
+            numbers,
             dense,
         }
     }
@@ -335,12 +346,13 @@ impl Chase {
             Escape::Square => self.geo.reach(pawns) >> runner & 1 == 0,
             Escape::RearPawn => {
                 to_move == PAWNS as u8 && {
-                    let min = (0..self.geo.squares)
-                        .filter(|&s| pawns >> s & 1 != 0)
-                        .map(|s| self.hasen_number(s))
-                        .min()
-                        .unwrap_or(usize::MAX);
-                    self.hasen_number(runner as usize) < min.saturating_add(4)
+                    let mut min = usize::MAX;
+                    let mut p = pawns;
+                    while p != 0 {
+                        min = min.min(self.numbers[p.trailing_zeros() as usize] as usize);
+                        p &= p - 1;
+                    }
+                    (self.numbers[runner as usize] as usize) < min.saturating_add(4)
                 }
             }
             Escape::FirstRow => to_move == PAWNS as u8 && self.geo.first_row >> runner & 1 != 0,
@@ -371,9 +383,7 @@ impl Chase {
 
     /// Hasenspiel's square number 4·row + col (files mirrored).
     pub fn hasen_number(&self, s: usize) -> usize {
-        let (x, y) = xy(self.geo.size, s);
-        let file = self.geo.size - 1 - x;
-        y * self.geo.half + file / 2
+        self.numbers[s] as usize
     }
 
     /// The square's name in the game's own coordinates ("e8").

@@ -1,0 +1,869 @@
+//! The chase games' fast exact solver: retrograde analysis by pawn-progress layers.
+//!
+//! Pawns only advance, so the progress `P = sum of the pawns' rows` never decreases: a runner
+//! move keeps it, a pawn move adds one. Positions fall into layers `F_P` (runner to move) and
+//! `H_P` (pawns to move), with edges `F_P -> H_P -> F_{P+1}`. The solver
+//!
+//! 1. numbers the pawn sets layer by layer (a table from the sets' colex rank), so a position
+//!    is the dense index `D = set_index * squares + runner`, and each layer is one contiguous
+//!    range of `D`;
+//! 2. sweeps forward layer by layer, marking reachable positions in one bit per `D` (rayon
+//!    threads set bits atomically); terminal positions are marked, never expanded;
+//! 3. gives every reachable position a compact id (its rank among the set bits, read off a
+//!    popcount directory), so per-position tables hold only reachable positions;
+//! 4. sweeps backward layer by layer, in parallel within a layer, computing each position's
+//!    value (winner and plies, the winner hurrying, the loser holding out) from its children,
+//!    the exact number of games and of runner wins (kept only for the two layers in flight),
+//!    and on request the seed's FoxBox and maximum-FoxBox values.
+//!
+//! Memory is about 2 bytes per reachable position for values (5 with FoxBox tables), one bit per
+//! dense index, and the game counts of three layers. The generic solver ([`crate::solve`])
+//! gives the same values on every position; tests compare the two.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::{Chase, ChaseState, Escape, Kind, NONE, PAWNS, RUNNER};
+use crate::game::{Game, Player};
+use crate::solve::{GameCount, SolveReport, Value};
+
+/// Bits per parallel work unit (a multiple of 64).
+const CHUNK_BITS: u64 = 1 << 12;
+
+/// A FoxBox value: how fast the hounds can force a position that they win and that is a
+/// FoxBox (`In(k)` plies), or `Never`. Ordered `In(0) < In(1) < … < Never`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Event {
+    In(u8),
+    Never,
+}
+
+impl Event {
+    fn from_code(c: u8) -> Event {
+        if c == u8::MAX {
+            Event::Never
+        } else {
+            Event::In(c)
+        }
+    }
+}
+
+impl std::fmt::Display for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Event::In(k) => write!(f, "In {k}"),
+            Event::Never => write!(f, "Never"),
+        }
+    }
+}
+
+/// `maxFoxBox`: the largest FoxBox value the fox can force along the play, reached after
+/// `plies` plies (the fox maximises, the hounds minimise; a larger value is better, then fewer
+/// plies).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MaxFoxBox {
+    pub value: Event,
+    pub plies: u8,
+}
+
+impl MaxFoxBox {
+    fn from_code(c: u16) -> MaxFoxBox {
+        MaxFoxBox {
+            value: Event::from_code((c >> 8) as u8),
+            plies: 255 - (c & 0xff) as u8,
+        }
+    }
+    /// An order key: larger is better for the fox.
+    pub fn key(self) -> u16 {
+        let v = match self.value {
+            Event::In(k) => k,
+            Event::Never => u8::MAX,
+        };
+        (v as u16) << 8 | (255 - self.plies) as u16
+    }
+}
+
+impl std::fmt::Display for MaxFoxBox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.value {
+            Event::In(k) => write!(f, "Max (In {k}) {}", self.plies),
+            Event::Never => write!(f, "Max Never {}", self.plies),
+        }
+    }
+}
+
+/// What to compute besides values.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FastOptions {
+    /// FoxBox and maximum-FoxBox tables.
+    pub foxbox: bool,
+    /// Exact game counts (disable to save memory on huge boards).
+    pub no_counts: bool,
+    /// Keep per-position values for later lookups (disable on huge boards: only the start's
+    /// value and the counts are reported).
+    pub no_tables: bool,
+}
+
+/// Progress of a long solve: (phase, layers done, layers in all).
+pub type Progress<'a> = &'a (dyn Fn(&str, usize, usize) + Sync);
+
+/// The pawn sets of a board numbered layer by layer.
+struct PawnSets {
+    k: usize,
+    squares: usize,
+    /// C(s, i) for s <= squares, i <= k, at `s * (k + 1) + i`.
+    binom: Vec<u64>,
+    /// Colex rank -> layer-major index.
+    perm: Vec<u32>,
+    /// Layer-major index -> set.
+    sets: Vec<u128>,
+    /// Layer P holds indices `offsets[P]..offsets[P + 1]`.
+    offsets: Vec<usize>,
+}
+
+impl PawnSets {
+    fn new(chase: &Chase) -> PawnSets {
+        let geo = chase.geometry();
+        let (k, squares, half) = (geo.pawn_count, geo.squares, geo.half);
+        let mut binom = vec![0u64; (squares + 1) * (k + 1)];
+        for s in 0..=squares {
+            for i in 0..=k {
+                binom[s * (k + 1) + i] = super::binomial(s as u64, i as u64).expect("fits");
+            }
+        }
+        let total = binom[squares * (k + 1) + k] as usize;
+        let layer = |set: u128| -> usize {
+            let (mut p, mut b) = (0, set);
+            while b != 0 {
+                p += b.trailing_zeros() as usize / half;
+                b &= b - 1;
+            }
+            p
+        };
+        let layers = k * (geo.size - 1) + 1;
+        let mut counts = vec![0usize; layers + 1];
+        let mut set: u128 = if k == 0 { 0 } else { (1u128 << k) - 1 };
+        let mut layer_of = Vec::with_capacity(total);
+        for _ in 0..total {
+            let l = layer(set);
+            layer_of.push(l as u8);
+            counts[l + 1] += 1;
+            set = next_combination(set);
+        }
+        for l in 0..layers {
+            counts[l + 1] += counts[l];
+        }
+        let offsets = counts.clone();
+        let mut next = counts;
+        let mut perm = vec![0u32; total];
+        let mut sets = vec![0u128; total];
+        let mut set: u128 = if k == 0 { 0 } else { (1u128 << k) - 1 };
+        for (rank, &l) in layer_of.iter().enumerate() {
+            let i = next[l as usize];
+            next[l as usize] += 1;
+            perm[rank] = i as u32;
+            sets[i] = set;
+            set = next_combination(set);
+        }
+        PawnSets {
+            k,
+            squares,
+            binom,
+            perm,
+            sets,
+            offsets,
+        }
+    }
+
+    #[inline]
+    fn index(&self, mut set: u128) -> usize {
+        let mut rank = 0;
+        let mut i = 1;
+        while set != 0 {
+            let s = set.trailing_zeros() as usize;
+            rank += self.binom[s * (self.k + 1) + i];
+            i += 1;
+            set &= set - 1;
+        }
+        self.perm[rank as usize] as usize
+    }
+
+    fn layers(&self) -> usize {
+        self.offsets.len() - 1
+    }
+}
+
+/// The next larger integer with the same number of ones (colex order of sets).
+#[inline]
+fn next_combination(x: u128) -> u128 {
+    if x == 0 {
+        return 0;
+    }
+    let c = x & x.wrapping_neg();
+    let r = x.wrapping_add(c);
+    if r == 0 {
+        return 0;
+    }
+    (((r ^ x) >> 2) / c) | r
+}
+
+/// One bit per dense index, with a popcount directory for compact ids.
+struct Bits {
+    words: Vec<u64>,
+    /// Set bits before each word.
+    before: Vec<u64>,
+}
+
+impl Bits {
+    fn from_atomic(words: Vec<AtomicU64>) -> Bits {
+        let words: Vec<u64> = words.into_iter().map(AtomicU64::into_inner).collect();
+        let mut before = Vec::with_capacity(words.len() + 1);
+        let mut n = 0u64;
+        for w in &words {
+            before.push(n);
+            n += w.count_ones() as u64;
+        }
+        before.push(n);
+        Bits { words, before }
+    }
+    #[inline]
+    fn get(&self, i: u64) -> bool {
+        self.words[(i >> 6) as usize] >> (i & 63) & 1 != 0
+    }
+    /// Set bits before position `i`.
+    #[inline]
+    fn rank(&self, i: u64) -> u64 {
+        let w = (i >> 6) as usize;
+        let low = i & 63;
+        let partial = if low == 0 {
+            0
+        } else {
+            (self.words[w] << (64 - low)).count_ones() as u64
+        };
+        self.before[w] + partial
+    }
+    /// The compact id of a set bit.
+    #[inline]
+    fn id(&self, i: u64) -> Option<u64> {
+        self.get(i).then(|| self.rank(i))
+    }
+    fn ones(&self) -> u64 {
+        *self.before.last().expect("directory")
+    }
+}
+
+/// Calls `f(index)` for every set bit in `range`, in ascending order.
+#[inline]
+fn for_ones(words: &[u64], range: std::ops::Range<u64>, mut f: impl FnMut(u64)) {
+    if range.start >= range.end {
+        return;
+    }
+    let (first, last) = (range.start >> 6, (range.end - 1) >> 6);
+    for w in first..=last {
+        let mut bits = words[w as usize];
+        if w == first {
+            bits &= u64::MAX << (range.start & 63);
+        }
+        if w == last {
+            let end = range.end - (w << 6);
+            if end < 64 {
+                bits &= (1u64 << end) - 1;
+            }
+        }
+        while bits != 0 {
+            f((w << 6) + bits.trailing_zeros() as u64);
+            bits &= bits - 1;
+        }
+    }
+}
+
+fn chunks(range: std::ops::Range<u64>) -> Vec<std::ops::Range<u64>> {
+    let mut out = Vec::new();
+    let mut a = range.start;
+    while a < range.end {
+        let b = ((a / CHUNK_BITS + 1) * CHUNK_BITS).min(range.end);
+        out.push(a..b);
+        a = b;
+    }
+    out
+}
+
+/// Splits `slice` into consecutive pieces of the given lengths.
+fn split_lengths<'a, T>(mut slice: &'a mut [T], lengths: &[usize]) -> Vec<&'a mut [T]> {
+    let mut out = Vec::with_capacity(lengths.len());
+    for &n in lengths {
+        let (a, b) = slice.split_at_mut(n);
+        out.push(a);
+        slice = b;
+    }
+    out
+}
+
+/// Game counts of one position, kept while its layer is in flight.
+#[derive(Clone, Copy, Default)]
+struct Counts {
+    games: GameCount,
+    runner_wins: GameCount,
+}
+
+/// The exact solution of a chase game by pawn-progress layers.
+pub struct FastSolution {
+    chase: Chase,
+    sets: PawnSets,
+    /// Reachable positions, by side to move.
+    reach: [Bits; 2],
+    /// Value codes by compact id (bit 15: the pawns win; low bits: plies), if kept.
+    values: [Vec<u16>; 2],
+    foxbox: [Vec<u8>; 2],
+    max_foxbox: [Vec<u16>; 2],
+    start_value: Value,
+    start_foxbox: Option<(Event, MaxFoxBox)>,
+    terminal: u64,
+    winning: [u64; 2],
+    games: Option<(GameCount, GameCount)>,
+    seconds: f64,
+}
+
+#[inline]
+fn encode(winner: Player, plies: u32) -> u16 {
+    ((winner as u16) << 15) | plies as u16
+}
+
+#[inline]
+fn decode(code: u16) -> Value {
+    Value::Win {
+        winner: (code >> 15) as Player,
+        plies: (code & 0x7fff) as u32,
+    }
+}
+
+/// The mover's preference for a child's value code: larger is better.
+#[inline]
+fn preference(code: u16, mover: u8) -> u32 {
+    let plies = (code & 0x7fff) as u32;
+    if (code >> 15) as u8 == mover {
+        (1 << 20) - plies
+    } else {
+        plies
+    }
+}
+
+/// Everything the backward sweep computes for one position.
+#[derive(Clone, Copy, Default)]
+struct Cell {
+    value: u16,
+    foxbox: u8,
+    max_foxbox: u16,
+    counts: Counts,
+    terminal: bool,
+}
+
+impl FastSolution {
+    /// Solves `chase` (any board the dense index fits: up to 2^63 entries).
+    pub fn solve(
+        chase: &Chase,
+        options: FastOptions,
+        progress: Option<Progress>,
+    ) -> Result<FastSolution, crate::solve::SolveError> {
+        let started = Instant::now();
+        let geo = chase.geometry();
+        let s = geo.squares as u64;
+        let sets = PawnSets::new(chase);
+        let layers = sets.layers();
+        let n = sets.sets.len() as u64 * s;
+        let words = n.div_ceil(64) as usize;
+        let atomic =
+            |len: usize| -> Vec<AtomicU64> { (0..len).map(|_| AtomicU64::new(0)).collect() };
+        let marks = [atomic(words), atomic(words)];
+        let layer_range = |p: usize| (sets.offsets[p] as u64 * s)..(sets.offsets[p + 1] as u64 * s);
+        let start = chase.initial_state();
+        let start_d = sets.index(start.pawns) as u64 * s + start.runner as u64;
+        marks[0][(start_d >> 6) as usize].fetch_or(1 << (start_d & 63), Ordering::Relaxed);
+
+        // Forward: F_P -> H_P, then H_P -> F_{P+1}.
+        let snapshot = |m: &Vec<AtomicU64>| -> Vec<u64> {
+            m.iter().map(|w| w.load(Ordering::Relaxed)).collect()
+        };
+        for p in 0..layers {
+            if let Some(report) = progress {
+                report("enumerating", p, layers);
+            }
+            for side in [RUNNER as u8, PAWNS as u8] {
+                let from = snapshot(&marks[side as usize]);
+                let to = &marks[1 - side as usize];
+                chunks(layer_range(p)).into_par_iter().for_each(|range| {
+                    for_ones(&from, range, |d| {
+                        let set = sets.sets[(d / s) as usize];
+                        let runner = (d % s) as u8;
+                        if chase.winner_of(runner, set, side).is_some() {
+                            return;
+                        }
+                        children(chase, &sets, set, runner, side, |c| {
+                            to[(c >> 6) as usize].fetch_or(1 << (c & 63), Ordering::Relaxed);
+                        });
+                    });
+                });
+            }
+        }
+        let reach = marks.map(Bits::from_atomic);
+
+        // Backward, layer by layer from the top.
+        let keep = !options.no_tables;
+        let table_len = |side: usize| if keep { reach[side].ones() as usize } else { 0 };
+        let mut values = [vec![0u16; table_len(0)], vec![0u16; table_len(1)]];
+        let fb_len = |side: usize| if options.foxbox { table_len(side) } else { 0 };
+        let mut foxbox = [vec![0u8; fb_len(0)], vec![0u8; fb_len(1)]];
+        let mut max_foxbox = [vec![0u16; fb_len(0)], vec![0u16; fb_len(1)]];
+        // Cells of the layers in flight: F_{P+1} (runner to move) and H_P, F_P.
+        let mut upper: Vec<Cell> = Vec::new();
+        let mut upper_base = 0u64;
+        let mut terminal = 0u64;
+        let mut winning = [0u64; 2];
+        let mut overflow = false;
+        let mut start_cell = Cell::default();
+        // Layer buffers are reused: fresh allocations would be zeroed page by page.
+        let mut spare: Vec<Vec<Cell>> = Vec::new();
+        let mut lower: Vec<Cell> = Vec::new();
+        for p in (0..layers).rev() {
+            if let Some(report) = progress {
+                report("solving", layers - 1 - p, layers);
+            }
+            let range = layer_range(p);
+            for side in [PAWNS as u8, RUNNER as u8] {
+                let bits = &reach[side as usize];
+                let base = bits.rank(range.start);
+                let len = (bits.rank(range.end) - base) as usize;
+                // Every cell of the layer is written below; stale contents are overwritten.
+                let mut cells = spare.pop().unwrap_or_default();
+                if cells.len() < len {
+                    cells.resize(len, Cell::default());
+                }
+                cells.truncate(len);
+                let pieces = chunks(range.clone());
+                let lengths: Vec<usize> = pieces
+                    .iter()
+                    .map(|r| (bits.rank(r.end) - bits.rank(r.start)) as usize)
+                    .collect();
+                let (child_bits, child_cells, child_base) = if side == PAWNS as u8 {
+                    (&reach[RUNNER], &upper, upper_base)
+                } else {
+                    (&reach[PAWNS], &lower, bits_base(&reach[PAWNS], &range))
+                };
+                let results: Vec<(bool, u64, [u64; 2])> = pieces
+                    .into_par_iter()
+                    .zip(split_lengths(&mut cells, &lengths))
+                    .map(|(piece, out)| {
+                        let mut i = 0;
+                        let mut overflow = false;
+                        let mut term = 0;
+                        let mut wins = [0u64; 2];
+                        for_ones(&bits.words, piece, |d| {
+                            let cell = solve_one(
+                                chase,
+                                &sets,
+                                d,
+                                side,
+                                options,
+                                child_bits,
+                                child_cells,
+                                child_base,
+                                &mut overflow,
+                            );
+                            term += cell.terminal as u64;
+                            wins[(cell.value >> 15) as usize] += 1;
+                            out[i] = cell;
+                            i += 1;
+                        });
+                        (overflow, term, wins)
+                    })
+                    .collect();
+                for (o, t, w) in results {
+                    overflow |= o;
+                    terminal += t;
+                    winning[0] += w[0];
+                    winning[1] += w[1];
+                }
+                if keep {
+                    let b = base as usize;
+                    let side = side as usize;
+                    values[side][b..b + len]
+                        .par_iter_mut()
+                        .zip(cells.par_iter())
+                        .for_each(|(v, c)| *v = c.value);
+                    if options.foxbox {
+                        foxbox[side][b..b + len]
+                            .par_iter_mut()
+                            .zip(max_foxbox[side][b..b + len].par_iter_mut())
+                            .zip(cells.par_iter())
+                            .for_each(|((f, m), c)| {
+                                *f = c.foxbox;
+                                *m = c.max_foxbox;
+                            });
+                    }
+                }
+                if side == RUNNER as u8 {
+                    if p == 0 {
+                        let id = reach[RUNNER].rank(start_d) - base;
+                        start_cell = cells[id as usize];
+                    }
+                    spare.push(std::mem::replace(&mut upper, cells));
+                    upper_base = base;
+                } else {
+                    spare.push(std::mem::replace(&mut lower, cells));
+                }
+            }
+        }
+        if overflow {
+            return Err(crate::solve::SolveError::CountOverflow);
+        }
+        let games = (!options.no_counts)
+            .then_some((start_cell.counts.games, start_cell.counts.runner_wins));
+        Ok(FastSolution {
+            chase: chase.clone(),
+            sets,
+            reach,
+            values,
+            foxbox,
+            max_foxbox,
+            start_value: decode(start_cell.value),
+            start_foxbox: options.foxbox.then(|| {
+                (
+                    Event::from_code(start_cell.foxbox),
+                    MaxFoxBox::from_code(start_cell.max_foxbox),
+                )
+            }),
+            terminal,
+            winning,
+            games,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+
+    pub fn game(&self) -> &Chase {
+        &self.chase
+    }
+    /// Reachable positions (terminal ones included).
+    pub fn states(&self) -> u64 {
+        self.reach[0].ones() + self.reach[1].ones()
+    }
+    pub fn terminal_states(&self) -> u64 {
+        self.terminal
+    }
+    pub fn seconds(&self) -> f64 {
+        self.seconds
+    }
+    pub fn start_value(&self) -> Value {
+        self.start_value
+    }
+    /// The start's FoxBox and maximum-FoxBox values (when computed).
+    pub fn start_foxbox(&self) -> Option<(Event, MaxFoxBox)> {
+        self.start_foxbox
+    }
+    /// Games from the start and how many the runner wins (when counted).
+    pub fn games(&self) -> Option<(GameCount, GameCount)> {
+        self.games
+    }
+
+    fn id(&self, s: &ChaseState) -> Option<(usize, usize)> {
+        let d = self.sets.index(s.pawns) as u64 * self.sets.squares as u64 + s.runner as u64;
+        let side = s.to_move as usize;
+        self.reach[side].id(d).map(|i| (side, i as usize))
+    }
+    /// Whether `s` is reachable from the start.
+    pub fn is_reachable(&self, s: &ChaseState) -> bool {
+        self.id(s).is_some()
+    }
+    /// The value of a reachable position (`None` if unreachable or tables were not kept).
+    pub fn value(&self, s: &ChaseState) -> Option<Value> {
+        let (side, i) = self.id(s)?;
+        self.values[side].get(i).map(|&c| decode(c))
+    }
+    /// FoxBox value of a reachable position (when computed).
+    pub fn foxbox(&self, s: &ChaseState) -> Option<Event> {
+        let (side, i) = self.id(s)?;
+        self.foxbox[side].get(i).map(|&c| Event::from_code(c))
+    }
+    /// Maximum-FoxBox value of a reachable position (when computed).
+    pub fn max_foxbox(&self, s: &ChaseState) -> Option<MaxFoxBox> {
+        let (side, i) = self.id(s)?;
+        self.max_foxbox[side]
+            .get(i)
+            .map(|&c| MaxFoxBox::from_code(c))
+    }
+
+    /// The figures `solvedgym solve` prints, with the same keys as the generic solver's report
+    /// and the game-specific ones in `extra`.
+    pub fn report(&self) -> SolveReport {
+        let g = &self.chase;
+        let names = [g.player_name(0).to_string(), g.player_name(1).to_string()];
+        let mut wins = std::collections::BTreeMap::new();
+        let (games, draws) = match self.games {
+            Some((games, runner)) => {
+                wins.insert(names[0].clone(), runner.to_string());
+                wins.insert(names[1].clone(), (games - runner).to_string());
+                (games.to_string(), "0".to_string())
+            }
+            None => ("not counted".to_string(), "0".to_string()),
+        };
+        let mut extra = std::collections::BTreeMap::new();
+        extra.insert("solver".to_string(), serde_json::json!("layered"));
+        if let Some((fb, max)) = self.start_foxbox {
+            extra.insert(
+                "start_foxbox".to_string(),
+                serde_json::json!(fb.to_string()),
+            );
+            extra.insert(
+                "start_max_foxbox".to_string(),
+                serde_json::json!(max.to_string()),
+            );
+        }
+        let states = self.states();
+        extra.insert(
+            format!("{}_winning_states", names[1]),
+            serde_json::json!(self.winning[1]),
+        );
+        if let Some((games, runner)) = self.games {
+            let share = ratio(games - runner, games);
+            extra.insert(
+                format!("{}_games_share", names[1]),
+                serde_json::json!(share),
+            );
+        }
+        extra.insert(
+            format!("{}_winning_states_share", names[1]),
+            serde_json::json!(self.winning[1] as f64 / states as f64),
+        );
+        SolveReport {
+            game: g.name().to_string(),
+            params: g.params(),
+            players: names.to_vec(),
+            states: states as usize,
+            terminal_states: self.terminal as usize,
+            games,
+            wins,
+            draws,
+            winner: self.start_value.winner().map(|w| names[w].clone()),
+            plies: self.start_value.plies(),
+            start: self.start_value.describe(g),
+            winning_states: [
+                (names[0].clone(), self.winning[0] as usize),
+                (names[1].clone(), self.winning[1] as usize),
+            ]
+            .into_iter()
+            .collect(),
+            seconds: Some(self.seconds),
+            extra,
+        }
+    }
+}
+
+/// a / b as a float, exact enough for a share.
+fn ratio(a: GameCount, b: GameCount) -> f64 {
+    let shift = b.bit_len().saturating_sub(60);
+    let (a, b) = (a >> shift, b >> shift);
+    u64::try_from(a).unwrap_or(u64::MAX) as f64 / u64::try_from(b).unwrap_or(u64::MAX).max(1) as f64
+}
+
+fn bits_base(bits: &Bits, range: &std::ops::Range<u64>) -> u64 {
+    bits.rank(range.start)
+}
+
+/// Calls `f(child index)` for each move of `side` at (set, runner), in the game's move order
+/// (the order does not matter to the solver).
+#[inline]
+fn children(
+    chase: &Chase,
+    sets: &PawnSets,
+    set: u128,
+    runner: u8,
+    side: u8,
+    mut f: impl FnMut(u64),
+) {
+    let geo = chase.geometry();
+    let s = geo.squares as u64;
+    if side == RUNNER as u8 {
+        let base = sets.index(set) as u64 * s;
+        for &t in &geo.runner_to[runner as usize] {
+            if t != NONE && set >> t & 1 == 0 {
+                f(base + t as u64);
+            }
+        }
+    } else {
+        let occupied = set | 1u128 << runner;
+        let mut p = set;
+        while p != 0 {
+            let from = p.trailing_zeros() as usize;
+            p &= p - 1;
+            for &t in &geo.pawn_to[from] {
+                if t != NONE && occupied >> t & 1 == 0 {
+                    let child = set ^ (1u128 << from) ^ (1u128 << t);
+                    f(sets.index(child) as u64 * s + runner as u64);
+                }
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn solve_one(
+    chase: &Chase,
+    sets: &PawnSets,
+    d: u64,
+    side: u8,
+    options: FastOptions,
+    child_bits: &Bits,
+    child_cells: &[Cell],
+    child_base: u64,
+    overflow: &mut bool,
+) -> Cell {
+    let s = sets.squares as u64;
+    let set = sets.sets[(d / s) as usize];
+    let runner = (d % s) as u8;
+    let foxbox_now = |value: u16| -> bool {
+        options.foxbox && (value >> 15) as usize == PAWNS && chase.is_fox_box(runner, set)
+    };
+    if let Some(w) = chase.winner_of(runner, set, side) {
+        let value = encode(w, 0);
+        let fb = if foxbox_now(value) { 0 } else { u8::MAX };
+        return Cell {
+            value,
+            foxbox: fb,
+            max_foxbox: (fb as u16) << 8 | 255,
+            counts: Counts {
+                games: GameCount::from(1u8),
+                runner_wins: GameCount::from((w == RUNNER) as u8),
+            },
+            terminal: true,
+        };
+    }
+    let mut best = 0u16;
+    let mut best_pref = 0u32;
+    let mut counts = Counts::default();
+    let mut fb_best: Option<u8> = None;
+    let mut max_best: Option<u16> = None;
+    children(chase, sets, set, runner, side, |c| {
+        let id = child_bits
+            .id(c)
+            .expect("children of reachable positions are reachable");
+        let cell = &child_cells[(id - child_base) as usize];
+        let pref = preference(cell.value, side);
+        if pref > best_pref {
+            best_pref = pref;
+            best = cell.value;
+        }
+        if !options.no_counts {
+            match counts.games.checked_add(cell.counts.games) {
+                Some(g) => counts.games = g,
+                None => *overflow = true,
+            }
+            counts.runner_wins = counts.runner_wins.wrapping_add(cell.counts.runner_wins);
+        }
+        if options.foxbox {
+            // Hounds minimise the FoxBox distance, the fox maximises it (Never is largest);
+            // the fox maximises maxFoxBox, the hounds minimise it.
+            fb_best = Some(match fb_best {
+                None => cell.foxbox,
+                Some(b) if side == PAWNS as u8 => b.min(cell.foxbox),
+                Some(b) => b.max(cell.foxbox),
+            });
+            let later = cell.max_foxbox - 1;
+            max_best = Some(match max_best {
+                None => later,
+                Some(b) if side == RUNNER as u8 => b.max(later),
+                Some(b) => b.min(later),
+            });
+        }
+    });
+    let value = best + 1;
+    let mut cell = Cell {
+        value,
+        counts,
+        ..Cell::default()
+    };
+    if options.foxbox {
+        let fb = if foxbox_now(value) {
+            0
+        } else {
+            match fb_best.expect("a move") {
+                u8::MAX => u8::MAX,
+                k => k + 1,
+            }
+        };
+        cell.foxbox = fb;
+        let now = (fb as u16) << 8 | 255;
+        cell.max_foxbox = now.max(max_best.expect("a move"));
+    }
+    cell
+}
+
+impl Escape {
+    /// Whether the rule belongs to Fox & Hounds (FoxBox values make sense).
+    pub fn is_fox_hounds(self) -> bool {
+        matches!(self, Escape::Area | Escape::Square)
+    }
+}
+
+impl Chase {
+    /// Whether FoxBox tables are meaningful (Fox & Hounds boards).
+    pub fn has_foxbox(&self) -> bool {
+        self.kind() == Kind::FoxHounds
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::chase::{FoxHoundsParams, HasenspielParams};
+    use crate::solve::Solution;
+
+    fn agree(chase: &Chase) {
+        let fast = FastSolution::solve(
+            chase,
+            FastOptions {
+                foxbox: true,
+                ..FastOptions::default()
+            },
+            None,
+        )
+        .unwrap();
+        let generic = Solution::solve(chase, 10_000_000).unwrap();
+        let (a, b) = (fast.report(), generic.report());
+        assert_eq!(a.states, b.states);
+        assert_eq!(a.terminal_states, b.terminal_states);
+        assert_eq!(a.games, b.games);
+        assert_eq!(a.wins, b.wins);
+        assert_eq!(a.start, b.start);
+        assert_eq!(a.winning_states, b.winning_states);
+        for s in generic.graph().states() {
+            assert_eq!(fast.value(s), generic.value(s), "{}", chase.render(s));
+        }
+    }
+
+    #[test]
+    fn layered_and_generic_solvers_agree() {
+        for size in [2, 4, 6] {
+            for escape in [Escape::Area, Escape::Square, Escape::None] {
+                agree(&Chase::fox_hounds(FoxHoundsParams { size, escape }).unwrap());
+            }
+        }
+        for escape in [Escape::RearPawn, Escape::FirstRow, Escape::None] {
+            agree(&Chase::hasenspiel(HasenspielParams { escape }).unwrap());
+        }
+    }
+
+    #[test]
+    fn next_combination_walks_colex_order() {
+        let mut x = 0b111u128;
+        let mut seen = vec![x];
+        for _ in 0..9 {
+            x = next_combination(x);
+            seen.push(x);
+        }
+        assert_eq!(seen.len(), 10);
+        assert!(seen.windows(2).all(|w| w[0] < w[1]));
+        assert!(seen.iter().all(|s| s.count_ones() == 3 && *s < 32));
+    }
+}
