@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 
 use solvedgym::game::{Game, Turn};
 use solvedgym::games::Chase;
+use solvedgym::games::chase::ai::FuzzModel;
 use solvedgym::games::chase::fast::{FastOptions, FastSolution};
 use solvedgym::games::{AnyGame, GAMES};
 use solvedgym::policy::{FuzzyPolicy, OptimalPolicy, Policy};
@@ -92,6 +93,22 @@ config.toml (resolved), summary.json, *.png, *.svg"
         fuzz: f64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+    },
+    /// The seed's fuzz-factor table for Fox & Hounds: how often the losing side wins against
+    /// the seed's AI playing a random move with probability p, and the fairest p.
+    #[command(
+        after_help = "The losing side of the start plays optimally (maximising its winning \
+chances, computed exactly by dynamic programming) against the AI with fuzz p; the second column \
+does the same from the opposite position (the first position in breadth-first order whose winner \
+differs from the start's). The fairest p gives the first column exactly 0.5 (bisection to 1e-5).\n\
+Example: solvedgym fuzz fox-hounds --size 8"
+    )]
+    Fuzz {
+        #[command(flatten)]
+        game: GameArgs,
+        /// Print the table as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// List the games and their parameters.
     Games,
@@ -239,6 +256,32 @@ fn run() -> Result<()> {
         } => {
             let game = game.build()?;
             with_game!(&game, g => play(g, seat.as_deref(), fuzz, seed))
+        }
+        Command::Fuzz { game, json } => {
+            let AnyGame::Chase(chase) = game.build()? else {
+                bail!("fuzz: the fuzz table is defined for fox-hounds (the seed's FoxBox AI)");
+            };
+            if !chase.has_seed_ai() {
+                bail!("fuzz: the fuzz table is defined for fox-hounds (the seed's FoxBox AI)");
+            }
+            let fast = solve_fast(
+                &chase,
+                FastOptions {
+                    foxbox: true,
+                    ..FastOptions::default()
+                },
+                !json,
+            )?;
+            let generic = Solution::solve(&chase, DEFAULT_STATE_LIMIT).with_context(|| {
+                "the fuzz table needs the full state graph (boards up to 8x8)".to_string()
+            })?;
+            let table = FuzzModel::new(&generic, &fast).table();
+            if json {
+                outln!("{}", serde_json::to_string_pretty(&table)?);
+            } else {
+                outln!("{table}");
+            }
+            Ok(())
         }
         Command::Games => {
             outln!("{}", games_help().trim_end());

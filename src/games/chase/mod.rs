@@ -16,6 +16,7 @@
 //! `4 + 2 * (x * B/2 + y / 2) + d` (d = 0 towards x−1, 1 towards x+1), so legal pawn moves come
 //! by hound in (x, y) order, left before right — the reference's move order.
 
+pub mod ai;
 pub mod fast;
 
 use serde::{Deserialize, Serialize};
