@@ -9,11 +9,11 @@ use clap::{Args, Parser, Subcommand};
 
 use solvedgym::game::{Game, Turn};
 use solvedgym::games::Chase;
-use solvedgym::games::chase::ai::FuzzModel;
+use solvedgym::games::chase::ai::{FuzzModel, SeedAi};
 use solvedgym::games::chase::fast::{FastOptions, FastSolution};
 use solvedgym::games::{AnyGame, GAMES};
 use solvedgym::policy::{FuzzyPolicy, OptimalPolicy, Policy};
-use solvedgym::solve::{DEFAULT_STATE_LIMIT, Solution, SolveReport};
+use solvedgym::solve::{DEFAULT_STATE_LIMIT, Solution, SolveReport, Value};
 use solvedgym::with_game;
 
 #[derive(Parser)]
@@ -107,6 +107,24 @@ Example: solvedgym fuzz fox-hounds --size 8"
         #[command(flatten)]
         game: GameArgs,
         /// Print the table as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Benchmark the exact solvers: wall time (best of --repeat runs) and peak memory of each
+    /// solve, every case in its own process.
+    #[command(
+        after_help = "Cases: Hasenspiel and Fox & Hounds 4x4..10x10 with the layered solver, and \
+the generic solver on Hasenspiel and Fox & Hounds 8x8 for comparison.\n\
+Example: solvedgym bench --repeat 3"
+    )]
+    Bench {
+        /// Runs per case (the best time is reported).
+        #[arg(long, default_value_t = 3)]
+        repeat: usize,
+        /// Largest Fox & Hounds board for the layered solver.
+        #[arg(long, default_value_t = 10)]
+        max_size: usize,
+        /// Print the results as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -254,8 +272,37 @@ fn run() -> Result<()> {
             fuzz,
             seed,
         } => {
+            if !(0.0..=1.0).contains(&fuzz) {
+                bail!("--fuzz {fuzz}: a probability between 0 and 1");
+            }
             let game = game.build()?;
-            with_game!(&game, g => play(g, seat.as_deref(), fuzz, seed))
+            match &game {
+                AnyGame::Chase(chase) => {
+                    eprintln!("solving {} ...", chase.name());
+                    let fast = solve_fast(
+                        chase,
+                        FastOptions {
+                            foxbox: chase.has_foxbox(),
+                            ..FastOptions::default()
+                        },
+                        true,
+                    )?;
+                    let ai = SeedAi {
+                        solution: &fast,
+                        fuzz,
+                    };
+                    play(chase, seat.as_deref(), &ai, &|s| fast.value(s), seed)
+                }
+                _ => with_game!(&game, g => {
+                    eprintln!("solving {} ...", g.name());
+                    let solution = Solution::solve(g, DEFAULT_STATE_LIMIT)?;
+                    let ai = FuzzyPolicy {
+                        base: OptimalPolicy::new(&solution),
+                        p: fuzz,
+                    };
+                    play(g, seat.as_deref(), &ai, &|s| solution.value(s), seed)
+                }),
+            }
         }
         Command::Fuzz { game, json } => {
             let AnyGame::Chase(chase) = game.build()? else {
@@ -283,6 +330,11 @@ fn run() -> Result<()> {
             }
             Ok(())
         }
+        Command::Bench {
+            repeat,
+            max_size,
+            json,
+        } => bench(repeat.max(1), max_size, json),
         Command::Games => {
             outln!("{}", games_help().trim_end());
             Ok(())
@@ -323,6 +375,12 @@ fn solve_fast(chase: &Chase, options: FastOptions, bar: bool) -> Result<FastSolu
 }
 
 fn print_report(report: &SolveReport, json: bool) -> Result<()> {
+    let mut report = report.clone();
+    if let Some(mb) = peak_memory_mb() {
+        report
+            .extra
+            .insert("peak_memory_mb".to_string(), serde_json::json!(mb));
+    }
     if json {
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -331,10 +389,14 @@ fn print_report(report: &SolveReport, json: bool) -> Result<()> {
     Ok(())
 }
 
-fn play<G: Game>(game: &G, seat: Option<&str>, fuzz: f64, seed: u64) -> Result<()> {
-    if !(0.0..=1.0).contains(&fuzz) {
-        bail!("--fuzz {fuzz}: a probability between 0 and 1");
-    }
+/// A person plays `seat` against `ai`; `verdict` gives the solver's value of a position.
+fn play<G: Game>(
+    game: &G,
+    seat: Option<&str>,
+    ai: &dyn Policy<G>,
+    verdict: &dyn Fn(&G::State) -> Option<Value>,
+    seed: u64,
+) -> Result<()> {
     let names: Vec<_> = (0..game.num_players())
         .map(|p| game.player_name(p))
         .collect();
@@ -347,12 +409,6 @@ fn play<G: Game>(game: &G, seat: Option<&str>, fuzz: f64, seed: u64) -> Result<(
                 names.join(", ")
             )
         })?,
-    };
-    eprintln!("solving {} ...", game.name());
-    let solution = Solution::solve(game, DEFAULT_STATE_LIMIT)?;
-    let ai = FuzzyPolicy {
-        base: OptimalPolicy::new(&solution),
-        p: fuzz,
     };
     let mut rng = solvedgym::rng(seed);
     let mut state = game.initial_state();
@@ -404,13 +460,16 @@ fn play<G: Game>(game: &G, seat: Option<&str>, fuzz: f64, seed: u64) -> Result<(
                 match line.trim() {
                     "quit" | "exit" => return Ok(()),
                     "?" => {
-                        let id = solution.id(&state).expect("reachable");
-                        outln!("solver: {}", solution.value_of(id).describe(game));
-                        for (a, v) in solution.move_values(id) {
+                        let describe = |v: Option<Value>| {
+                            v.map_or("unknown".to_string(), |v| v.describe(game))
+                        };
+                        outln!("solver: {}", describe(verdict(&state)));
+                        for &a in &legal {
+                            let after = verdict(&game.apply(&state, a)).map(Value::one_ply_earlier);
                             outln!(
                                 "  {:<8} -> {}",
                                 game.action_to_string(&state, a),
-                                v.describe(game)
+                                describe(after)
                             );
                         }
                     }
@@ -435,4 +494,100 @@ fn play<G: Game>(game: &G, seat: Option<&str>, fuzz: f64, seed: u64) -> Result<(
             }
         }
     }
+}
+
+/// Peak resident memory of this process (Linux), in MiB.
+fn peak_memory_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some((kb / 1024.0 * 10.0).round() / 10.0)
+}
+
+/// One benchmark result.
+#[derive(serde::Serialize)]
+struct BenchRow {
+    case: String,
+    solver: &'static str,
+    states: u64,
+    start: String,
+    best_seconds: f64,
+    peak_memory_mb: f64,
+}
+
+fn bench(repeat: usize, max_size: usize, json: bool) -> Result<()> {
+    let exe = std::env::current_exe().context("locating the solvedgym executable")?;
+    let mut cases: Vec<(String, Vec<String>, &'static str)> =
+        vec![("hasenspiel".into(), vec!["hasenspiel".into()], "layered")];
+    for size in (4..=max_size).step_by(2) {
+        cases.push((
+            format!("fox-hounds {size}x{size}"),
+            vec!["fox-hounds".into(), "--size".into(), size.to_string()],
+            "layered",
+        ));
+    }
+    cases.push((
+        "hasenspiel".into(),
+        vec!["hasenspiel".into(), "--generic".into()],
+        "generic",
+    ));
+    cases.push((
+        "fox-hounds 8x8".into(),
+        vec![
+            "fox-hounds".into(),
+            "--size".into(),
+            "8".into(),
+            "--generic".into(),
+        ],
+        "generic",
+    ));
+    let mut rows = Vec::new();
+    for (case, args, solver) in cases {
+        let mut best = f64::INFINITY;
+        let mut peak: f64 = 0.0;
+        let mut last = serde_json::Value::Null;
+        for _ in 0..repeat {
+            let out = std::process::Command::new(&exe)
+                .arg("solve")
+                .args(&args)
+                .args(["--json", "--quiet"])
+                .output()
+                .with_context(|| format!("running solve {}", args.join(" ")))?;
+            if !out.status.success() {
+                bail!(
+                    "solve {} failed: {}",
+                    args.join(" "),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+            best = best.min(v["seconds"].as_f64().unwrap_or(f64::NAN));
+            peak = peak.max(v["peak_memory_mb"].as_f64().unwrap_or(0.0));
+            last = v;
+        }
+        let row = BenchRow {
+            case,
+            solver,
+            states: last["states"].as_u64().unwrap_or(0),
+            start: last["start"].as_str().unwrap_or("").to_string(),
+            best_seconds: best,
+            peak_memory_mb: peak,
+        };
+        if !json {
+            outln!(
+                "{:<20} {:<8} {:>12} states  {:>9.3} s  {:>8.1} MiB  {}",
+                row.case,
+                row.solver,
+                solvedgym::solve::group(&row.states.to_string()),
+                row.best_seconds,
+                row.peak_memory_mb,
+                row.start
+            );
+        }
+        rows.push(row);
+    }
+    if json {
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
+    }
+    Ok(())
 }

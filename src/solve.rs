@@ -72,8 +72,8 @@ impl Value {
             Value::Draw => None,
         }
     }
-    /// The value one ply earlier (the parent's view of this child).
-    fn one_ply_earlier(self) -> Value {
+    /// The value seen one ply earlier (a parent reaching this state): one more ply to the end.
+    pub fn one_ply_earlier(self) -> Value {
         match self {
             Value::Win { winner, plies } => Value::Win {
                 winner,

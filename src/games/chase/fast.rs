@@ -256,13 +256,19 @@ impl Bits {
 
 /// Calls `f(index)` for every set bit in `range`, in ascending order.
 #[inline]
-fn for_ones(words: &[u64], range: std::ops::Range<u64>, mut f: impl FnMut(u64)) {
+fn for_ones(words: &[u64], range: std::ops::Range<u64>, f: impl FnMut(u64)) {
+    for_ones_with(|w| words[w], range, f)
+}
+
+/// [`for_ones`] over words read by `word(i)`.
+#[inline]
+fn for_ones_with(word: impl Fn(usize) -> u64, range: std::ops::Range<u64>, mut f: impl FnMut(u64)) {
     if range.start >= range.end {
         return;
     }
     let (first, last) = (range.start >> 6, (range.end - 1) >> 6);
     for w in first..=last {
-        let mut bits = words[w as usize];
+        let mut bits = word(w as usize);
         if w == first {
             bits &= u64::MAX << (range.start & 63);
         }
@@ -382,28 +388,30 @@ impl FastSolution {
         let start_d = sets.index(start.pawns) as u64 * s + start.runner as u64;
         marks[0][(start_d >> 6) as usize].fetch_or(1 << (start_d & 63), Ordering::Relaxed);
 
-        // Forward: F_P -> H_P, then H_P -> F_{P+1}.
-        let snapshot = |m: &Vec<AtomicU64>| -> Vec<u64> {
-            m.iter().map(|w| w.load(Ordering::Relaxed)).collect()
-        };
+        // Forward: F_P -> H_P, then H_P -> F_{P+1}. The layer read is complete before it is
+        // read (rayon joins between steps); writes go to the other side's bitset.
         for p in 0..layers {
             if let Some(report) = progress {
                 report("enumerating", p, layers);
             }
             for side in [RUNNER as u8, PAWNS as u8] {
-                let from = snapshot(&marks[side as usize]);
+                let from = &marks[side as usize];
                 let to = &marks[1 - side as usize];
                 chunks(layer_range(p)).into_par_iter().for_each(|range| {
-                    for_ones(&from, range, |d| {
-                        let set = sets.sets[(d / s) as usize];
-                        let runner = (d % s) as u8;
-                        if chase.winner_of(runner, set, side).is_some() {
-                            return;
-                        }
-                        children(chase, &sets, set, runner, side, |c| {
-                            to[(c >> 6) as usize].fetch_or(1 << (c & 63), Ordering::Relaxed);
-                        });
-                    });
+                    for_ones_with(
+                        |w| from[w].load(Ordering::Relaxed),
+                        range,
+                        |d| {
+                            let set = sets.sets[(d / s) as usize];
+                            let runner = (d % s) as u8;
+                            if chase.winner_of(runner, set, side).is_some() {
+                                return;
+                            }
+                            children(chase, &sets, set, runner, side, |c| {
+                                to[(c >> 6) as usize].fetch_or(1 << (c & 63), Ordering::Relaxed);
+                            });
+                        },
+                    );
                 });
             }
         }
