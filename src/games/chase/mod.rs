@@ -168,7 +168,7 @@ impl Geometry {
         let mut runner_to = Vec::with_capacity(squares);
         let mut pawn_to = Vec::with_capacity(squares);
         let mut neighbours = Vec::with_capacity(squares);
-        let mut col_key = vec![0u8; squares];
+        let mut col_key = Vec::with_capacity(squares);
         let mut by_col_key = vec![0u8; squares];
         for s in 0..squares {
             let (x, y) = xy(size, s);
@@ -187,7 +187,7 @@ impl Geometry {
                     .fold(0u128, |m, &t| m | 1 << t),
             );
             let key = x as usize * half + y as usize / 2;
-            col_key[s] = key as u8;
+            col_key.push(key as u8);
             by_col_key[key] = s as u8;
         }
         let mut cone = vec![0u128; squares];
@@ -275,7 +275,7 @@ pub fn xy(size: usize, s: usize) -> (usize, usize) {
 impl Chase {
     /// Fox & Hounds on a `size` x `size` board.
     pub fn fox_hounds(p: FoxHoundsParams) -> Result<Chase, InvalidParams> {
-        if p.size < 2 || p.size > MAX_SIZE || p.size % 2 != 0 {
+        if p.size < 2 || p.size > MAX_SIZE || !p.size.is_multiple_of(2) {
             return Err(InvalidParams::new(
                 "size",
                 p.size,
