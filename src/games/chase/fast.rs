@@ -373,6 +373,15 @@ impl FastSolution {
         options: FastOptions,
         progress: Option<Progress>,
     ) -> Result<FastSolution, crate::solve::SolveError> {
+        // Run on a pool thread: small layers then stay on it instead of being handed over.
+        rayon::scope(|_| Self::solve_on_pool(chase, options, progress))
+    }
+
+    fn solve_on_pool(
+        chase: &Chase,
+        options: FastOptions,
+        progress: Option<Progress>,
+    ) -> Result<FastSolution, crate::solve::SolveError> {
         let started = Instant::now();
         let geo = chase.geometry();
         let s = geo.squares as u64;
@@ -397,22 +406,26 @@ impl FastSolution {
             for side in [RUNNER as u8, PAWNS as u8] {
                 let from = &marks[side as usize];
                 let to = &marks[1 - side as usize];
-                chunks(layer_range(p)).into_par_iter().for_each(|range| {
-                    for_ones_with(
-                        |w| from[w].load(Ordering::Relaxed),
-                        range,
-                        |d| {
-                            let set = sets.sets[(d / s) as usize];
-                            let runner = (d % s) as u8;
-                            if chase.winner_of(runner, set, side).is_some() {
-                                return;
-                            }
-                            children(chase, &sets, set, runner, side, |c| {
-                                to[(c >> 6) as usize].fetch_or(1 << (c & 63), Ordering::Relaxed);
-                            });
-                        },
-                    );
-                });
+                chunks(layer_range(p))
+                    .into_par_iter()
+                    .with_min_len(4)
+                    .for_each(|range| {
+                        for_ones_with(
+                            |w| from[w].load(Ordering::Relaxed),
+                            range,
+                            |d| {
+                                let set = sets.sets[(d / s) as usize];
+                                let runner = (d % s) as u8;
+                                if chase.winner_of(runner, set, side).is_some() {
+                                    return;
+                                }
+                                children(chase, &sets, set, runner, side, |c| {
+                                    to[(c >> 6) as usize]
+                                        .fetch_or(1 << (c & 63), Ordering::Relaxed);
+                                });
+                            },
+                        );
+                    });
             }
         }
         let reach = marks.map(Bits::from_atomic);
@@ -462,6 +475,7 @@ impl FastSolution {
                 let results: Vec<(bool, u64, [u64; 2])> = pieces
                     .into_par_iter()
                     .zip(split_lengths(&mut cells, &lengths))
+                    .with_min_len(4)
                     .map(|(piece, out)| {
                         let mut i = 0;
                         let mut overflow = false;
@@ -499,12 +513,14 @@ impl FastSolution {
                     values[side][b..b + len]
                         .par_iter_mut()
                         .zip(cells.par_iter())
+                        .with_min_len(1 << 16)
                         .for_each(|(v, c)| *v = c.value);
                     if options.foxbox {
                         foxbox[side][b..b + len]
                             .par_iter_mut()
                             .zip(max_foxbox[side][b..b + len].par_iter_mut())
                             .zip(cells.par_iter())
+                            .with_min_len(1 << 16)
                             .for_each(|((f, m), c)| {
                                 *f = c.foxbox;
                                 *m = c.max_foxbox;
