@@ -308,7 +308,7 @@ fn run() -> Result<()> {
             let AnyGame::Chase(chase) = game.build()? else {
                 bail!("fuzz: the fuzz table is defined for fox-hounds (the seed's FoxBox AI)");
             };
-            if !chase.has_seed_ai() {
+            if !chase.has_foxbox() {
                 bail!("fuzz: the fuzz table is defined for fox-hounds (the seed's FoxBox AI)");
             }
             let fast = solve_fast(

@@ -2,18 +2,12 @@
 //! `shared/rules/chase-games-and-hexapawn.md` come out of `solve` and `fuzz`, `play` survives a
 //! person, and the environments pass the shared checker. (10x10 is in `solvedgym bench`.)
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
+
+use common::solvedgym;
 
 use solvedgym::check::{CheckOptions, check_game};
 use solvedgym::games::{Chase, Escape, FoxHoundsParams, HasenspielParams};
-
-fn solvedgym(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_solvedgym"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
 
 fn json(args: &[&str]) -> serde_json::Value {
     let out = solvedgym(args);
@@ -142,8 +136,8 @@ fn fuzz_prints_the_reference_fairest_factors() {
 
 #[test]
 fn play_fox_and_hounds_in_the_terminal() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_solvedgym"))
-        .args([
+    let stdout = common::with_input(
+        &[
             "play",
             "fox-hounds",
             "--size",
@@ -152,24 +146,8 @@ fn play_fox_and_hounds_in_the_terminal() {
             "fox",
             "--fuzz",
             "0.1",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"?\nzz\n\xff\n99\nc4-b3\nquit\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
+        b"?\nzz\n\xff\n99\nc4-b3\nquit\n",
     );
     assert!(stdout.contains("your move [c4-b3 c4-d3]"), "{stdout}");
     assert!(

@@ -1,15 +1,11 @@
 //! The command line as a user meets it: `solve`, `run`, `play`, and the errors they give.
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn solvedgym(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_solvedgym"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+use std::process::Output;
+
+use common::solvedgym;
 
 fn json(out: &Output) -> serde_json::Value {
     assert!(
@@ -180,25 +176,9 @@ fn a_config_typo_names_the_file_line_and_key() {
 
 #[test]
 fn play_survives_nonsense_and_shows_the_verdict() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_solvedgym"))
-        .args(["play", "tictactoe", "--as", "o"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"zz9\n?\nmoves\n\xff\xfe\nb2\nquit\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = common::with_input(
+        &["play", "tictactoe", "--as", "o"],
+        b"zz9\n?\nmoves\n\xff\xfe\nb2\nquit\n",
     );
     assert!(stdout.contains("illegal action \"zz9\""), "{stdout}");
     assert!(stdout.contains("solver: draw"), "{stdout}");

@@ -19,7 +19,7 @@
 use serde::Serialize;
 
 use super::fast::{FastSolution, MaxFoxBox};
-use super::{Chase, ChaseState, Kind, RUNNER};
+use super::{Chase, ChaseState, RUNNER};
 use crate::game::{Action, Game, Player, Turn};
 use crate::graph::StateId;
 use crate::policy::Policy;
@@ -238,28 +238,26 @@ impl<'a> FuzzModel<'a> {
         let opposite = self.opposite().expect("a position the other side wins");
         let from_start = |p: f64| self.win_probabilities(loser, p)[graph.start() as usize];
         let from_opposite = |p: f64| self.win_probabilities(winner, p)[opposite as usize];
-        let mut probes = vec![0.0, 1.0];
+        let row = |p: f64| FuzzRow {
+            fuzz: p,
+            from_start: from_start(p),
+            from_opposite: from_opposite(p),
+        };
+        let mut rows = vec![row(0.0), row(1.0)];
         let (mut lo, mut hi) = (0.0f64, 1.0f64);
         let mut fairest = 0.5;
         while hi - lo >= 1e-5 {
             let mid = (lo + hi) / 2.0;
-            probes.push(mid);
+            let r = row(mid);
             fairest = mid;
-            if from_start(mid) < 0.5 {
+            if r.from_start < 0.5 {
                 lo = mid;
             } else {
                 hi = mid;
             }
+            rows.push(r);
         }
-        probes.sort_by(f64::total_cmp);
-        let rows = probes
-            .iter()
-            .map(|&p| FuzzRow {
-                fuzz: p,
-                from_start: from_start(p),
-                from_opposite: from_opposite(p),
-            })
-            .collect();
+        rows.sort_by(|a, b| a.fuzz.total_cmp(&b.fuzz));
         let opp_state = graph.state(opposite);
         FuzzTable {
             game: game.name().to_string(),
@@ -272,13 +270,6 @@ impl<'a> FuzzModel<'a> {
             rows,
             fairest,
         }
-    }
-}
-
-impl Chase {
-    /// Whether the seed's FoxBox-based AI applies (Fox & Hounds).
-    pub fn has_seed_ai(&self) -> bool {
-        self.kind() == Kind::FoxHounds
     }
 }
 

@@ -25,7 +25,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::{Chase, ChaseState, Escape, Kind, NONE, PAWNS, RUNNER};
+use super::{Chase, ChaseState, Kind, NONE, PAWNS, RUNNER};
 use crate::game::{Game, Player};
 use crate::solve::{GameCount, SolveReport, Value};
 
@@ -470,7 +470,7 @@ impl FastSolution {
                 let (child_bits, child_cells, child_base) = if side == PAWNS as u8 {
                     (&reach[RUNNER], &upper, upper_base)
                 } else {
-                    (&reach[PAWNS], &lower, bits_base(&reach[PAWNS], &range))
+                    (&reach[PAWNS], &lower, reach[PAWNS].rank(range.start))
                 };
                 let results: Vec<(bool, u64, [u64; 2])> = pieces
                     .into_par_iter()
@@ -690,10 +690,6 @@ fn ratio(a: GameCount, b: GameCount) -> f64 {
     u64::try_from(a).unwrap_or(u64::MAX) as f64 / u64::try_from(b).unwrap_or(u64::MAX).max(1) as f64
 }
 
-fn bits_base(bits: &Bits, range: &std::ops::Range<u64>) -> u64 {
-    bits.rank(range.start)
-}
-
 /// Calls `f(child index)` for each move of `side` at (set, runner), in the game's move order
 /// (the order does not matter to the solver).
 #[inline]
@@ -823,15 +819,8 @@ fn solve_one(
     cell
 }
 
-impl Escape {
-    /// Whether the rule belongs to Fox & Hounds (FoxBox values make sense).
-    pub fn is_fox_hounds(self) -> bool {
-        matches!(self, Escape::Area | Escape::Square)
-    }
-}
-
 impl Chase {
-    /// Whether FoxBox tables are meaningful (Fox & Hounds boards).
+    /// Whether FoxBox tables, and the seed's FoxBox AI and fuzz table, apply (Fox & Hounds).
     pub fn has_foxbox(&self) -> bool {
         self.kind() == Kind::FoxHounds
     }
@@ -840,7 +829,7 @@ impl Chase {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::chase::{FoxHoundsParams, HasenspielParams};
+    use crate::games::chase::{Escape, FoxHoundsParams, HasenspielParams};
     use crate::solve::Solution;
 
     fn agree(chase: &Chase) {
