@@ -307,11 +307,64 @@ fn split_lengths<'a, T>(mut slice: &'a mut [T], lengths: &[usize]) -> Vec<&'a mu
     out
 }
 
+/// An exact game counter: `u128` where it provably suffices (checked), [`GameCount`] on larger
+/// boards, `()` when counts are off (cells shrink from 80 to 8 bytes, which is what lets the
+/// largest boards fit).
+trait Count: Copy + Default + Send + Sync {
+    const ONE: Self;
+    fn checked_add(self, other: Self) -> Option<Self>;
+    fn wrapping_add(self, other: Self) -> Self;
+    fn wide(self) -> Option<GameCount>;
+}
+
+impl Count for u128 {
+    const ONE: u128 = 1;
+    #[inline]
+    fn checked_add(self, other: u128) -> Option<u128> {
+        u128::checked_add(self, other)
+    }
+    #[inline]
+    fn wrapping_add(self, other: u128) -> u128 {
+        u128::wrapping_add(self, other)
+    }
+    fn wide(self) -> Option<GameCount> {
+        Some(GameCount::from(self))
+    }
+}
+
+impl Count for GameCount {
+    const ONE: GameCount = GameCount::ONE;
+    #[inline]
+    fn checked_add(self, other: GameCount) -> Option<GameCount> {
+        GameCount::checked_add(self, other)
+    }
+    #[inline]
+    fn wrapping_add(self, other: GameCount) -> GameCount {
+        GameCount::wrapping_add(self, other)
+    }
+    fn wide(self) -> Option<GameCount> {
+        Some(self)
+    }
+}
+
+impl Count for () {
+    const ONE: () = ();
+    #[inline]
+    fn checked_add(self, _: ()) -> Option<()> {
+        Some(())
+    }
+    #[inline]
+    fn wrapping_add(self, _: ()) {}
+    fn wide(self) -> Option<GameCount> {
+        None
+    }
+}
+
 /// Game counts of one position, kept while its layer is in flight.
 #[derive(Clone, Copy, Default)]
-struct Counts {
-    games: GameCount,
-    runner_wins: GameCount,
+struct Counts<C> {
+    games: C,
+    runner_wins: C,
 }
 
 /// The exact solution of a chase game by pawn-progress layers.
@@ -358,11 +411,11 @@ fn preference(code: u16, mover: u8) -> u32 {
 
 /// Everything the backward sweep computes for one position.
 #[derive(Clone, Copy, Default)]
-struct Cell {
+struct Cell<C> {
     value: u16,
     foxbox: u8,
     max_foxbox: u16,
-    counts: Counts,
+    counts: Counts<C>,
     terminal: bool,
 }
 
@@ -374,10 +427,33 @@ impl FastSolution {
         progress: Option<Progress>,
     ) -> Result<FastSolution, crate::solve::SolveError> {
         // Run on a pool thread: small layers then stay on it instead of being handed over.
-        rayon::scope(|_| Self::solve_on_pool(chase, options, progress))
+        rayon::scope(|_| {
+            if options.no_counts {
+                Self::solve_on_pool::<()>(chase, options, progress)
+            } else if chase.geometry().size <= 8 {
+                Self::solve_narrow_first::<u128>(chase, options, progress)
+            } else {
+                Self::solve_on_pool::<GameCount>(chase, options, progress)
+            }
+        })
     }
 
-    fn solve_on_pool(
+    /// Solves with narrow counters `N` (less memory traffic); a board whose counts overflow
+    /// them is solved again with wide ones.
+    fn solve_narrow_first<N: Count>(
+        chase: &Chase,
+        options: FastOptions,
+        progress: Option<Progress>,
+    ) -> Result<FastSolution, crate::solve::SolveError> {
+        Self::solve_on_pool::<N>(chase, options, progress).or_else(|e| match e {
+            crate::solve::SolveError::CountOverflow => {
+                Self::solve_on_pool::<GameCount>(chase, options, progress)
+            }
+            e => Err(e),
+        })
+    }
+
+    fn solve_on_pool<C: Count>(
         chase: &Chase,
         options: FastOptions,
         progress: Option<Progress>,
@@ -410,19 +486,23 @@ impl FastSolution {
                     .into_par_iter()
                     .with_min_len(4)
                     .for_each(|range| {
+                        let mut expander = Expander::new(chase, &sets);
                         for_ones_with(
                             |w| from[w].load(Ordering::Relaxed),
                             range,
                             |d| {
-                                let set = sets.sets[(d / s) as usize];
-                                let runner = (d % s) as u8;
-                                if chase.winner_of(runner, set, side).is_some() {
+                                let Ok(children) = expander.expand(d, side) else {
                                     return;
+                                };
+                                for &c in children {
+                                    // Most children have several parents: a plain load
+                                    // skips the locked write when the bit is already set.
+                                    let word = &to[(c >> 6) as usize];
+                                    let bit = 1 << (c & 63);
+                                    if word.load(Ordering::Relaxed) & bit == 0 {
+                                        word.fetch_or(bit, Ordering::Relaxed);
+                                    }
                                 }
-                                children(chase, &sets, set, runner, side, |c| {
-                                    to[(c >> 6) as usize]
-                                        .fetch_or(1 << (c & 63), Ordering::Relaxed);
-                                });
                             },
                         );
                     });
@@ -438,15 +518,15 @@ impl FastSolution {
         let mut foxbox = [vec![0u8; fb_len(0)], vec![0u8; fb_len(1)]];
         let mut max_foxbox = [vec![0u16; fb_len(0)], vec![0u16; fb_len(1)]];
         // Cells of the layers in flight: F_{P+1} (runner to move) and H_P, F_P.
-        let mut upper: Vec<Cell> = Vec::new();
+        let mut upper: Vec<Cell<C>> = Vec::new();
         let mut upper_base = 0u64;
         let mut terminal = 0u64;
         let mut winning = [0u64; 2];
         let mut overflow = false;
-        let mut start_cell = Cell::default();
+        let mut start_cell = Cell::<C>::default();
         // Layer buffers are reused: fresh allocations would be zeroed page by page.
-        let mut spare: Vec<Vec<Cell>> = Vec::new();
-        let mut lower: Vec<Cell> = Vec::new();
+        let mut spare: Vec<Vec<Cell<C>>> = Vec::new();
+        let mut lower: Vec<Cell<C>> = Vec::new();
         for p in (0..layers).rev() {
             if let Some(report) = progress {
                 report("solving", layers - 1 - p, layers);
@@ -481,10 +561,11 @@ impl FastSolution {
                         let mut overflow = false;
                         let mut term = 0;
                         let mut wins = [0u64; 2];
+                        let mut expander = Expander::new(chase, &sets);
                         for_ones(&bits.words, piece, |d| {
                             let cell = solve_one(
                                 chase,
-                                &sets,
+                                &mut expander,
                                 d,
                                 side,
                                 options,
@@ -542,8 +623,11 @@ impl FastSolution {
         if overflow {
             return Err(crate::solve::SolveError::CountOverflow);
         }
-        let games = (!options.no_counts)
-            .then_some((start_cell.counts.games, start_cell.counts.runner_wins));
+        let games = start_cell
+            .counts
+            .games
+            .wide()
+            .zip(start_cell.counts.runner_wins.wide());
         Ok(FastSolution {
             chase: chase.clone(),
             sets,
@@ -690,81 +774,145 @@ fn ratio(a: GameCount, b: GameCount) -> f64 {
     u64::try_from(a).unwrap_or(u64::MAX) as f64 / u64::try_from(b).unwrap_or(u64::MAX).max(1) as f64
 }
 
-/// Calls `f(child index)` for each move of `side` at (set, runner), in the game's move order
-/// (the order does not matter to the solver).
-#[inline]
-fn children(
-    chase: &Chase,
-    sets: &PawnSets,
+/// Expands positions by dense index. The pawn moves and the pawns' reach depend only on the
+/// pawn set, so they are computed once per set and reused for every runner square of it (the
+/// sweeps visit a set's positions one after another).
+struct Expander<'a> {
+    chase: &'a Chase,
+    sets: &'a PawnSets,
+    squares: u64,
+    /// The set whose moves are cached (`usize::MAX`: none yet).
+    cached: usize,
     set: u128,
-    runner: u8,
-    side: u8,
-    mut f: impl FnMut(u64),
-) {
-    let geo = chase.geometry();
-    let s = geo.squares as u64;
-    if side == RUNNER as u8 {
-        let base = sets.index(set) as u64 * s;
-        for &t in &geo.runner_to[runner as usize] {
-            if t != NONE && set >> t & 1 == 0 {
-                f(base + t as u64);
-            }
+    reach: u128,
+    /// Pawn moves of the cached set: (target square, dense index of the child with the runner
+    /// on square 0).
+    pawn_moves: [(u8, u64); 32],
+    pawn_len: usize,
+    out: [u64; 32],
+}
+
+impl<'a> Expander<'a> {
+    fn new(chase: &'a Chase, sets: &'a PawnSets) -> Expander<'a> {
+        Expander {
+            chase,
+            sets,
+            squares: sets.squares as u64,
+            cached: usize::MAX,
+            set: 0,
+            reach: 0,
+            pawn_moves: [(0, 0); 32],
+            pawn_len: 0,
+            out: [0; 32],
         }
-    } else {
-        let occupied = set | 1u128 << runner;
+    }
+
+    #[inline]
+    fn load(&mut self, si: usize) {
+        if si == self.cached {
+            return;
+        }
+        let geo = self.chase.geometry();
+        let set = self.sets.sets[si];
+        self.cached = si;
+        self.set = set;
+        self.reach = geo.reach(set);
+        self.pawn_len = 0;
         let mut p = set;
         while p != 0 {
             let from = p.trailing_zeros() as usize;
             p &= p - 1;
             for &t in &geo.pawn_to[from] {
-                if t != NONE && occupied >> t & 1 == 0 {
+                if t != NONE && set >> t & 1 == 0 {
                     let child = set ^ (1u128 << from) ^ (1u128 << t);
-                    f(sets.index(child) as u64 * s + runner as u64);
+                    self.pawn_moves[self.pawn_len] =
+                        (t, self.sets.index(child) as u64 * self.squares);
+                    self.pawn_len += 1;
                 }
             }
+        }
+    }
+
+    /// The pawn set and runner square of position `d`.
+    #[inline]
+    fn position(&mut self, d: u64) -> (u128, u8) {
+        self.load((d / self.squares) as usize);
+        (self.set, (d % self.squares) as u8)
+    }
+
+    /// The children of position `d` with `side` to move (in no particular order), or the
+    /// winner if the position is over (the rules file's terminal test, as
+    /// [`Chase::winner_of`]).
+    #[inline]
+    fn expand(&mut self, d: u64, side: u8) -> Result<&[u64], Player> {
+        let (set, runner) = self.position(d);
+        let mut n = 0;
+        if side == RUNNER as u8 {
+            let base = d - runner as u64;
+            for &t in &self.chase.geometry().runner_to[runner as usize] {
+                if t != NONE && set >> t & 1 == 0 {
+                    self.out[n] = base + t as u64;
+                    n += 1;
+                }
+            }
+        } else {
+            for &(t, base) in &self.pawn_moves[..self.pawn_len] {
+                if t != runner {
+                    self.out[n] = base + runner as u64;
+                    n += 1;
+                }
+            }
+        }
+        if n == 0 {
+            Err(1 - side as Player)
+        } else if self.chase.escaped_with(runner, set, side, self.reach) {
+            Err(RUNNER)
+        } else {
+            Ok(&self.out[..n])
         }
     }
 }
 
 #[allow(clippy::too_many_arguments)]
 #[inline]
-fn solve_one(
+fn solve_one<C: Count>(
     chase: &Chase,
-    sets: &PawnSets,
+    expander: &mut Expander,
     d: u64,
     side: u8,
     options: FastOptions,
     child_bits: &Bits,
-    child_cells: &[Cell],
+    child_cells: &[Cell<C>],
     child_base: u64,
     overflow: &mut bool,
-) -> Cell {
-    let s = sets.squares as u64;
-    let set = sets.sets[(d / s) as usize];
-    let runner = (d % s) as u8;
+) -> Cell<C> {
+    let (set, runner) = expander.position(d);
     let foxbox_now = |value: u16| -> bool {
         options.foxbox && (value >> 15) as usize == PAWNS && chase.is_fox_box(runner, set)
     };
-    if let Some(w) = chase.winner_of(runner, set, side) {
-        let value = encode(w, 0);
-        let fb = if foxbox_now(value) { 0 } else { u8::MAX };
-        return Cell {
-            value,
-            foxbox: fb,
-            max_foxbox: (fb as u16) << 8 | 255,
-            counts: Counts {
-                games: GameCount::from(1u8),
-                runner_wins: GameCount::from((w == RUNNER) as u8),
-            },
-            terminal: true,
-        };
-    }
+    let children = match expander.expand(d, side) {
+        Ok(children) => children,
+        Err(w) => {
+            let value = encode(w, 0);
+            let fb = if foxbox_now(value) { 0 } else { u8::MAX };
+            return Cell {
+                value,
+                foxbox: fb,
+                max_foxbox: (fb as u16) << 8 | 255,
+                counts: Counts {
+                    games: C::ONE,
+                    runner_wins: if w == RUNNER { C::ONE } else { C::default() },
+                },
+                terminal: true,
+            };
+        }
+    };
     let mut best = 0u16;
     let mut best_pref = 0u32;
-    let mut counts = Counts::default();
+    let mut counts = Counts::<C>::default();
     let mut fb_best: Option<u8> = None;
     let mut max_best: Option<u16> = None;
-    children(chase, sets, set, runner, side, |c| {
+    for &c in children {
         let id = child_bits
             .id(c)
             .expect("children of reachable positions are reachable");
@@ -774,7 +922,7 @@ fn solve_one(
             best_pref = pref;
             best = cell.value;
         }
-        if !options.no_counts {
+        {
             match counts.games.checked_add(cell.counts.games) {
                 Some(g) => counts.games = g,
                 None => *overflow = true,
@@ -796,7 +944,7 @@ fn solve_one(
                 Some(b) => b.min(later),
             });
         }
-    });
+    }
     let value = best + 1;
     let mut cell = Cell {
         value,
@@ -865,6 +1013,49 @@ mod tests {
         for escape in [Escape::RearPawn, Escape::FirstRow, Escape::None] {
             agree(&Chase::hasenspiel(HasenspielParams { escape }).unwrap());
         }
+    }
+
+    impl Count for u16 {
+        const ONE: u16 = 1;
+        fn checked_add(self, other: u16) -> Option<u16> {
+            u16::checked_add(self, other)
+        }
+        fn wrapping_add(self, other: u16) -> u16 {
+            u16::wrapping_add(self, other)
+        }
+        fn wide(self) -> Option<GameCount> {
+            Some(GameCount::from(self))
+        }
+    }
+
+    #[test]
+    fn narrow_counters_fall_back_to_wide_ones_on_overflow() {
+        let chase = Chase::fox_hounds(FoxHoundsParams {
+            size: 6,
+            escape: Escape::Area,
+        })
+        .unwrap();
+        let options = FastOptions::default();
+        assert!(matches!(
+            FastSolution::solve_on_pool::<u16>(&chase, options, None),
+            Err(crate::solve::SolveError::CountOverflow)
+        ));
+        let narrow_first = FastSolution::solve_narrow_first::<u16>(&chase, options, None).unwrap();
+        let (games, _) = narrow_first.games().unwrap();
+        assert_eq!(games.to_string(), "982462133247");
+        // Without counts the values are the same and no count is reported.
+        let uncounted = FastSolution::solve(
+            &chase,
+            FastOptions {
+                no_counts: true,
+                ..options
+            },
+            None,
+        )
+        .unwrap();
+        assert!(uncounted.games().is_none());
+        assert_eq!(uncounted.start_value(), narrow_first.start_value());
+        assert_eq!(uncounted.states(), narrow_first.states());
     }
 
     #[test]

@@ -339,12 +339,18 @@ impl Chase {
     /// the side to move).
     #[inline]
     pub fn escaped(&self, runner: u8, pawns: u128, to_move: u8) -> bool {
+        self.escaped_with(runner, pawns, to_move, self.geo.reach(pawns))
+    }
+
+    /// [`Chase::escaped`] given the pawns' reach (`Geometry::reach(pawns)`), for callers that
+    /// test many runner squares against one pawn set.
+    #[inline]
+    pub(crate) fn escaped_with(&self, runner: u8, pawns: u128, to_move: u8, reach: u128) -> bool {
         match self.escape {
             Escape::Area => {
-                let reach = self.geo.reach(pawns);
                 reach >> runner & 1 == 0 && self.geo.neighbours[runner as usize] & !reach != 0
             }
-            Escape::Square => self.geo.reach(pawns) >> runner & 1 == 0,
+            Escape::Square => reach >> runner & 1 == 0,
             Escape::RearPawn => {
                 to_move == PAWNS as u8 && {
                     let mut min = usize::MAX;
