@@ -433,6 +433,10 @@ impl<G: Game> AecEnv<G> {
         Ok(())
     }
 
+    /// Plies played so far in the episode.
+    pub fn ply(&self) -> u32 {
+        self.core.ply
+    }
     /// Each seat's reward so far (its return once the episode is over).
     pub fn rewards(&self) -> &[f64] {
         &self.cumulative

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use solvedgym::eval::{evaluate_policy, expected_result, minimax_return};
 use solvedgym::game::{Game, GameResult, Returns, Turn};
 use solvedgym::games::{Hexapawn, HexapawnParams, TicTacToe};
-use solvedgym::learn::Learner;
+use solvedgym::learn::{Decision, Learner};
 use solvedgym::learn::menace::{Matchbox, MatchboxConfig};
 use solvedgym::policy::{OptimalPolicy, Policy, RandomPolicy};
 use solvedgym::solve::{Solution, Value};
@@ -100,14 +100,14 @@ proptest! {
             while let Turn::Player(p) = game.turn(&s) {
                 game.legal_actions(&s, &mut legal);
                 let a = if p == 0 {
-                    match learner.act(&game, &s, 0, &legal, &mut rng) { Some(a) => a, None => break }
+                    match learner.act(&game, &Decision { state: &s, seat: 0, legal: &legal, ply: 0 }, &mut rng) { Some(a) => a, None => break }
                 } else {
                     legal[0]
                 };
                 s = game.apply(&s, a);
             }
             let returns = match r { 0 => Returns::win(2, 0), 1 => Returns::zeros(2), _ => Returns::win(2, 1) };
-            learner.end_episode(&game, &returns);
+            learner.end_episode(&game, &returns, 0);
             for (_, b) in learner.boxes() {
                 prop_assert!(b.beads.iter().all(|&n| n >= min));
                 if !menace {

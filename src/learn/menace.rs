@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
-use super::Learner;
+use super::{Decision, Learner};
 use crate::SgRng;
 use crate::game::{Action, Game, GameResult, MAX_PLAYERS, Player, Returns, Turn};
 use crate::graph::StateGraph;
@@ -237,14 +237,8 @@ impl<G: Game> Learner<G> for Matchbox<G> {
         self.moves_made = [0; MAX_PLAYERS];
     }
 
-    fn act(
-        &mut self,
-        game: &G,
-        state: &G::State,
-        seat: Player,
-        legal: &[Action],
-        rng: &mut SgRng,
-    ) -> Option<Action> {
+    fn act(&mut self, game: &G, decision: &Decision<G>, rng: &mut SgRng) -> Option<Action> {
+        let (state, seat, legal) = (decision.state, decision.seat, decision.legal);
         let (key, sym) = self.key(game, state);
         let move_number = self.moves_made[seat];
         self.moves_made[seat] += 1;
@@ -277,7 +271,7 @@ impl<G: Game> Learner<G> for Matchbox<G> {
         Some(action)
     }
 
-    fn end_episode(&mut self, _game: &G, returns: &Returns) {
+    fn end_episode(&mut self, _game: &G, returns: &Returns, _plies: u32) {
         let mut last_of_seat = [None; MAX_PLAYERS];
         for (i, played) in self.history.iter().enumerate() {
             last_of_seat[played.seat] = Some(i);
@@ -424,6 +418,15 @@ mod tests {
     use crate::games::{Hexapawn, HexapawnParams, TicTacToe};
     use crate::rng;
 
+    fn at<'a, G: Game>(state: &'a G::State, legal: &'a [Action]) -> Decision<'a, G> {
+        Decision {
+            state,
+            seat: 0,
+            legal,
+            ply: 0,
+        }
+    }
+
     #[test]
     fn symmetric_moves_share_a_bead_colour() {
         let game = Hexapawn::new(HexapawnParams::default()).unwrap();
@@ -432,7 +435,7 @@ mod tests {
         let s = game.initial_state();
         let mut legal = Vec::new();
         game.legal_actions(&s, &mut legal);
-        her.act(&game, &s, 0, &legal, &mut rng(1)).unwrap();
+        her.act(&game, &at(&s, &legal), &mut rng(1)).unwrap();
         let b = her.box_for(&game, &s).unwrap();
         assert_eq!(b.moves.len(), 2);
         assert_eq!(b.beads, [1, 1]);
@@ -455,11 +458,11 @@ mod tests {
         let s0 = game.initial_state();
         let mut legal = Vec::new();
         game.legal_actions(&s0, &mut legal);
-        let a0 = her.act(&game, &s0, 0, &legal, &mut r).unwrap();
+        let a0 = her.act(&game, &at(&s0, &legal), &mut r).unwrap();
         let s1 = game.apply(&game.apply(&s0, a0), if a0 == 4 { 0 } else { 4 });
         game.legal_actions(&s1, &mut legal);
-        let a1 = her.act(&game, &s1, 0, &legal, &mut r).unwrap();
-        her.end_episode(&game, &Returns::win(2, 1));
+        let a1 = her.act(&game, &at(&s1, &legal), &mut r).unwrap();
+        her.end_episode(&game, &Returns::win(2, 1), 0);
         let first = her.box_for(&game, &s0).unwrap();
         assert_eq!(first.total(), 9, "the first move's bead stays");
         let second = her.box_for(&game, &s1).unwrap();
@@ -469,8 +472,8 @@ mod tests {
         // A win changes nothing.
         her.begin_episode();
         game.legal_actions(&s0, &mut legal);
-        her.act(&game, &s0, 0, &legal, &mut r).unwrap();
-        her.end_episode(&game, &Returns::win(2, 0));
+        her.act(&game, &at(&s0, &legal), &mut r).unwrap();
+        her.end_episode(&game, &Returns::win(2, 0), 0);
         assert_eq!(her.box_for(&game, &s0).unwrap().total(), 9);
     }
 
@@ -488,8 +491,8 @@ mod tests {
         let mut r = rng(2);
         for _ in 0..6 {
             m.begin_episode();
-            m.act(&game, &s0, 0, &legal, &mut r).unwrap();
-            m.end_episode(&game, &Returns::win(2, 0));
+            m.act(&game, &at(&s0, &legal), &mut r).unwrap();
+            m.end_episode(&game, &Returns::win(2, 0), 0);
         }
         let b = m.box_for(&game, &s0).unwrap();
         assert!(b.beads.iter().all(|&n| n >= 4), "{b:?}");
@@ -511,14 +514,14 @@ mod tests {
         let s0 = game.initial_state();
         // Empty the box after one particular reply, by losing from it once per bead.
         game.legal_actions(&s0, &mut legal);
-        let first = her.act(&game, &s0, 0, &legal, &mut r).unwrap();
-        her.end_episode(&game, &Returns::zeros(2));
+        let first = her.act(&game, &at(&s0, &legal), &mut r).unwrap();
+        her.end_episode(&game, &Returns::zeros(2), 0);
         let s1 = game.apply(&game.apply(&s0, first), if first == 4 { 0 } else { 4 });
         game.legal_actions(&s1, &mut legal);
         for _ in 0..legal.len() {
             her.begin_episode();
-            her.act(&game, &s1, 0, &legal, &mut r).unwrap();
-            her.end_episode(&game, &Returns::win(2, 1));
+            her.act(&game, &at(&s1, &legal), &mut r).unwrap();
+            her.end_episode(&game, &Returns::win(2, 1), 0);
         }
         assert_eq!(her.box_for(&game, &s1).unwrap().total(), 0);
         // Now a game: the first move (drawn from the full first box), then the empty box.
@@ -526,7 +529,7 @@ mod tests {
         her.begin_episode();
         game.legal_actions(&s0, &mut legal);
         let a = loop {
-            let a = her.act(&game, &s0, 0, &legal, &mut r).unwrap();
+            let a = her.act(&game, &at(&s0, &legal), &mut r).unwrap();
             if a == first {
                 break a;
             }
@@ -534,11 +537,11 @@ mod tests {
         };
         game.legal_actions(&s1, &mut legal);
         assert_eq!(
-            her.act(&game, &s1, 0, &legal, &mut r),
+            her.act(&game, &at(&s1, &legal), &mut r),
             None,
             "empty box: resign"
         );
-        her.end_episode(&game, &Returns::loss(2, 0));
+        her.end_episode(&game, &Returns::loss(2, 0), 0);
         let b = her.box_for(&game, &s0).unwrap();
         assert_eq!(b.total(), before - 1);
         assert_eq!(b.beads[b.moves.iter().position(|&m| m == a).unwrap()], 0);
@@ -555,11 +558,11 @@ mod tests {
         // Three distinct first moves up to symmetry (corner, edge, centre): lose each once.
         for _ in 0..3 {
             her.begin_episode();
-            her.act(&game, &s0, 0, &legal, &mut r).unwrap();
-            her.end_episode(&game, &Returns::win(2, 1));
+            her.act(&game, &at(&s0, &legal), &mut r).unwrap();
+            her.end_episode(&game, &Returns::win(2, 1), 0);
         }
         her.begin_episode();
-        assert_eq!(her.act(&game, &s0, 0, &legal, &mut r), None);
+        assert_eq!(her.act(&game, &at(&s0, &legal), &mut r), None);
         let mut probs = Vec::new();
         her.policy().probabilities(&game, &s0, &legal, &mut probs);
         assert!(probs.iter().all(|&p| p == 0.0));
@@ -574,7 +577,7 @@ mod tests {
         let mut legal = Vec::new();
         game.legal_actions(&s0, &mut legal);
         menace.begin_episode();
-        let a = menace.act(&game, &s0, 0, &legal, &mut r).unwrap();
+        let a = menace.act(&game, &at(&s0, &legal), &mut r).unwrap();
         let b0 = menace.box_for(&game, &s0).unwrap().clone();
         assert_eq!(
             b0.beads,
@@ -583,7 +586,7 @@ mod tests {
         );
         let s1 = game.apply(&game.apply(&s0, a), if a == 4 { 0 } else { 4 });
         game.legal_actions(&s1, &mut legal);
-        menace.act(&game, &s1, 0, &legal, &mut r).unwrap();
+        menace.act(&game, &at(&s1, &legal), &mut r).unwrap();
         assert!(
             menace
                 .box_for(&game, &s1)
@@ -592,13 +595,13 @@ mod tests {
                 .iter()
                 .all(|&n| n == 3)
         );
-        menace.end_episode(&game, &Returns::win(2, 0));
+        menace.end_episode(&game, &Returns::win(2, 0), 0);
         assert_eq!(menace.box_for(&game, &s0).unwrap().total(), 12 + 3);
         for _ in 0..10 {
             menace.begin_episode();
             game.legal_actions(&s0, &mut legal);
-            menace.act(&game, &s0, 0, &legal, &mut r).unwrap();
-            menace.end_episode(&game, &Returns::win(2, 1));
+            menace.act(&game, &at(&s0, &legal), &mut r).unwrap();
+            menace.end_episode(&game, &Returns::win(2, 1), 0);
         }
         assert!(
             menace

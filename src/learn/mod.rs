@@ -4,30 +4,39 @@
 //! the solution. [`play_vs_opponent`] trains it at one seat of an [`Env`] against a fixed
 //! opponent policy; [`play_self`] lets it hold every seat of an [`AecEnv`].
 
+pub mod backup;
 pub mod menace;
+pub mod q_learning;
+pub mod schedule;
+pub mod table;
 
 use crate::SgRng;
 use crate::env::{AecEnv, Env};
 use crate::game::{Action, Game, Player, Returns};
 use crate::policy::Policy;
 
+/// A decision the learner is asked to make.
+pub struct Decision<'a, G: Game> {
+    pub state: &'a G::State,
+    /// The seat to move (the learner holds it).
+    pub seat: Player,
+    /// The legal actions, ascending.
+    pub legal: &'a [Action],
+    /// Plies played before this one in the episode.
+    pub ply: u32,
+}
+
 pub trait Learner<G: Game>: Send {
     /// A short description for tables and legends ("her", "menace").
     fn name(&self) -> String;
     /// Called before the first move of each episode.
     fn begin_episode(&mut self) {}
-    /// The learner's move as `seat` at `state` (`None` = resign). It may remember the choice to
-    /// learn from at the end of the episode.
-    fn act(
-        &mut self,
-        game: &G,
-        state: &G::State,
-        seat: Player,
-        legal: &[Action],
-        rng: &mut SgRng,
-    ) -> Option<Action>;
-    /// Called once the episode is over, with every seat's return.
-    fn end_episode(&mut self, game: &G, returns: &Returns);
+    /// The learner's move (`None` = resign). It may learn from what it sees now about its
+    /// earlier choices (temporal-difference learners do) and remember the choice.
+    fn act(&mut self, game: &G, decision: &Decision<G>, rng: &mut SgRng) -> Option<Action>;
+    /// Called once the episode is over, with every seat's return and the episode's length in
+    /// plies.
+    fn end_episode(&mut self, game: &G, returns: &Returns, plies: u32);
     /// How the learner plays now (its behaviour policy, without learning), for the evaluator.
     fn policy(&self) -> Box<dyn Policy<G> + '_>;
     /// Its greedy policy: the best action by what it has learned, ties shared equally.
@@ -35,6 +44,16 @@ pub trait Learner<G: Game>: Send {
     /// Figures about the learner's memory, recorded with the learning curves (e.g. boxes used).
     fn statistics(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
+    }
+    /// What the learner believes `state` is worth to the player to move (`None`: it learns no
+    /// values). The evaluator compares this with the solution.
+    fn value(&self, game: &G, state: &G::State) -> Option<f64> {
+        let _ = (game, state);
+        None
+    }
+    /// The discount per ply its values use (1 = none).
+    fn discount(&self) -> f64 {
+        1.0
     }
 }
 
@@ -61,7 +80,13 @@ pub fn play_vs_opponent<G: Game, L: Learner<G> + ?Sized>(
     while !env.is_done() {
         legal.clear();
         legal.extend_from_slice(env.legal_actions());
-        let choice = learner.act(env.game(), env.state(), seat, &legal, rng);
+        let decision = Decision {
+            state: env.state(),
+            seat,
+            legal: &legal,
+            ply: env.info().ply,
+        };
+        let choice = learner.act(env.game(), &decision, rng);
         match choice {
             Some(a) => env.step(a).expect("the learner chose an illegal action"),
             None => env.resign().expect("the episode is running"),
@@ -90,7 +115,13 @@ pub fn play_self<G: Game, L: Learner<G> + ?Sized>(
     while let Some(seat) = env.agent_selection() {
         legal.clear();
         legal.extend_from_slice(env.legal_actions());
-        match learner.act(env.game(), env.state(), seat, &legal, rng) {
+        let decision = Decision {
+            state: env.state(),
+            seat,
+            legal: &legal,
+            ply: env.ply(),
+        };
+        match learner.act(env.game(), &decision, rng) {
             Some(a) => env.step(a).expect("the learner chose an illegal action"),
             None => env.resign().expect("the episode is running"),
         }
@@ -116,11 +147,79 @@ fn finish<G: Game, L: Learner<G> + ?Sized>(
 ) -> EpisodeOutcome {
     // A truncated episode has no returns: it ends as a draw for learning purposes.
     let r = returns.unwrap_or_else(|| Returns::zeros(game.num_players()));
-    learner.end_episode(game, &r);
+    learner.end_episode(game, &r, plies);
     EpisodeOutcome {
         reward: r[seat],
         returns,
         plies,
         resigned,
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::eval::{evaluate_policy, expected_result, minimax_return};
+    use crate::policy::OptimalPolicy;
+    use crate::solve::Solution;
+
+    /// Trains `learner` by self-play for `episodes` episodes.
+    pub fn train_self_play<G: Game, L: Learner<G>>(
+        game: &G,
+        learner: &mut L,
+        episodes: u64,
+        seed: u64,
+    ) {
+        let mut env = AecEnv::new(game.clone(), crate::derive_seed(seed, 2));
+        let mut rng = crate::rng(seed);
+        for _ in 0..episodes {
+            play_self(&mut env, learner, &mut rng);
+        }
+    }
+
+    /// The learner's greedy play achieves the game value against optimal play from either
+    /// seat, and keeps the value in at least 99% of the positions of optimal play.
+    pub fn assert_learns<G: Game, L: Learner<G>>(game: &G, learner: &L, what: &str) {
+        if let Err(e) = learns(game, learner, what) {
+            panic!("{e}");
+        }
+    }
+
+    /// [`assert_learns`] as a result.
+    pub fn learns<G: Game, L: Learner<G>>(game: &G, learner: &L, what: &str) -> Result<(), String> {
+        let solution = Solution::solve(game, 10_000_000).unwrap();
+        let graph = solution.graph();
+        let greedy = learner.greedy_policy();
+        let optimal = OptimalPolicy::new(&solution);
+        for seat in 0..2 {
+            let policies: Vec<&dyn Policy<G>> = (0..2)
+                .map(|p| {
+                    if p == seat {
+                        greedy.as_ref() as &dyn Policy<G>
+                    } else {
+                        &optimal
+                    }
+                })
+                .collect();
+            let r = expected_result(graph, &policies, seat).unwrap();
+            let value = minimax_return(graph, seat).unwrap();
+            if r.expected_return < value - 1e-9 {
+                return Err(format!(
+                    "{what} on {}: {} as {} against optimal play, the game value is {value}",
+                    game.name(),
+                    r.expected_return,
+                    game.player_name(seat)
+                ));
+            }
+        }
+        let report = evaluate_policy(&solution, &[0, 1], greedy.as_ref());
+        if report.optimal_rate_optimal_play < 0.99 {
+            return Err(format!(
+                "{what} on {}: optimal-move rate along optimal play {}",
+                game.name(),
+                report.optimal_rate_optimal_play
+            ));
+        }
+        Ok(())
     }
 }

@@ -1,0 +1,230 @@
+//! What the value learners share: which earlier decision a new one backs up, and ε-greedy
+//! choice over a row of values.
+//!
+//! Values are always from the point of view of the player to move (for afterstates: of the
+//! player who just moved). A decision is backed up from the learner's next decision in the
+//! episode:
+//!
+//! - in a **two-player zero-sum** game, if that next decision is the other seat's (self-play),
+//!   the target is the negated value (negamax): one table serves both seats, and values travel
+//!   back one ply at a time;
+//! - otherwise from the same seat's next decision (the opponents are part of the
+//!   environment, as in single-agent RL), and every seat learns on its own chain in games of
+//!   more players.
+//!
+//! Rewards come only at the end. With discount γ per ply, a decision `k` plies before the next
+//! one is worth `γ^k` of it, and a decision `k` plies before the end `γ^(k-1)` of its return:
+//! the true value of a win in `n` plies is `γ^(n-1)` ([`crate::eval`] uses the same).
+
+use rand::RngExt;
+
+use crate::SgRng;
+use crate::game::{MAX_PLAYERS, Player};
+
+/// A decision waiting for its target.
+#[derive(Clone, Copy, Debug)]
+pub struct Backup<T> {
+    pub item: T,
+    /// The seat that made the decision.
+    pub seat: Player,
+    /// +1, or -1 for a negamax backup from the other seat.
+    pub sign: f64,
+    /// Plies from the decision to the next decision (or to the end).
+    pub plies: u32,
+}
+
+/// The decisions of an episode not yet backed up.
+#[derive(Clone, Debug)]
+pub struct Pending<T: Copy> {
+    two_player: bool,
+    slots: [Option<(T, u32)>; MAX_PLAYERS],
+    last: Option<Player>,
+}
+
+impl<T: Copy> Pending<T> {
+    pub fn new(num_players: usize) -> Self {
+        Pending {
+            two_player: num_players == 2,
+            slots: [None; MAX_PLAYERS],
+            last: None,
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.slots = [None; MAX_PLAYERS];
+        self.last = None;
+    }
+
+    /// The decision that a new decision by `seat` at `ply` backs up, if any.
+    #[inline]
+    pub fn take(&mut self, seat: Player, ply: u32) -> Option<Backup<T>> {
+        if self.two_player
+            && let Some(q) = self.last
+            && q != seat
+            && let Some((item, at)) = self.slots[q].take()
+        {
+            return Some(Backup {
+                item,
+                seat: q,
+                sign: -1.0,
+                plies: ply - at,
+            });
+        }
+        self.slots[seat].take().map(|(item, at)| Backup {
+            item,
+            seat,
+            sign: 1.0,
+            plies: ply - at,
+        })
+    }
+
+    /// Records the decision `item` by `seat` at `ply`.
+    #[inline]
+    pub fn push(&mut self, seat: Player, ply: u32, item: T) {
+        self.slots[seat] = Some((item, ply));
+        self.last = Some(seat);
+    }
+
+    /// At the end of an episode of `plies` plies: the decisions still waiting, with the plies
+    /// from each to the end. Clears them.
+    #[inline]
+    pub fn finish(&mut self, plies: u32) -> impl Iterator<Item = Backup<T>> + '_ {
+        self.last = None;
+        self.slots
+            .iter_mut()
+            .enumerate()
+            .filter_map(move |(seat, slot)| {
+                slot.take().map(|(item, at)| Backup {
+                    item,
+                    seat,
+                    sign: 1.0,
+                    plies: plies - at,
+                })
+            })
+    }
+}
+
+/// γ^k.
+#[inline]
+pub fn discount(gamma: f64, plies: u32) -> f64 {
+    if gamma == 1.0 {
+        1.0
+    } else {
+        gamma.powi(plies as i32)
+    }
+}
+
+/// The largest of `values` (`-inf` if empty).
+#[inline]
+pub fn max_of(values: &[f64]) -> f64 {
+    values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+}
+
+/// The index of a greedy entry of `values` (ties broken uniformly at random) or, with
+/// probability `epsilon`, of a uniformly random one.
+#[inline]
+pub fn epsilon_greedy(values: &[f64], epsilon: f64, rng: &mut SgRng) -> usize {
+    let n = values.len();
+    if epsilon > 0.0 && rng.random::<f64>() < epsilon {
+        return rng.random_range(0..n);
+    }
+    greedy(values, rng)
+}
+
+/// The index of a greedy entry of `values`, ties broken uniformly at random.
+#[inline]
+pub fn greedy(values: &[f64], rng: &mut SgRng) -> usize {
+    let mut best = 0;
+    let mut best_value = values[0];
+    let mut ties = 1u32;
+    for (i, &v) in values.iter().enumerate().skip(1) {
+        if v > best_value {
+            best = i;
+            best_value = v;
+            ties = 1;
+        } else if v == best_value {
+            ties += 1;
+            if rng.random_range(0..ties) == 0 {
+                best = i;
+            }
+        }
+    }
+    best
+}
+
+/// The ε-greedy distribution over `values` into `probs`: `1 - ε` shared by the greedy entries,
+/// `ε` spread over all.
+pub fn epsilon_greedy_probabilities(values: &[f64], epsilon: f64, probs: &mut Vec<f64>) {
+    let n = values.len();
+    let max = max_of(values);
+    let ties = values.iter().filter(|&&v| v == max).count() as f64;
+    probs.clear();
+    probs.extend(values.iter().map(|&v| {
+        epsilon / n as f64 + if v == max { (1.0 - epsilon) / ties } else { 0.0 }
+    }));
+}
+
+/// The expected value of `values` under the ε-greedy distribution.
+#[inline]
+pub fn epsilon_greedy_expectation(values: &[f64], epsilon: f64) -> f64 {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    (1.0 - epsilon) * max_of(values) + epsilon * mean
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng;
+
+    #[test]
+    fn self_play_backs_up_from_the_other_seat_with_a_sign_flip() {
+        let mut p: Pending<u32> = Pending::new(2);
+        assert!(p.take(0, 0).is_none());
+        p.push(0, 0, 10);
+        let b = p.take(1, 1).unwrap();
+        assert_eq!((b.item, b.seat, b.sign, b.plies), (10, 0, -1.0, 1));
+        p.push(1, 1, 11);
+        let b = p.take(0, 2).unwrap();
+        assert_eq!((b.item, b.seat, b.sign), (11, 1, -1.0));
+        p.push(0, 2, 12);
+        let ends: Vec<_> = p.finish(5).collect();
+        assert_eq!(ends.len(), 1);
+        assert_eq!((ends[0].item, ends[0].plies), (12, 3));
+    }
+
+    #[test]
+    fn one_seat_backs_up_from_its_own_next_decision() {
+        let mut p: Pending<u32> = Pending::new(2);
+        p.push(1, 1, 7);
+        let b = p.take(1, 3).unwrap();
+        assert_eq!((b.item, b.sign, b.plies), (7, 1.0, 2));
+        // Three players: every seat on its own chain.
+        let mut p: Pending<u32> = Pending::new(3);
+        p.push(0, 0, 1);
+        p.push(1, 1, 2);
+        let b = p.take(1, 4).unwrap();
+        assert_eq!((b.item, b.sign), (2, 1.0));
+        assert_eq!(p.finish(6).map(|b| b.item).collect::<Vec<_>>(), [1]);
+    }
+
+    #[test]
+    fn greedy_choice_breaks_ties_uniformly() {
+        let mut r = rng(3);
+        let values = [0.0, 1.0, 1.0, 0.5, 1.0];
+        let mut counts = [0u32; 5];
+        for _ in 0..30_000 {
+            counts[greedy(&values, &mut r)] += 1;
+        }
+        assert_eq!(counts[0] + counts[3], 0);
+        for i in [1, 2, 4] {
+            assert!((counts[i] as f64 / 10_000.0 - 1.0).abs() < 0.05, "{counts:?}");
+        }
+        let mut probs = Vec::new();
+        epsilon_greedy_probabilities(&values, 0.5, &mut probs);
+        assert!((probs.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!((probs[1] - (0.1 + 0.5 / 3.0)).abs() < 1e-12);
+        let e = epsilon_greedy_expectation(&values, 0.5);
+        assert!((e - (0.5 + 0.5 * 3.5 / 5.0)).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,380 @@
+//! Tabular Q-learning, SARSA and Expected SARSA, each optionally doubled.
+//!
+//! Sutton & Barto, *Reinforcement Learning: An Introduction* (2nd ed., 2018):
+//! - "Sarsa (on-policy TD control) for estimating Q ≈ q*", §6.4;
+//! - "Q-learning (off-policy TD control) for estimating π ≈ π*", §6.5;
+//! - Expected Sarsa, §6.6 (the Sarsa box with the expectation under the ε-greedy policy as
+//!   target);
+//! - "Double Q-learning, for estimating Q1 ≈ Q2 ≈ q*", §6.7 (applied to all three targets: the
+//!   table updated picks the action, the other one values it).
+//!
+//! `Q(s, a)` is the value of action `a` to the player to move at `s`; decisions are backed up
+//! as [`super::backup`] describes (negamax between the two seats in self-play), rewards come at
+//! the end, γ per ply. The behaviour policy is ε-greedy on `Q` (on `Q1 + Q2` when doubled).
+
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+
+use super::backup::{
+    Pending, discount, epsilon_greedy, epsilon_greedy_expectation,
+    epsilon_greedy_probabilities, max_of,
+};
+use super::schedule::{Decay, Schedule};
+use super::table::Table;
+use super::{Decision, Learner};
+use crate::SgRng;
+use crate::game::{Action, Game, Returns};
+use crate::policy::Policy;
+
+/// Which target a transition is backed up to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Algorithm {
+    /// The greedy value of the next state (off-policy).
+    QLearning,
+    /// The value of the action actually taken next (on-policy).
+    Sarsa,
+    /// The expected value of the next state under the ε-greedy policy.
+    ExpectedSarsa,
+}
+
+impl Algorithm {
+    pub fn label(self) -> &'static str {
+        match self {
+            Algorithm::QLearning => "Q-learning",
+            Algorithm::Sarsa => "SARSA",
+            Algorithm::ExpectedSarsa => "Expected SARSA",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QConfig {
+    pub algorithm: Algorithm,
+    /// Double learning: two tables, each updated half the time with the other's valuation.
+    pub double: bool,
+    /// Step size α by episode.
+    pub alpha: Schedule,
+    /// Exploration rate ε by episode.
+    pub epsilon: Schedule,
+    /// Discount per ply.
+    pub gamma: f64,
+    /// The value of an action never tried.
+    pub initial: f64,
+}
+
+impl QConfig {
+    /// The defaults: constant α = 0.5 (the games are deterministic), ε from 1 halving every
+    /// 100,000 episodes (GLIE: on-policy SARSA needs ε → 0 to learn optimal play), no discount,
+    /// values start at 0. Enough for tic-tac-toe and Hexapawn in 500,000 self-play episodes.
+    pub fn new(algorithm: Algorithm) -> Self {
+        QConfig {
+            algorithm,
+            double: false,
+            alpha: Schedule::Constant(0.5),
+            epsilon: Schedule::Decay(Decay::Exponential {
+                start: 1.0,
+                end: 0.0,
+                half_life: 100_000.0,
+            }),
+            gamma: 1.0,
+            initial: 0.0,
+        }
+    }
+}
+
+/// A decision waiting for its target: its slot in the table and which table it updates.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    index: u32,
+    second: bool,
+}
+
+/// A Q-learning, SARSA or Expected SARSA learner.
+pub struct QLearner<G: Game> {
+    name: String,
+    config: QConfig,
+    /// `Q` (`Q1` when doubled).
+    table: Table<G>,
+    /// `Q2`, aligned with `table`'s values (empty unless doubled).
+    second: Vec<f64>,
+    pending: Pending<Slot>,
+    episode: u64,
+    alpha: f64,
+    epsilon: f64,
+    scratch: Vec<f64>,
+}
+
+impl<G: Game> QLearner<G> {
+    pub fn new(game: &G, name: impl Into<String>, config: QConfig) -> Self {
+        let (alpha, epsilon) = (config.alpha.at(0), config.epsilon.at(0));
+        QLearner {
+            name: name.into(),
+            table: Table::new(game),
+            second: Vec::new(),
+            pending: Pending::new(game.num_players()),
+            episode: 0,
+            alpha,
+            epsilon,
+            scratch: Vec::new(),
+            config,
+        }
+    }
+
+    pub fn config(&self) -> &QConfig {
+        &self.config
+    }
+
+    /// The action values of `state` (the mean of both tables when doubled), if it was met.
+    pub fn q_values(&self, game: &G, state: &G::State) -> Option<Vec<f64>> {
+        let row = self.table.row(game, state)?;
+        Some(self.row_values(row))
+    }
+
+    fn row_values(&self, row: std::ops::Range<usize>) -> Vec<f64> {
+        let a = &self.table.values()[row.clone()];
+        if self.config.double {
+            a.iter()
+                .zip(&self.second[row])
+                .map(|(x, y)| 0.5 * (x + y))
+                .collect()
+        } else {
+            a.to_vec()
+        }
+    }
+
+    /// The value of the next state that the pending decision is backed up to (from the view
+    /// of the player to move there), given the action `choice` just taken there.
+    #[inline]
+    fn next_value(&self, row: std::ops::Range<usize>, choice: usize, second: bool) -> f64 {
+        let a = &self.table.values()[row.clone()];
+        if !self.config.double {
+            return match self.config.algorithm {
+                Algorithm::QLearning => max_of(a),
+                Algorithm::Sarsa => a[choice],
+                Algorithm::ExpectedSarsa => epsilon_greedy_expectation(a, self.epsilon),
+            };
+        }
+        let b = &self.second[row];
+        // The table being updated selects, the other evaluates.
+        let (select, value) = if second { (b, a) } else { (a, b) };
+        match self.config.algorithm {
+            Algorithm::QLearning => {
+                let best = (0..select.len())
+                    .fold(0, |best, i| if select[i] > select[best] { i } else { best });
+                value[best]
+            }
+            Algorithm::Sarsa => value[choice],
+            Algorithm::ExpectedSarsa => {
+                let max = max_of(select);
+                let n = select.len() as f64;
+                let ties = select.iter().filter(|&&v| v == max).count() as f64;
+                select
+                    .iter()
+                    .zip(value)
+                    .map(|(&s, &v)| {
+                        let p = self.epsilon / n
+                            + if s == max {
+                                (1.0 - self.epsilon) / ties
+                            } else {
+                                0.0
+                            };
+                        p * v
+                    })
+                    .sum()
+            }
+        }
+    }
+}
+
+#[inline]
+fn update(first: &mut [f64], second: &mut [f64], slot: Slot, target: f64, alpha: f64) {
+    let q = if slot.second {
+        &mut second[slot.index as usize]
+    } else {
+        &mut first[slot.index as usize]
+    };
+    *q += alpha * (target - *q);
+}
+
+impl<G: Game> Learner<G> for QLearner<G> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn begin_episode(&mut self) {
+        self.pending.clear();
+    }
+
+    fn act(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<Action> {
+        let n = d.legal.len();
+        let row = self
+            .table
+            .row_or_insert(game, d.state, n, self.config.initial);
+        let choice = if self.config.double {
+            self.second.resize(self.table.len(), self.config.initial);
+            self.scratch.clear();
+            let (a, b) = (&self.table.values()[row.clone()], &self.second[row.clone()]);
+            self.scratch.extend(a.iter().zip(b).map(|(x, y)| x + y));
+            epsilon_greedy(&self.scratch, self.epsilon, rng)
+        } else {
+            epsilon_greedy(&self.table.values()[row.clone()], self.epsilon, rng)
+        };
+        if let Some(b) = self.pending.take(d.seat, d.ply) {
+            let target = b.sign
+                * discount(self.config.gamma, b.plies)
+                * self.next_value(row.clone(), choice, b.item.second);
+            update(
+                self.table.values_mut(),
+                &mut self.second,
+                b.item,
+                target,
+                self.alpha,
+            );
+        }
+        let slot = Slot {
+            index: (row.start + choice) as u32,
+            second: self.config.double && rng.random::<bool>(),
+        };
+        self.pending.push(d.seat, d.ply, slot);
+        Some(d.legal[choice])
+    }
+
+    fn end_episode(&mut self, _game: &G, returns: &Returns, plies: u32) {
+        let (gamma, alpha) = (self.config.gamma, self.alpha);
+        let values = self.table.values_mut();
+        for b in self.pending.finish(plies) {
+            let target = discount(gamma, b.plies.saturating_sub(1)) * returns[b.seat];
+            update(values, &mut self.second, b.item, target, alpha);
+        }
+        self.episode += 1;
+        self.alpha = self.config.alpha.at(self.episode);
+        self.epsilon = self.config.epsilon.at(self.episode);
+    }
+
+    fn policy(&self) -> Box<dyn Policy<G> + '_> {
+        Box::new(QPolicy {
+            learner: self,
+            epsilon: self.epsilon,
+        })
+    }
+
+    fn greedy_policy(&self) -> Box<dyn Policy<G> + '_> {
+        Box::new(QPolicy {
+            learner: self,
+            epsilon: 0.0,
+        })
+    }
+
+    fn statistics(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("states_visited", self.table.rows() as f64),
+            ("epsilon", self.epsilon),
+            ("alpha", self.alpha),
+        ]
+    }
+
+    fn value(&self, game: &G, state: &G::State) -> Option<f64> {
+        Some(
+            self.q_values(game, state)
+                .map_or(self.config.initial, |q| max_of(&q)),
+        )
+    }
+
+    fn discount(&self) -> f64 {
+        self.config.gamma
+    }
+}
+
+/// ε-greedy play on a Q-learner's values (ε = 0: greedy, ties shared equally).
+struct QPolicy<'a, G: Game> {
+    learner: &'a QLearner<G>,
+    epsilon: f64,
+}
+
+impl<G: Game> Policy<G> for QPolicy<'_, G> {
+    fn name(&self) -> String {
+        format!("{} (ε = {})", self.learner.name, self.epsilon)
+    }
+    fn probabilities(&self, game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+        match self.learner.q_values(game, state) {
+            Some(q) if q.len() == legal.len() => {
+                epsilon_greedy_probabilities(&q, self.epsilon, probs)
+            }
+            _ => {
+                probs.clear();
+                probs.resize(legal.len(), 1.0 / legal.len() as f64);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learn::tests::{learns, train_self_play};
+    use crate::games::{Hexapawn, HexapawnParams, TicTacToe};
+
+    #[test]
+    fn every_variant_learns_tictactoe_and_hexapawn_by_self_play() {
+        let mut failures = Vec::new();
+        for algorithm in [
+            Algorithm::QLearning,
+            Algorithm::Sarsa,
+            Algorithm::ExpectedSarsa,
+        ] {
+            for double in [false, true] {
+                let config = QConfig {
+                    double,
+                    ..QConfig::new(algorithm)
+                };
+                let hexapawn = Hexapawn::new(HexapawnParams::default()).unwrap();
+                let mut l = QLearner::new(&hexapawn, "q", config.clone());
+                train_self_play(&hexapawn, &mut l, 500_000, 1);
+                if let Err(e) = learns(&hexapawn, &l, &format!("{algorithm:?} double={double}")) {
+                    failures.push(e);
+                }
+                let mut l = QLearner::new(&TicTacToe, "q", config);
+                train_self_play(&TicTacToe, &mut l, 500_000, 1);
+                if let Err(e) = learns(&TicTacToe, &l, &format!("{algorithm:?} double={double}")) {
+                    failures.push(e);
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{failures:#?}");
+    }
+
+    #[test]
+    fn one_transition_moves_the_value_toward_the_negated_next_value() {
+        let game = TicTacToe;
+        let config = QConfig {
+            alpha: Schedule::Constant(0.5),
+            epsilon: Schedule::Constant(0.0),
+            ..QConfig::new(Algorithm::QLearning)
+        };
+        let mut l = QLearner::new(&game, "q", config);
+        let mut r = crate::rng(1);
+        let s0 = game.initial_state();
+        let mut legal = Vec::new();
+        game.legal_actions(&s0, &mut legal);
+        let d0 = Decision { state: &s0, seat: 0, legal: &legal, ply: 0 };
+        let a0 = l.act(&game, &d0, &mut r).unwrap();
+        let s1 = game.apply(&s0, a0);
+        let mut legal1 = Vec::new();
+        game.legal_actions(&s1, &mut legal1);
+        // Give the reply position a known value: every action of it worth 0.8 to O.
+        let row = l.table.row_or_insert(&game, &s1, legal1.len(), 0.0);
+        l.table.values_mut()[row].fill(0.8);
+        let d1 = Decision { state: &s1, seat: 1, legal: &legal1, ply: 1 };
+        l.act(&game, &d1, &mut r).unwrap();
+        let i = legal.iter().position(|&a| a == a0).unwrap();
+        let q = l.q_values(&game, &s0).unwrap();
+        assert!((q[i] + 0.4).abs() < 1e-12, "{q:?}");
+        // The episode's end backs up O's move with O's return.
+        l.end_episode(&game, &Returns::win(2, 1), 2);
+        let q1 = l.q_values(&game, &s1).unwrap();
+        assert!(q1.iter().any(|&v| (v - 0.9).abs() < 1e-12), "{q1:?}");
+    }
+}
+

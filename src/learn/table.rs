@@ -1,0 +1,194 @@
+//! Value tables: one row of numbers per state (one per legal action for action values, one for
+//! state or afterstate values), created the first time the state is met.
+//!
+//! A state finds its row through the game's dense [`Game::state_index`] when the game has one
+//! of at most [`DENSE_LIMIT`] entries (one `u32` each), through a hash map otherwise. Rows are
+//! appended to one flat `Vec<f64>`: after warm-up, learning allocates nothing per step.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::game::Game;
+
+/// Largest dense index a table maps directly (4 bytes per entry: 16 MiB).
+pub const DENSE_LIMIT: usize = 1 << 22;
+
+/// A fast hasher for game states (FxHash's multiply-rotate; states are not adversarial).
+#[derive(Default, Clone, Copy)]
+pub struct StateHasher(u64);
+
+impl Hasher for StateHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    #[inline]
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(v as u64)
+    }
+    #[inline]
+    fn write_u16(&mut self, v: u16) {
+        self.write_u64(v as u64)
+    }
+    #[inline]
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64)
+    }
+    #[inline]
+    fn write_u128(&mut self, v: u128) {
+        self.write_u64(v as u64);
+        self.write_u64((v >> 64) as u64);
+    }
+    #[inline]
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64)
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub type StateMap<K, V> = HashMap<K, V, BuildHasherDefault<StateHasher>>;
+
+enum Keys<G: Game> {
+    /// Dense index -> row + 1 (0: no row yet).
+    Dense(Vec<u32>),
+    Hashed(StateMap<G::State, u32>),
+}
+
+/// Rows of values keyed by state.
+pub struct Table<G: Game> {
+    keys: Keys<G>,
+    /// Row `r` is `values[start[r]..start[r + 1]]`.
+    start: Vec<u32>,
+    values: Vec<f64>,
+}
+
+impl<G: Game> Clone for Table<G> {
+    fn clone(&self) -> Self {
+        Table {
+            keys: match &self.keys {
+                Keys::Dense(v) => Keys::Dense(v.clone()),
+                Keys::Hashed(m) => Keys::Hashed(m.clone()),
+            },
+            start: self.start.clone(),
+            values: self.values.clone(),
+        }
+    }
+}
+
+impl<G: Game> Table<G> {
+    pub fn new(game: &G) -> Self {
+        let keys = match game.state_index_len() {
+            Some(n) if n <= DENSE_LIMIT => Keys::Dense(vec![0; n]),
+            _ => Keys::Hashed(StateMap::default()),
+        };
+        Table {
+            keys,
+            start: vec![0],
+            values: Vec::new(),
+        }
+    }
+
+    /// The row of `state`, if it has one: the range of its values.
+    #[inline]
+    pub fn row(&self, game: &G, state: &G::State) -> Option<std::ops::Range<usize>> {
+        let r = match &self.keys {
+            Keys::Dense(v) => v[game.state_index(state)].checked_sub(1)?,
+            Keys::Hashed(m) => *m.get(state)?,
+        } as usize;
+        Some(self.start[r] as usize..self.start[r + 1] as usize)
+    }
+
+    /// The row of `state`, created with `len` values equal to `initial` if it has none.
+    #[inline]
+    pub fn row_or_insert(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        len: usize,
+        initial: f64,
+    ) -> std::ops::Range<usize> {
+        let next = (self.start.len() - 1) as u32;
+        let r = match &mut self.keys {
+            Keys::Dense(v) => {
+                let slot = &mut v[game.state_index(state)];
+                if *slot == 0 {
+                    *slot = next + 1;
+                }
+                *slot - 1
+            }
+            Keys::Hashed(m) => *m.entry(state.clone()).or_insert(next),
+        } as usize;
+        if r as u32 == next {
+            let end = self.values.len() + len;
+            assert!(
+                end <= u32::MAX as usize,
+                "a value table outgrew 2^32 entries"
+            );
+            self.values.resize(end, initial);
+            self.start.push(end as u32);
+        }
+        self.start[r] as usize..self.start[r + 1] as usize
+    }
+
+    #[inline]
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+    #[inline]
+    pub fn values_mut(&mut self) -> &mut [f64] {
+        &mut self.values
+    }
+    /// Number of states with a row.
+    pub fn rows(&self) -> usize {
+        self.start.len() - 1
+    }
+    /// Number of values in all rows.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{Hexapawn, HexapawnParams, TicTacToe};
+
+    fn exercise<G: Game>(game: &G) {
+        let mut t = Table::new(game);
+        let s0 = game.initial_state();
+        let mut legal = Vec::new();
+        game.legal_actions(&s0, &mut legal);
+        assert!(t.row(game, &s0).is_none());
+        let r0 = t.row_or_insert(game, &s0, legal.len(), 0.5);
+        assert_eq!(r0.len(), legal.len());
+        assert!(t.values()[r0.clone()].iter().all(|&v| v == 0.5));
+        t.values_mut()[r0.start] = 2.0;
+        let s1 = game.apply(&s0, legal[0]);
+        let r1 = t.row_or_insert(game, &s1, 3, 0.0);
+        assert_eq!(r1.start, r0.end);
+        assert_eq!(t.row_or_insert(game, &s0, legal.len(), 9.0), r0);
+        assert_eq!(t.values()[r0.start], 2.0);
+        assert_eq!(t.row(game, &s1), Some(r1));
+        assert_eq!(t.rows(), 2);
+    }
+
+    #[test]
+    fn rows_are_found_again_by_dense_index_and_by_hash() {
+        exercise(&TicTacToe); // dense
+        exercise(&Hexapawn::new(HexapawnParams { rows: 4, cols: 4 }).unwrap()); // hashed
+    }
+}
