@@ -6,8 +6,8 @@ use proptest::prelude::*;
 use solvedgym::eval::{evaluate_policy, expected_result, minimax_return};
 use solvedgym::game::{Game, GameResult, Returns, Turn};
 use solvedgym::games::{Hexapawn, HexapawnParams, TicTacToe};
-use solvedgym::learn::{Decision, Learner};
 use solvedgym::learn::menace::{Matchbox, MatchboxConfig};
+use solvedgym::learn::{Decision, Learner};
 use solvedgym::policy::{OptimalPolicy, Policy, RandomPolicy};
 use solvedgym::solve::{Solution, Value};
 

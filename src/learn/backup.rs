@@ -160,7 +160,12 @@ pub fn epsilon_greedy_probabilities(values: &[f64], epsilon: f64, probs: &mut Ve
     let ties = values.iter().filter(|&&v| v == max).count() as f64;
     probs.clear();
     probs.extend(values.iter().map(|&v| {
-        epsilon / n as f64 + if v == max { (1.0 - epsilon) / ties } else { 0.0 }
+        epsilon / n as f64
+            + if v == max {
+                (1.0 - epsilon) / ties
+            } else {
+                0.0
+            }
     }));
 }
 
@@ -218,7 +223,10 @@ mod tests {
         }
         assert_eq!(counts[0] + counts[3], 0);
         for i in [1, 2, 4] {
-            assert!((counts[i] as f64 / 10_000.0 - 1.0).abs() < 0.05, "{counts:?}");
+            assert!(
+                (counts[i] as f64 / 10_000.0 - 1.0).abs() < 0.05,
+                "{counts:?}"
+            );
         }
         let mut probs = Vec::new();
         epsilon_greedy_probabilities(&values, 0.5, &mut probs);

@@ -6,9 +6,11 @@
 
 pub mod backup;
 pub mod menace;
+pub mod monte_carlo;
 pub mod q_learning;
 pub mod schedule;
 pub mod table;
+pub mod td;
 
 use crate::SgRng;
 use crate::env::{AecEnv, Env};
@@ -177,15 +179,8 @@ pub(crate) mod tests {
         }
     }
 
-    /// The learner's greedy play achieves the game value against optimal play from either
-    /// seat, and keeps the value in at least 99% of the positions of optimal play.
-    pub fn assert_learns<G: Game, L: Learner<G>>(game: &G, learner: &L, what: &str) {
-        if let Err(e) = learns(game, learner, what) {
-            panic!("{e}");
-        }
-    }
-
-    /// [`assert_learns`] as a result.
+    /// Whether the learner's greedy play achieves the game value against optimal play from
+    /// either seat and keeps the value in at least 99% of the positions of optimal play.
     pub fn learns<G: Game, L: Learner<G>>(game: &G, learner: &L, what: &str) -> Result<(), String> {
         let solution = Solution::solve(game, 10_000_000).unwrap();
         let graph = solution.graph();

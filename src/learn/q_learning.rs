@@ -16,8 +16,8 @@ use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 use super::backup::{
-    Pending, discount, epsilon_greedy, epsilon_greedy_expectation,
-    epsilon_greedy_probabilities, max_of,
+    Pending, discount, epsilon_greedy, epsilon_greedy_expectation, epsilon_greedy_probabilities,
+    max_of,
 };
 use super::schedule::{Decay, Schedule};
 use super::table::Table;
@@ -313,8 +313,8 @@ impl<G: Game> Policy<G> for QPolicy<'_, G> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::learn::tests::{learns, train_self_play};
     use crate::games::{Hexapawn, HexapawnParams, TicTacToe};
+    use crate::learn::tests::{learns, train_self_play};
 
     #[test]
     fn every_variant_learns_tictactoe_and_hexapawn_by_self_play() {
@@ -358,7 +358,12 @@ mod tests {
         let s0 = game.initial_state();
         let mut legal = Vec::new();
         game.legal_actions(&s0, &mut legal);
-        let d0 = Decision { state: &s0, seat: 0, legal: &legal, ply: 0 };
+        let d0 = Decision {
+            state: &s0,
+            seat: 0,
+            legal: &legal,
+            ply: 0,
+        };
         let a0 = l.act(&game, &d0, &mut r).unwrap();
         let s1 = game.apply(&s0, a0);
         let mut legal1 = Vec::new();
@@ -366,7 +371,12 @@ mod tests {
         // Give the reply position a known value: every action of it worth 0.8 to O.
         let row = l.table.row_or_insert(&game, &s1, legal1.len(), 0.0);
         l.table.values_mut()[row].fill(0.8);
-        let d1 = Decision { state: &s1, seat: 1, legal: &legal1, ply: 1 };
+        let d1 = Decision {
+            state: &s1,
+            seat: 1,
+            legal: &legal1,
+            ply: 1,
+        };
         l.act(&game, &d1, &mut r).unwrap();
         let i = legal.iter().position(|&a| a == a0).unwrap();
         let q = l.q_values(&game, &s0).unwrap();
@@ -377,4 +387,3 @@ mod tests {
         assert!(q1.iter().any(|&v| (v - 0.9).abs() < 1e-12), "{q1:?}");
     }
 }
-

@@ -22,7 +22,11 @@ pub enum Decay {
     /// From `start` to `end` in a straight line over `episodes`, then `end`.
     Linear { start: f64, end: f64, episodes: u64 },
     /// `end + (start - end) * 2^(-episode / half_life)`.
-    Exponential { start: f64, end: f64, half_life: f64 },
+    Exponential {
+        start: f64,
+        end: f64,
+        half_life: f64,
+    },
 }
 
 impl Schedule {
@@ -104,17 +108,21 @@ mod tests {
     #[test]
     fn schedules_read_from_toml_and_decay_as_documented() {
         assert_eq!(parse("s = 0.1").unwrap(), Schedule::Constant(0.1));
-        let lin = parse("s = { kind = \"linear\", start = 1.0, end = 0.0, episodes = 10 }").unwrap();
+        let lin =
+            parse("s = { kind = \"linear\", start = 1.0, end = 0.0, episodes = 10 }").unwrap();
         assert_eq!(lin.at(0), 1.0);
         assert!((lin.at(5) - 0.5).abs() < 1e-12);
         assert_eq!(lin.at(10), 0.0);
         assert_eq!(lin.at(1000), 0.0);
-        let exp =
-            parse("s = { kind = \"exponential\", start = 1.0, end = 0.2, half_life = 10 }").unwrap();
+        let exp = parse("s = { kind = \"exponential\", start = 1.0, end = 0.2, half_life = 10 }")
+            .unwrap();
         assert!((exp.at(10) - 0.6).abs() < 1e-12);
         assert!(exp.at(1_000_000) >= 0.2);
         assert!(parse("s = { kind = \"cosine\", start = 1.0 }").is_err());
-        assert!(parse("s = { kind = \"linear\", start = 1.0, end = 0.0, episodes = 10, x = 1 }").is_err());
+        assert!(
+            parse("s = { kind = \"linear\", start = 1.0, end = 0.0, episodes = 10, x = 1 }")
+                .is_err()
+        );
         // Round trip through the resolved config.
         let text = toml::to_string(&Holder { s: lin }).unwrap();
         assert_eq!(parse(&text).unwrap(), lin);

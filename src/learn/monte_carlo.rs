@@ -1,0 +1,297 @@
+//! On-policy Monte-Carlo control with ε-soft (ε-greedy) policies.
+//!
+//! Sutton & Barto, *Reinforcement Learning: An Introduction* (2nd ed., 2018), §5.4, the box
+//! "On-policy first-visit MC control (for ε-soft policies), estimates π ≈ π*"; the every-visit
+//! variant as §5.1 describes it; and the constant-α update `Q ← Q + α (G − Q)` of §6.1 (eq.
+//! 6.1) in place of sample averages when `alpha` is given.
+//!
+//! `Q(s, a)` is the value to the player to move at `s`. At the end of an episode every decision
+//! is moved toward its return from the deciding seat's point of view, discounted by γ per ply
+//! from the decision to the end (`γ^(k-1)` for a decision `k` plies before the end), so one
+//! table serves every seat in self-play.
+
+use serde::{Deserialize, Serialize};
+
+use super::backup::{discount, epsilon_greedy, epsilon_greedy_probabilities, max_of};
+use super::schedule::{Decay, Schedule};
+use super::table::Table;
+use super::{Decision, Learner};
+use crate::SgRng;
+use crate::game::{Action, Game, Player, Returns};
+use crate::policy::Policy;
+
+/// Which occurrences of a state-action pair in an episode are averaged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Visits {
+    First,
+    Every,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McConfig {
+    pub visits: Visits,
+    /// Constant step size α by episode; absent: sample averages (α = 1/n for the n-th return).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<Schedule>,
+    /// Exploration rate ε by episode.
+    pub epsilon: Schedule,
+    /// Discount per ply.
+    pub gamma: f64,
+    /// The value of an action never tried.
+    pub initial: f64,
+}
+
+impl Default for McConfig {
+    /// First visit, constant α = 0.1 (sample averages weigh the early, near-random episodes as
+    /// much as the late ones and learn much more slowly here), ε from 1 halving every 100,000
+    /// episodes, no discount, values start at 0.
+    fn default() -> Self {
+        McConfig {
+            visits: Visits::First,
+            alpha: Some(Schedule::Constant(0.1)),
+            epsilon: Schedule::Decay(Decay::Exponential {
+                start: 1.0,
+                end: 0.0,
+                half_life: 100_000.0,
+            }),
+            gamma: 1.0,
+            initial: 0.0,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Visit {
+    slot: u32,
+    seat: Player,
+    ply: u32,
+}
+
+/// An on-policy Monte-Carlo control learner.
+pub struct MonteCarlo<G: Game> {
+    name: String,
+    config: McConfig,
+    table: Table<G>,
+    /// Returns averaged into each value (aligned with the table's values).
+    counts: Vec<u32>,
+    episode_visits: Vec<Visit>,
+    episode: u64,
+    epsilon: f64,
+}
+
+impl<G: Game> MonteCarlo<G> {
+    pub fn new(game: &G, name: impl Into<String>, config: McConfig) -> Self {
+        MonteCarlo {
+            name: name.into(),
+            table: Table::new(game),
+            counts: Vec::new(),
+            episode_visits: Vec::new(),
+            episode: 0,
+            epsilon: config.epsilon.at(0),
+            config,
+        }
+    }
+
+    pub fn config(&self) -> &McConfig {
+        &self.config
+    }
+
+    /// The action values of `state`, if it was met.
+    pub fn q_values(&self, game: &G, state: &G::State) -> Option<&[f64]> {
+        self.table.row(game, state).map(|r| &self.table.values()[r])
+    }
+}
+
+impl<G: Game> Learner<G> for MonteCarlo<G> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn begin_episode(&mut self) {
+        self.episode_visits.clear();
+    }
+
+    fn act(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<Action> {
+        let row = self
+            .table
+            .row_or_insert(game, d.state, d.legal.len(), self.config.initial);
+        let choice = epsilon_greedy(&self.table.values()[row.clone()], self.epsilon, rng);
+        self.episode_visits.push(Visit {
+            slot: (row.start + choice) as u32,
+            seat: d.seat,
+            ply: d.ply,
+        });
+        Some(d.legal[choice])
+    }
+
+    fn end_episode(&mut self, _game: &G, returns: &Returns, plies: u32) {
+        self.counts.resize(self.table.len(), 0);
+        let alpha = self.config.alpha.map(|a| a.at(self.episode));
+        let values = self.table.values_mut();
+        for (i, v) in self.episode_visits.iter().enumerate() {
+            if self.config.visits == Visits::First
+                && self.episode_visits[..i].iter().any(|u| u.slot == v.slot)
+            {
+                continue;
+            }
+            let g = discount(self.config.gamma, plies - v.ply - 1) * returns[v.seat];
+            let slot = v.slot as usize;
+            self.counts[slot] = self.counts[slot].saturating_add(1);
+            let step = alpha.unwrap_or(1.0 / self.counts[slot] as f64);
+            values[slot] += step * (g - values[slot]);
+        }
+        self.episode_visits.clear();
+        self.episode += 1;
+        self.epsilon = self.config.epsilon.at(self.episode);
+    }
+
+    fn policy(&self) -> Box<dyn Policy<G> + '_> {
+        Box::new(McPolicy {
+            learner: self,
+            epsilon: self.epsilon,
+        })
+    }
+
+    fn greedy_policy(&self) -> Box<dyn Policy<G> + '_> {
+        Box::new(McPolicy {
+            learner: self,
+            epsilon: 0.0,
+        })
+    }
+
+    fn statistics(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("states_visited", self.table.rows() as f64),
+            ("epsilon", self.epsilon),
+        ]
+    }
+
+    fn value(&self, game: &G, state: &G::State) -> Option<f64> {
+        Some(
+            self.q_values(game, state)
+                .map_or(self.config.initial, max_of),
+        )
+    }
+
+    fn discount(&self) -> f64 {
+        self.config.gamma
+    }
+}
+
+struct McPolicy<'a, G: Game> {
+    learner: &'a MonteCarlo<G>,
+    epsilon: f64,
+}
+
+impl<G: Game> Policy<G> for McPolicy<'_, G> {
+    fn name(&self) -> String {
+        format!("{} (ε = {})", self.learner.name, self.epsilon)
+    }
+    fn probabilities(&self, game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+        match self.learner.q_values(game, state) {
+            Some(q) if q.len() == legal.len() => {
+                epsilon_greedy_probabilities(q, self.epsilon, probs)
+            }
+            _ => {
+                probs.clear();
+                probs.resize(legal.len(), 1.0 / legal.len() as f64);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{Hexapawn, HexapawnParams, TicTacToe};
+    use crate::learn::tests::{learns, train_self_play};
+
+    #[test]
+    fn first_and_every_visit_learn_tictactoe_and_hexapawn_by_self_play() {
+        let mut failures = Vec::new();
+        for visits in [Visits::First, Visits::Every] {
+            let config = McConfig {
+                visits,
+                ..McConfig::default()
+            };
+            let hexapawn = Hexapawn::new(HexapawnParams::default()).unwrap();
+            let mut l = MonteCarlo::new(&hexapawn, "mc", config.clone());
+            train_self_play(&hexapawn, &mut l, 500_000, 1);
+            failures.extend(learns(&hexapawn, &l, &format!("{visits:?}")).err());
+            let mut l = MonteCarlo::new(&TicTacToe, "mc", config);
+            train_self_play(&TicTacToe, &mut l, 500_000, 1);
+            failures.extend(learns(&TicTacToe, &l, &format!("{visits:?}")).err());
+        }
+        assert!(failures.is_empty(), "{failures:#?}");
+    }
+
+    #[test]
+    fn returns_are_averaged_from_each_seats_point_of_view() {
+        let game = TicTacToe;
+        let config = McConfig {
+            alpha: None,
+            epsilon: Schedule::Constant(0.0),
+            ..McConfig::default()
+        };
+        let mut l = MonteCarlo::new(&game, "mc", config);
+        let mut r = crate::rng(1);
+        let s0 = game.initial_state();
+        let mut legal = Vec::new();
+        game.legal_actions(&s0, &mut legal);
+        let a0 = l
+            .act(
+                &game,
+                &Decision {
+                    state: &s0,
+                    seat: 0,
+                    legal: &legal,
+                    ply: 0,
+                },
+                &mut r,
+            )
+            .unwrap();
+        let s1 = game.apply(&s0, a0);
+        let mut legal1 = Vec::new();
+        game.legal_actions(&s1, &mut legal1);
+        let a1 = l
+            .act(
+                &game,
+                &Decision {
+                    state: &s1,
+                    seat: 1,
+                    legal: &legal1,
+                    ply: 1,
+                },
+                &mut r,
+            )
+            .unwrap();
+        l.end_episode(&game, &Returns::win(2, 1), 2);
+        let i0 = legal.iter().position(|&a| a == a0).unwrap();
+        let i1 = legal1.iter().position(|&a| a == a1).unwrap();
+        assert_eq!(l.q_values(&game, &s0).unwrap()[i0], -1.0);
+        assert_eq!(l.q_values(&game, &s1).unwrap()[i1], 1.0);
+        // A second return is averaged in (sample averages): make a0 the greedy move again.
+        let row = l.table.row(&game, &s0).unwrap();
+        for (i, v) in l.table.values_mut()[row].iter_mut().enumerate() {
+            if i != i0 {
+                *v = -2.0;
+            }
+        }
+        l.begin_episode();
+        let again = l.act(
+            &game,
+            &Decision {
+                state: &s0,
+                seat: 0,
+                legal: &legal,
+                ply: 0,
+            },
+            &mut r,
+        );
+        assert_eq!(again, Some(a0));
+        l.end_episode(&game, &Returns::zeros(2), 1);
+        assert_eq!(l.q_values(&game, &s0).unwrap()[i0], -0.5);
+    }
+}

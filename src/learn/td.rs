@@ -1,0 +1,360 @@
+//! TD(0) and TD(λ) learning of afterstate values, the classic way to learn a board game.
+//!
+//! Sutton & Barto, *Reinforcement Learning: An Introduction* (2nd ed., 2018): the tic-tac-toe
+//! player of §1.5 (values of the positions after one's own move, greedy play with exploratory
+//! moves, `V(S) ← V(S) + α [V(S') − V(S)]`); afterstates, §6.8; the box "Tabular TD(0) for
+//! estimating v_π", §6.1; and TD(λ) with eligibility traces, the box "Semi-gradient TD(λ) for
+//! estimating v̂ ≈ v_π" of §12.2 in its tabular case, with accumulating or replacing traces
+//! (§12.2 and the replacing trace of §12.5's footnote / Singh & Sutton 1996).
+//!
+//! `V(x)` is the value of afterstate `x` (the position just after a move) to the player who
+//! made the move. The learner plays ε-greedily on the values of the afterstates of its legal
+//! moves; a move that ends the game has its exact value from the rules (the return), as in §1.5.
+//! Each afterstate is moved toward the value of the learner's next chosen afterstate (negated
+//! when that is the other seat's, in two-player self-play; see [`super::backup`]) or toward the
+//! return at the end, γ per ply. Values are learned on-policy (exploratory moves included), so
+//! ε should decay to 0 for optimal play.
+
+use serde::{Deserialize, Serialize};
+
+use super::backup::{Pending, discount, epsilon_greedy, epsilon_greedy_probabilities, max_of};
+use super::schedule::{Decay, Schedule};
+use super::table::Table;
+use super::{Decision, Learner};
+use crate::SgRng;
+use crate::game::{Action, Game, MAX_PLAYERS, Player, Returns};
+use crate::policy::Policy;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Traces {
+    /// `e(x) ← e(x) + 1` on a visit.
+    Accumulating,
+    /// `e(x) ← 1` on a visit.
+    Replacing,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TdConfig {
+    /// Trace decay λ (0: TD(0)).
+    pub lambda: f64,
+    pub traces: Traces,
+    /// Step size α by episode.
+    pub alpha: Schedule,
+    /// Exploration rate ε by episode.
+    pub epsilon: Schedule,
+    /// Discount per ply.
+    pub gamma: f64,
+    /// The value of an afterstate never met.
+    pub initial: f64,
+}
+
+impl TdConfig {
+    /// TD(λ) with the defaults: accumulating traces, α = 0.5, ε from 1 halving every 100,000
+    /// episodes, no discount, values start at 0.
+    pub fn new(lambda: f64) -> Self {
+        TdConfig {
+            lambda,
+            traces: Traces::Accumulating,
+            alpha: Schedule::Constant(0.5),
+            epsilon: Schedule::Decay(Decay::Exponential {
+                start: 1.0,
+                end: 0.0,
+                half_life: 100_000.0,
+            }),
+            gamma: 1.0,
+            initial: 0.0,
+        }
+    }
+}
+
+/// One backup chain's eligibility traces.
+#[derive(Clone, Debug, Default)]
+struct Chain {
+    /// (value index, eligibility).
+    traces: Vec<(u32, f64)>,
+    /// The link factor of the chain's last backup (`±γ^k`): traces decay by `λ` times it.
+    link: f64,
+}
+
+/// A TD(0) / TD(λ) afterstate-value learner.
+pub struct Td<G: Game> {
+    name: String,
+    config: TdConfig,
+    /// Afterstate values, one per row.
+    table: Table<G>,
+    /// Pending afterstates (value indices).
+    pending: Pending<u32>,
+    chains: [Chain; MAX_PLAYERS],
+    two_player: bool,
+    episode: u64,
+    alpha: f64,
+    epsilon: f64,
+    values: Vec<f64>,
+    afters: Vec<G::State>,
+}
+
+impl<G: Game> Td<G> {
+    pub fn new(game: &G, name: impl Into<String>, config: TdConfig) -> Self {
+        Td {
+            name: name.into(),
+            table: Table::new(game),
+            pending: Pending::new(game.num_players()),
+            chains: Default::default(),
+            two_player: game.num_players() == 2,
+            episode: 0,
+            alpha: config.alpha.at(0),
+            epsilon: config.epsilon.at(0),
+            values: Vec::new(),
+            afters: Vec::new(),
+            config,
+        }
+    }
+
+    pub fn config(&self) -> &TdConfig {
+        &self.config
+    }
+
+    /// The value of afterstate `after` to `mover`, who just moved: exact at the end of the
+    /// game, learned otherwise.
+    pub fn afterstate_value(&self, game: &G, after: &G::State, mover: Player) -> f64 {
+        if game.turn(after).is_terminal() {
+            game.returns(after)[mover]
+        } else {
+            self.table
+                .row(game, after)
+                .map_or(self.config.initial, |r| self.table.values()[r.start])
+        }
+    }
+
+    /// The values of the moves of `state` to `mover`, in `legal` order.
+    fn move_values(&self, game: &G, state: &G::State, mover: Player, legal: &[Action]) -> Vec<f64> {
+        legal
+            .iter()
+            .map(|&a| self.afterstate_value(game, &game.apply(state, a), mover))
+            .collect()
+    }
+
+    fn chain_of(&self, seat: Player) -> usize {
+        if self.two_player { 0 } else { seat }
+    }
+
+    /// Backs up afterstate value `index` by the error `delta`, with `link` relating it to the
+    /// value it was backed up to (TD(λ): every traced afterstate of the chain moves too).
+    fn backup(&mut self, chain: usize, index: u32, delta: f64, link: f64) {
+        let (lambda, alpha) = (self.config.lambda, self.alpha);
+        let values = self.table.values_mut();
+        if lambda == 0.0 {
+            values[index as usize] += alpha * delta;
+            return;
+        }
+        let chain = &mut self.chains[chain];
+        let decay = lambda * chain.link;
+        for (_, e) in chain.traces.iter_mut() {
+            *e *= decay;
+        }
+        match chain.traces.iter_mut().find(|(i, _)| *i == index) {
+            Some((_, e)) => match self.config.traces {
+                Traces::Accumulating => *e += 1.0,
+                Traces::Replacing => *e = 1.0,
+            },
+            None => chain.traces.push((index, 1.0)),
+        }
+        for &(i, e) in &chain.traces {
+            values[i as usize] += alpha * delta * e;
+        }
+        chain.link = link;
+    }
+}
+
+impl<G: Game> Learner<G> for Td<G> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn begin_episode(&mut self) {
+        self.pending.clear();
+        for c in &mut self.chains {
+            c.traces.clear();
+            c.link = 0.0;
+        }
+    }
+
+    fn act(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<Action> {
+        self.values.clear();
+        self.afters.clear();
+        for &a in d.legal {
+            let after = game.apply(d.state, a);
+            self.values
+                .push(self.afterstate_value(game, &after, d.seat));
+            self.afters.push(after);
+        }
+        let choice = epsilon_greedy(&self.values, self.epsilon, rng);
+        let value = self.values[choice];
+        if let Some(b) = self.pending.take(d.seat, d.ply) {
+            let link = b.sign * discount(self.config.gamma, b.plies);
+            let delta = link * value - self.table.values()[b.item as usize];
+            self.backup(self.chain_of(b.seat), b.item, delta, link);
+        }
+        let after = &self.afters[choice];
+        if !game.turn(after).is_terminal() {
+            let row = self
+                .table
+                .row_or_insert(game, after, 1, self.config.initial);
+            self.pending.push(d.seat, d.ply, row.start as u32);
+        }
+        Some(d.legal[choice])
+    }
+
+    fn end_episode(&mut self, _game: &G, returns: &Returns, plies: u32) {
+        let ends: Vec<_> = self.pending.finish(plies).collect();
+        for b in ends {
+            // The afterstate is `b.plies - 1` plies before the last move's return.
+            let link = discount(self.config.gamma, b.plies.saturating_sub(1));
+            let delta = link * returns[b.seat] - self.table.values()[b.item as usize];
+            self.backup(self.chain_of(b.seat), b.item, delta, link);
+        }
+        self.episode += 1;
+        self.alpha = self.config.alpha.at(self.episode);
+        self.epsilon = self.config.epsilon.at(self.episode);
+    }
+
+    fn policy(&self) -> Box<dyn Policy<G> + '_> {
+        Box::new(TdPolicy {
+            learner: self,
+            epsilon: self.epsilon,
+        })
+    }
+
+    fn greedy_policy(&self) -> Box<dyn Policy<G> + '_> {
+        Box::new(TdPolicy {
+            learner: self,
+            epsilon: 0.0,
+        })
+    }
+
+    fn statistics(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("afterstates_visited", self.table.rows() as f64),
+            ("epsilon", self.epsilon),
+            ("alpha", self.alpha),
+        ]
+    }
+
+    fn value(&self, game: &G, state: &G::State) -> Option<f64> {
+        let mover = game.turn(state).player()?;
+        let mut legal = Vec::new();
+        game.legal_actions(state, &mut legal);
+        Some(max_of(&self.move_values(game, state, mover, &legal)))
+    }
+
+    fn discount(&self) -> f64 {
+        self.config.gamma
+    }
+}
+
+struct TdPolicy<'a, G: Game> {
+    learner: &'a Td<G>,
+    epsilon: f64,
+}
+
+impl<G: Game> Policy<G> for TdPolicy<'_, G> {
+    fn name(&self) -> String {
+        format!("{} (ε = {})", self.learner.name, self.epsilon)
+    }
+    fn probabilities(&self, game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+        match game.turn(state).player() {
+            Some(mover) if !legal.is_empty() => {
+                let values = self.learner.move_values(game, state, mover, legal);
+                epsilon_greedy_probabilities(&values, self.epsilon, probs);
+            }
+            _ => probs.clear(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{Hexapawn, HexapawnParams, TicTacToe};
+    use crate::learn::tests::{learns, train_self_play};
+
+    #[test]
+    fn td0_and_td_lambda_learn_tictactoe_and_hexapawn_by_self_play() {
+        let mut failures = Vec::new();
+        for (lambda, traces) in [
+            (0.0, Traces::Accumulating),
+            (0.8, Traces::Accumulating),
+            (0.8, Traces::Replacing),
+        ] {
+            let config = TdConfig {
+                traces,
+                ..TdConfig::new(lambda)
+            };
+            let what = format!("TD({lambda}) {traces:?}");
+            let hexapawn = Hexapawn::new(HexapawnParams::default()).unwrap();
+            let mut l = Td::new(&hexapawn, "td", config.clone());
+            train_self_play(&hexapawn, &mut l, 500_000, 1);
+            failures.extend(learns(&hexapawn, &l, &what).err());
+            let mut l = Td::new(&TicTacToe, "td", config);
+            train_self_play(&TicTacToe, &mut l, 500_000, 1);
+            failures.extend(learns(&TicTacToe, &l, &what).err());
+        }
+        assert!(failures.is_empty(), "{failures:#?}");
+    }
+
+    #[test]
+    fn a_winning_move_is_known_from_the_rules_and_values_flow_back_with_sign_flips() {
+        // X to move can win at once: the afterstate is terminal, worth +1 to X exactly.
+        let game = TicTacToe;
+        let config = TdConfig {
+            alpha: Schedule::Constant(1.0),
+            epsilon: Schedule::Constant(0.0),
+            ..TdConfig::new(0.5)
+        };
+        let mut l = Td::new(&game, "td", config);
+        let mut s = game.initial_state();
+        for a in [0, 3, 1, 4] {
+            s = game.apply(&s, a); // X: 0, 1; O: 3, 4; X to play 2 wins
+        }
+        assert_eq!(l.value(&game, &s), Some(1.0));
+        // O's earlier afterstate (after O played 4) is backed up from X's winning move: -1.
+        let mut r = crate::rng(0);
+        let mut before = game.initial_state();
+        for a in [0, 3, 1] {
+            before = game.apply(&before, a);
+        }
+        let mut legal = Vec::new();
+        game.legal_actions(&before, &mut legal);
+        l.begin_episode();
+        // Make O's greedy move 4 (the blunder) by valuing its afterstate highest.
+        let blunder = game.apply(&before, 4);
+        let row = l.table.row_or_insert(&game, &blunder, 1, 0.0);
+        l.table.values_mut()[row.start] = 0.9;
+        let o = l.act(
+            &game,
+            &Decision {
+                state: &before,
+                seat: 1,
+                legal: &legal,
+                ply: 3,
+            },
+            &mut r,
+        );
+        assert_eq!(o, Some(4));
+        game.legal_actions(&s, &mut legal);
+        let x = l.act(
+            &game,
+            &Decision {
+                state: &s,
+                seat: 0,
+                legal: &legal,
+                ply: 4,
+            },
+            &mut r,
+        );
+        assert_eq!(x, Some(2));
+        assert!((l.table.values()[row.start] + 1.0).abs() < 1e-12);
+    }
+}
