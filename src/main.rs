@@ -110,14 +110,23 @@ Example: solvedgym fuzz fox-hounds --size 8"
         #[arg(long)]
         json: bool,
     },
-    /// Benchmark the exact solvers: wall time (best of --repeat runs) and peak memory of each
-    /// solve, every case in its own process.
+    /// Benchmark the exact solvers (wall time, best of --repeat runs, and peak memory of each
+    /// solve, every case in its own process), or with --learn the learners' training speed.
     #[command(
         after_help = "Cases: Hasenspiel and Fox & Hounds 4x4..10x10 with the layered solver, and \
 the generic solver on Hasenspiel and Fox & Hounds 8x8 for comparison.\n\
-Example: solvedgym bench --repeat 3"
+With --learn: self-play episodes per second on tic-tac-toe on one thread (Q-learning, SARSA, \
+Monte-Carlo, TD(0), TD(0.8), MENACE), each learner with its default config, through the same \
+environment and learner interfaces the experiments use.\n\
+Examples: solvedgym bench --repeat 3\n          solvedgym bench --learn --episodes 2000000"
     )]
     Bench {
+        /// Benchmark the learners instead of the solvers.
+        #[arg(long)]
+        learn: bool,
+        /// Training episodes per learner and run (with --learn).
+        #[arg(long, default_value_t = 2_000_000)]
+        episodes: u64,
         /// Runs per case (the best time is reported).
         #[arg(long, default_value_t = 3)]
         repeat: usize,
@@ -331,9 +340,17 @@ fn run() -> Result<()> {
             Ok(())
         }
         Command::Bench {
+            learn: true,
+            episodes,
+            repeat,
+            json,
+            ..
+        } => learn_bench(repeat.max(1), episodes.max(1), json),
+        Command::Bench {
             repeat,
             max_size,
             json,
+            ..
         } => bench(repeat.max(1), max_size, json),
         Command::Games => {
             outln!("{}", games_help().trim_end());
@@ -513,6 +530,84 @@ struct BenchRow {
     start: String,
     best_seconds: f64,
     peak_memory_mb: f64,
+}
+
+/// One learner's training speed.
+#[derive(serde::Serialize)]
+struct LearnBenchRow {
+    learner: String,
+    game: &'static str,
+    episodes: u64,
+    best_seconds: f64,
+    episodes_per_second: f64,
+}
+
+fn learn_bench(repeat: usize, episodes: u64, json: bool) -> Result<()> {
+    use solvedgym::env::AecEnv;
+    use solvedgym::games::TicTacToe;
+    use solvedgym::learn::menace::{Matchbox, MatchboxConfig};
+    use solvedgym::learn::monte_carlo::{McConfig, MonteCarlo};
+    use solvedgym::learn::q_learning::{Algorithm, QConfig, QLearner};
+    use solvedgym::learn::td::{Td, TdConfig};
+    use solvedgym::learn::{Learner, play_self};
+    type Make = fn(&TicTacToe) -> Box<dyn Learner<TicTacToe>>;
+    let game = TicTacToe;
+    let makers: Vec<(&str, Make)> = vec![
+        ("Q-learning", |g| {
+            Box::new(QLearner::new(g, "q", QConfig::new(Algorithm::QLearning)))
+        }),
+        ("SARSA", |g| {
+            Box::new(QLearner::new(g, "sarsa", QConfig::new(Algorithm::Sarsa)))
+        }),
+        ("MC", |g| {
+            Box::new(MonteCarlo::new(g, "mc", McConfig::default()))
+        }),
+        ("TD(0)", |g| Box::new(Td::new(g, "td", TdConfig::new(0.0)))),
+        ("TD(0.8)", |g| {
+            Box::new(Td::new(g, "td", TdConfig::new(0.8)))
+        }),
+        ("MENACE", |_| {
+            Box::new(Matchbox::<TicTacToe>::new(
+                "menace",
+                MatchboxConfig::menace(),
+            ))
+        }),
+    ];
+    let mut rows = Vec::new();
+    for (name, make) in makers {
+        let mut best = f64::INFINITY;
+        for run in 0..repeat {
+            let mut learner = make(&game);
+            let mut env = AecEnv::new(game.clone(), run as u64);
+            let mut rng = solvedgym::rng(run as u64);
+            let started = std::time::Instant::now();
+            for _ in 0..episodes {
+                play_self(&mut env, learner.as_mut(), &mut rng);
+            }
+            best = best.min(started.elapsed().as_secs_f64());
+        }
+        let row = LearnBenchRow {
+            learner: name.to_string(),
+            game: "tictactoe",
+            episodes,
+            best_seconds: best,
+            episodes_per_second: episodes as f64 / best,
+        };
+        if !json {
+            outln!(
+                "{:<12} tic-tac-toe self-play  {:>10} episodes  {:>8.3} s  {:>12} episodes/s",
+                row.learner,
+                row.episodes,
+                row.best_seconds,
+                solvedgym::solve::group(&format!("{:.0}", row.episodes_per_second))
+            );
+        }
+        rows.push(row);
+    }
+    if json {
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
+    }
+    Ok(())
 }
 
 fn bench(repeat: usize, max_size: usize, json: bool) -> Result<()> {

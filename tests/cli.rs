@@ -128,6 +128,54 @@ fn run_writes_curves_summary_and_plots() {
     let _ = std::fs::remove_dir_all(&again);
 }
 
+const TINY_LEARNERS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny-learners.toml");
+
+#[test]
+fn value_learners_give_the_same_results_with_one_or_many_threads() {
+    let one = temp_dir("learners1");
+    let many = temp_dir("learners4");
+    run_ok(TINY_LEARNERS, &one, &["--threads", "1", "--quiet"]);
+    run_ok(TINY_LEARNERS, &many, &["--threads", "4", "--quiet"]);
+    let files = [
+        "curves.csv",
+        "curves.parquet",
+        "summary.json",
+        "summary.md",
+        "value_error.png",
+    ];
+    same_bytes(
+        &one.join("tiny-learners"),
+        &many.join("tiny-learners"),
+        &files,
+        "differs between 1 and 4 threads",
+    );
+    // Every learner of the config trained and was evaluated.
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(one.join("tiny-learners/summary.json")).unwrap())
+            .unwrap();
+    let learners: Vec<&str> = summary["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["learner"].as_str().unwrap())
+        .collect();
+    for l in [
+        "menace",
+        "MC (every visit)",
+        "TD(0.7)",
+        "Double Expected SARSA",
+    ] {
+        assert!(learners.contains(&l), "{l} missing from {learners:?}");
+    }
+    let resolved = std::fs::read_to_string(one.join("tiny-learners/config.toml")).unwrap();
+    assert!(
+        resolved.contains("half_life") || resolved.contains("episodes = 2000"),
+        "{resolved}"
+    );
+    let _ = std::fs::remove_dir_all(&one);
+    let _ = std::fs::remove_dir_all(&many);
+}
+
 #[test]
 fn same_results_with_one_or_many_threads() {
     let one = temp_dir("threads1");

@@ -19,6 +19,10 @@ use toml::de::{DeTable, DeValue, ValueDeserializer};
 use crate::game::Game;
 use crate::games::{AnyGame, GameSpecError};
 use crate::learn::menace::{MatchboxConfig, Reinforce};
+use crate::learn::monte_carlo::{McConfig, Visits};
+use crate::learn::q_learning::{Algorithm, QConfig};
+use crate::learn::schedule::Schedule;
+use crate::learn::td::{TdConfig, Traces};
 use crate::with_game;
 
 /// A config that cannot be run, with where the problem is.
@@ -349,6 +353,53 @@ struct RawMatchbox {
     min_beads: Option<u32>,
 }
 
+/// `kind = "monte-carlo"`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMonteCarlo {
+    #[allow(dead_code)]
+    kind: String,
+    label: Option<String>,
+    seat: Option<String>,
+    visits: Option<Visits>,
+    alpha: Option<Schedule>,
+    epsilon: Option<Schedule>,
+    gamma: Option<f64>,
+    initial: Option<f64>,
+}
+
+/// `kind = "td"`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTd {
+    #[allow(dead_code)]
+    kind: String,
+    label: Option<String>,
+    seat: Option<String>,
+    lambda: Option<f64>,
+    traces: Option<Traces>,
+    alpha: Option<Schedule>,
+    epsilon: Option<Schedule>,
+    gamma: Option<f64>,
+    initial: Option<f64>,
+}
+
+/// `kind = "q-learning"`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawQ {
+    #[allow(dead_code)]
+    kind: String,
+    label: Option<String>,
+    seat: Option<String>,
+    algorithm: Option<Algorithm>,
+    double: Option<bool>,
+    alpha: Option<Schedule>,
+    epsilon: Option<Schedule>,
+    gamma: Option<f64>,
+    initial: Option<f64>,
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawOpponent {
@@ -366,7 +417,7 @@ struct RawPlots {
 }
 
 /// The learner kinds a config may name.
-pub const LEARNER_KINDS: &[&str] = &["matchbox"];
+pub const LEARNER_KINDS: &[&str] = &["matchbox", "monte-carlo", "td", "q-learning"];
 
 /// Where the learner sits: one seat (a player name) against the opponents, or every seat.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -378,6 +429,21 @@ pub enum SeatSpec {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum LearnerKind {
     Matchbox(MatchboxConfig),
+    MonteCarlo(McConfig),
+    Td(TdConfig),
+    QLearning(QConfig),
+}
+
+impl LearnerKind {
+    /// The `kind` a config names it by.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LearnerKind::Matchbox(_) => "matchbox",
+            LearnerKind::MonteCarlo(_) => "monte-carlo",
+            LearnerKind::Td(_) => "td",
+            LearnerKind::QLearning(_) => "q-learning",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -715,6 +781,107 @@ fn learner(src: &Source, path: &[Step]) -> Result<LearnerSpec, ConfigError> {
                 kind: LearnerKind::Matchbox(cfg),
             })
         }
+        "monte-carlo" => {
+            let raw: RawMonteCarlo = src.section(path)?.expect("learner table exists");
+            let mut cfg = McConfig::default();
+            let at = |key: &'static str| [path, &[Step::Key(key)]].concat();
+            if let Some(v) = raw.visits {
+                cfg.visits = v;
+            }
+            if let Some(a) = raw.alpha {
+                check_schedule(src, &at("alpha"), &a, STEP_SIZE)?;
+                cfg.alpha = Some(a);
+            }
+            common(
+                src,
+                path,
+                raw.epsilon,
+                raw.gamma,
+                raw.initial,
+                &mut cfg.epsilon,
+                &mut cfg.gamma,
+                &mut cfg.initial,
+            )?;
+            let label = raw.label.unwrap_or_else(|| match cfg.visits {
+                Visits::First => "MC".into(),
+                Visits::Every => "MC (every visit)".into(),
+            });
+            Ok(LearnerSpec {
+                label,
+                seat: seat_of(raw.seat),
+                kind: LearnerKind::MonteCarlo(cfg),
+            })
+        }
+        "td" => {
+            let raw: RawTd = src.section(path)?.expect("learner table exists");
+            let at = |key: &'static str| [path, &[Step::Key(key)]].concat();
+            let lambda = raw.lambda.unwrap_or(0.0);
+            if !(0.0..=1.0).contains(&lambda) {
+                return Err(src.error_at_key(
+                    &at("lambda"),
+                    format!("{lambda} is not a trace decay (0 to 1)"),
+                ));
+            }
+            let mut cfg = TdConfig::new(lambda);
+            if let Some(t) = raw.traces {
+                cfg.traces = t;
+            }
+            if let Some(a) = raw.alpha {
+                check_schedule(src, &at("alpha"), &a, STEP_SIZE)?;
+                cfg.alpha = a;
+            }
+            common(
+                src,
+                path,
+                raw.epsilon,
+                raw.gamma,
+                raw.initial,
+                &mut cfg.epsilon,
+                &mut cfg.gamma,
+                &mut cfg.initial,
+            )?;
+            let label = raw.label.unwrap_or_else(|| format!("TD({lambda})"));
+            Ok(LearnerSpec {
+                label,
+                seat: seat_of(raw.seat),
+                kind: LearnerKind::Td(cfg),
+            })
+        }
+        "q-learning" => {
+            let raw: RawQ = src.section(path)?.expect("learner table exists");
+            let at = |key: &'static str| [path, &[Step::Key(key)]].concat();
+            let mut cfg = QConfig::new(raw.algorithm.unwrap_or(Algorithm::QLearning));
+            if let Some(d) = raw.double {
+                cfg.double = d;
+            }
+            if let Some(a) = raw.alpha {
+                check_schedule(src, &at("alpha"), &a, STEP_SIZE)?;
+                cfg.alpha = a;
+            }
+            common(
+                src,
+                path,
+                raw.epsilon,
+                raw.gamma,
+                raw.initial,
+                &mut cfg.epsilon,
+                &mut cfg.gamma,
+                &mut cfg.initial,
+            )?;
+            let label = raw.label.unwrap_or_else(|| {
+                let name = cfg.algorithm.label();
+                if cfg.double {
+                    format!("Double {name}")
+                } else {
+                    name.to_string()
+                }
+            });
+            Ok(LearnerSpec {
+                label,
+                seat: seat_of(raw.seat),
+                kind: LearnerKind::QLearning(cfg),
+            })
+        }
         other => Err(src.error_at_key(
             &kind_path,
             format!(
@@ -723,6 +890,60 @@ fn learner(src: &Source, path: &[Step]) -> Result<LearnerSpec, ConfigError> {
             ),
         )),
     }
+}
+
+/// Step sizes: above 0, at most 1.
+const STEP_SIZE: std::ops::RangeInclusive<f64> = f64::MIN_POSITIVE..=1.0;
+
+fn check_schedule(
+    src: &Source,
+    path: &[Step],
+    schedule: &Schedule,
+    range: std::ops::RangeInclusive<f64>,
+) -> Result<(), ConfigError> {
+    schedule.check(range).map_err(|m| src.error_at_key(path, m))
+}
+
+fn seat_of(seat: Option<String>) -> SeatSpec {
+    match seat.as_deref() {
+        None | Some("self-play") => SeatSpec::SelfPlay,
+        Some(name) => SeatSpec::Player(name.to_string()),
+    }
+}
+
+/// The keys every value learner has: exploration, discount, initial value.
+#[allow(clippy::too_many_arguments)]
+fn common(
+    src: &Source,
+    path: &[Step],
+    epsilon: Option<Schedule>,
+    gamma: Option<f64>,
+    initial: Option<f64>,
+    epsilon_out: &mut Schedule,
+    gamma_out: &mut f64,
+    initial_out: &mut f64,
+) -> Result<(), ConfigError> {
+    let at = |key: &'static str| [path, &[Step::Key(key)]].concat();
+    if let Some(e) = epsilon {
+        check_schedule(src, &at("epsilon"), &e, 0.0..=1.0)?;
+        *epsilon_out = e;
+    }
+    if let Some(g) = gamma {
+        if !(g > 0.0 && g <= 1.0) {
+            return Err(src.error_at_key(
+                &at("gamma"),
+                format!("{g} is not a discount (above 0, at most 1)"),
+            ));
+        }
+        *gamma_out = g;
+    }
+    if let Some(v) = initial {
+        if !v.is_finite() {
+            return Err(src.error_at_key(&at("initial"), "must be a finite number"));
+        }
+        *initial_out = v;
+    }
+    Ok(())
 }
 
 fn opponent_policy(
@@ -826,14 +1047,16 @@ impl ExperimentConfig {
             .iter()
             .map(|l| {
                 let mut t = toml::Table::new();
-                match &l.kind {
-                    LearnerKind::Matchbox(cfg) => {
-                        t.insert("kind".into(), "matchbox".into());
-                        t.insert("label".into(), l.label.clone().into());
-                        if let Ok(Value::Table(c)) = Value::try_from(cfg) {
-                            t.extend(c);
-                        }
-                    }
+                t.insert("kind".into(), l.kind.kind().into());
+                t.insert("label".into(), l.label.clone().into());
+                let c = match &l.kind {
+                    LearnerKind::Matchbox(cfg) => Value::try_from(cfg),
+                    LearnerKind::MonteCarlo(cfg) => Value::try_from(cfg),
+                    LearnerKind::Td(cfg) => Value::try_from(cfg),
+                    LearnerKind::QLearning(cfg) => Value::try_from(cfg),
+                };
+                if let Ok(Value::Table(c)) = c {
+                    t.extend(c);
                 }
                 t.insert(
                     "seat".into(),
@@ -1009,6 +1232,67 @@ policy = "random"
         let bad = GOOD.replace("name = \"t\"", "name = \"..\"");
         let e = parse_str(&bad).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("name"), "{e}");
+    }
+
+    const VALUE_LEARNERS: &str = r#"name = "v"
+episodes = 10
+[game]
+name = "tictactoe"
+[[learners]]
+kind = "q-learning"
+algorithm = "sarsa"
+double = true
+[[learners]]
+kind = "td"
+lambda = 0.5
+epsilon = { kind = "linear", start = 1.0, end = 0.1, episodes = 100 }
+[[learners]]
+kind = "monte-carlo"
+visits = "every"
+"#;
+
+    #[test]
+    fn value_learners_resolve_and_round_trip() {
+        let c = parse_str(VALUE_LEARNERS).unwrap();
+        let labels: Vec<&str> = c.learners.iter().map(|l| l.label.as_str()).collect();
+        assert_eq!(labels, ["Double SARSA", "TD(0.5)", "MC (every visit)"]);
+        let again = parse_str(&c.resolved_toml()).unwrap();
+        assert_eq!(again, c);
+    }
+
+    #[test]
+    fn value_learner_mistakes_name_the_key_and_line() {
+        let bad = VALUE_LEARNERS.replace("lambda = 0.5", "lambda = 1.5");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (11, Some("learners[1].lambda")),
+            "{e}"
+        );
+        let bad = VALUE_LEARNERS.replace("end = 0.1", "end = 1.1");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (12, Some("learners[1].epsilon")),
+            "{e}"
+        );
+        let bad = VALUE_LEARNERS.replace("algorithm = \"sarsa\"", "algorithm = \"sarsa-max\"");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (7, Some("learners[0].algorithm")),
+            "{e}"
+        );
+        let bad = VALUE_LEARNERS.replace("double = true", "dubble = true");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (8, Some("learners[0].dubble")),
+            "{e}"
+        );
+        let bad = VALUE_LEARNERS.replace("visits = \"every\"", "visits = \"every\"\ngamma = 0");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("learners[2].gamma"), "{e}");
     }
 
     #[test]

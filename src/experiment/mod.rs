@@ -25,6 +25,9 @@ use crate::eval::{
 };
 use crate::game::{Game, GameResult, Player};
 use crate::learn::menace::{Matchbox, count_boxes, count_boxes_gardner};
+use crate::learn::monte_carlo::MonteCarlo;
+use crate::learn::q_learning::QLearner;
+use crate::learn::td::Td;
 use crate::learn::{Learner, play_self, play_vs_opponent};
 use crate::policy::{FuzzyPolicy, OptimalPolicy, Policy, RandomPolicy};
 use crate::solve::{DEFAULT_STATE_LIMIT, Solution, SolveReport};
@@ -57,6 +60,9 @@ impl Condition<'_> {
 
 /// What one trained learner left behind.
 struct JobResult {
+    /// The first evaluation at which the greedy policy kept the value in 95% / 99% of the
+    /// positions of optimal play.
+    reached: [Option<u64>; 2],
     curves: Curves,
     losses: u64,
     last_loss: u64,
@@ -135,7 +141,7 @@ pub fn run<G: Game>(
         .map(String::from)
         .to_vec();
     for (c, cond) in conditions.iter().enumerate() {
-        let learner = build_learner::<G>(cond.learner);
+        let learner = build_learner::<G>(game, cond.learner);
         let seats = learner_seats(game, cond.learner);
         let names = evaluation(
             game,
@@ -217,11 +223,13 @@ pub fn run<G: Game>(
         &dir.join("summary.json"),
         format!("{}\n", serde_json::to_string_pretty(&summary)?).as_bytes(),
     )?;
+    write_atomic(&dir.join("summary.md"), summary.table().as_bytes())?;
     let mut written = vec![
         dir.join("curves.parquet"),
         dir.join("curves.csv"),
         dir.join("config.toml"),
         dir.join("summary.json"),
+        dir.join("summary.md"),
     ];
     for metric in &config.plot_metrics {
         let spec = plot_spec(game, &solution, config, metric)?;
@@ -251,11 +259,12 @@ fn run_job<G: Game>(
     seed: u64,
     bar: &ProgressBar,
 ) -> Result<JobResult> {
-    let mut learner = build_learner::<G>(cond.learner);
+    let mut learner = build_learner::<G>(game, cond.learner);
     let mut rng = rng(derive_seed(seed, 1));
     let env_seed = derive_seed(seed, 2);
     let seats = learner_seats(game, cond.learner);
     let mut job = JobResult {
+        reached: [None; 2],
         curves: Curves::default(),
         losses: 0,
         last_loss: 0,
@@ -305,6 +314,7 @@ fn run_job<G: Game>(
     job.curves
         .push(label, opponent_name, seed, 0, "cumulative_losses", 0.0);
     let mut metrics = evaluate(learner.as_ref(), &mut job.curves, 0)?;
+    note_thresholds(&mut job.reached, &metrics, 0);
     let (mut result_sum, mut games_since, mut losses_since) = (0.0, 0u64, 0u64);
     let mut pending = 0;
     for episode in 1..=config.episodes {
@@ -332,6 +342,7 @@ fn run_job<G: Game>(
             push("cumulative_losses", job.losses as f64);
             (result_sum, games_since, losses_since) = (0.0, 0, 0);
             metrics = evaluate(learner.as_ref(), &mut job.curves, episode)?;
+            note_thresholds(&mut job.reached, &metrics, episode);
         }
         pending += 1;
         if pending == 64 || episode == config.episodes {
@@ -342,6 +353,21 @@ fn run_job<G: Game>(
     job.perfect = metrics.iter().any(|(m, v)| m == "perfect" && *v == 1.0);
     job.final_metrics = metrics;
     Ok(job)
+}
+
+/// The optimal-move-rate thresholds of the summary table.
+pub const THRESHOLDS: [f64; 2] = [0.95, 0.99];
+
+fn note_thresholds(reached: &mut [Option<u64>; 2], metrics: &[(String, f64)], episode: u64) {
+    let rate = metrics
+        .iter()
+        .find(|(m, _)| m == "greedy_optimal_rate_optimal_play")
+        .map(|(_, v)| *v);
+    for (r, t) in reached.iter_mut().zip(THRESHOLDS) {
+        if r.is_none() && rate.is_some_and(|v| v >= t - 1e-12) {
+            *r = Some(episode);
+        }
+    }
 }
 
 /// Every measurement of a learner against the solution, as (metric, value) pairs.
@@ -402,15 +428,62 @@ fn evaluation<G: Game>(
         if let Some(o) = trained_against {
             against("opponent", o)?;
         }
+        let paired = Profile::mix(graph, &[&greedy, &baselines.optimal], |p| {
+            usize::from(p != seat)
+        });
+        let r = expected_result_of(graph, &paired, seat)?;
+        out.push((
+            format!("greedy_return_vs_optimal{suffix}"),
+            r.expected_return,
+        ));
         let worst = worst_case_of(graph, seat, &behaviour, Objective::ExpectedReturn)?;
         out.push((format!("worst_case_return{suffix}"), worst.expected_return));
         perfect &= worst.expected_return >= baselines.values[seat] - 1e-9;
     }
     out.push(("perfect".into(), perfect as u8 as f64));
+    if let Some((plain, discounted)) = value_errors(game, solution, learner, seats) {
+        out.push(("value_error".into(), plain));
+        out.push(("value_error_discounted".into(), discounted));
+    }
     for (name, v) in learner.statistics() {
         out.push((name.to_string(), v));
     }
     Ok(out)
+}
+
+/// Mean absolute error of a value learner's values over the positions where one of its
+/// `seats` is to move, against the solution's values mapped to +1 (win), 0 (draw), -1 (loss),
+/// and against the discounted truth `±γ^(n-1)` for a result `n` plies away (γ the learner's
+/// discount per ply; equal to the first when γ = 1). `None` for learners without values.
+fn value_errors<G: Game>(
+    game: &G,
+    solution: &Solution<G>,
+    learner: &dyn Learner<G>,
+    seats: &[Player],
+) -> Option<(f64, f64)> {
+    let graph = solution.graph();
+    let gamma = learner.discount();
+    let (mut plain, mut discounted, mut n) = (0.0, 0.0, 0usize);
+    for id in 0..graph.len() as crate::graph::StateId {
+        let Some(p) = graph.turn(id).player() else {
+            continue;
+        };
+        if !seats.contains(&p) {
+            continue;
+        }
+        let estimate = learner.value(game, graph.state(id))?;
+        let value = solution.value_of(id);
+        let sign = match value.result_for(p) {
+            GameResult::Win => 1.0,
+            GameResult::Draw => 0.0,
+            GameResult::Loss => -1.0,
+        };
+        let far = value.plies().map_or(0, |k| k.saturating_sub(1));
+        plain += (estimate - sign).abs();
+        discounted += (estimate - sign * gamma.powi(far as i32)).abs();
+        n += 1;
+    }
+    (n > 0).then(|| (plain / n as f64, discounted / n as f64))
 }
 
 /// The seats a learner holds: one, or all of them in self-play.
@@ -424,9 +497,16 @@ fn learner_seats<G: Game>(game: &G, spec: &LearnerSpec) -> Vec<Player> {
     }
 }
 
-fn build_learner<G: Game>(spec: &LearnerSpec) -> Box<dyn Learner<G>> {
+fn build_learner<G: Game>(game: &G, spec: &LearnerSpec) -> Box<dyn Learner<G>> {
     match &spec.kind {
         LearnerKind::Matchbox(cfg) => Box::new(Matchbox::<G>::new(spec.label.clone(), cfg.clone())),
+        LearnerKind::MonteCarlo(cfg) => {
+            Box::new(MonteCarlo::new(game, spec.label.clone(), cfg.clone()))
+        }
+        LearnerKind::Td(cfg) => Box::new(Td::new(game, spec.label.clone(), cfg.clone())),
+        LearnerKind::QLearning(cfg) => {
+            Box::new(QLearner::new(game, spec.label.clone(), cfg.clone()))
+        }
     }
 }
 
@@ -508,6 +588,11 @@ fn plot_spec<G: Game>(
         ),
         m if m.contains("prob") => ("Exact probability", "probability", None),
         "boxes" => ("Matchboxes opened", "boxes", None),
+        m if m.starts_with("value_error") => (
+            "Value error (mean absolute, against the solver's values)",
+            "mean |learned value - true value|",
+            Some((0.0, "exact values (solver)".to_string())),
+        ),
         _ => ("", metric, None),
     };
     let seat_note =
@@ -570,6 +655,12 @@ pub struct ConditionSummary {
     pub perfect_share: f64,
     /// Every evaluation metric at the last episode.
     pub final_metrics: std::collections::BTreeMap<String, Spread>,
+    /// Episodes until the greedy policy keeps the value in 95% / 99% of the positions of
+    /// optimal play (over the seeds that got there), and the share of seeds that did.
+    pub episodes_to_95: Option<Spread>,
+    pub reached_95_share: f64,
+    pub episodes_to_99: Option<Spread>,
+    pub reached_99_share: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -596,6 +687,14 @@ pub struct BoxesPossible {
     pub without_symmetry: usize,
     /// A hand-built machine in Gardner's manner (see `count_boxes_gardner`): 24 for Hexapawn.
     pub gardner_convention: usize,
+}
+
+fn reached_spread(jobs: &[JobResult], k: usize) -> Option<Spread> {
+    let v: Vec<f64> = jobs
+        .iter()
+        .filter_map(|j| j.reached[k].map(|e| e as f64))
+        .collect();
+    (!v.is_empty()).then(|| Spread::of(v))
 }
 
 fn summarise<G: Game>(
@@ -632,6 +731,12 @@ fn summarise<G: Game>(
             never_lost_share: jobs.iter().filter(|j| j.losses == 0).count() as f64 / per as f64,
             perfect_share: jobs.iter().filter(|j| j.perfect).count() as f64 / per as f64,
             final_metrics,
+            episodes_to_95: reached_spread(jobs, 0),
+            reached_95_share: jobs.iter().filter(|j| j.reached[0].is_some()).count() as f64
+                / per as f64,
+            episodes_to_99: reached_spread(jobs, 1),
+            reached_99_share: jobs.iter().filter(|j| j.reached[1].is_some()).count() as f64
+                / per as f64,
         });
     }
     let mut boxes_possible = Vec::new();
@@ -659,6 +764,52 @@ fn summarise<G: Game>(
         conditions: out,
         written: Vec::new(),
     })
+}
+
+impl RunSummary {
+    /// The study table in Markdown: per learner and opponent, the episodes its greedy policy
+    /// needed to keep the value in 95% / 99% of the positions of optimal play (mean over the
+    /// seeds that got there, and how many did), its final rates along optimal play and over all
+    /// positions, and its exact final result against perfect play.
+    pub fn table(&self) -> String {
+        let mut out = format!(
+            "| learner | opponent | episodes to 95% | episodes to 99% | final rate, optimal play | final rate, all positions | final result vs perfect play |\n|---|---|---|---|---|---|---|\n"
+        );
+        let to = |s: &Option<Spread>, share: f64| match s {
+            Some(s) => format!("{:.0} ({:.0}% of seeds)", s.mean, 100.0 * share),
+            None => "never".to_string(),
+        };
+        for c in &self.conditions {
+            let metric = |m: &str| c.final_metrics.get(m).map(|s| s.mean);
+            let rate = |m: &str| metric(m).map_or("-".into(), |v| format!("{:.4}", v));
+            // The result against perfect play, per seat held (greedy policy).
+            let mut results: Vec<String> = c
+                .final_metrics
+                .iter()
+                .filter(|(k, _)| k.starts_with("greedy_return_vs_optimal"))
+                .map(|(k, v)| {
+                    let seat = k.strip_prefix("greedy_return_vs_optimal_as_").unwrap_or("");
+                    if seat.is_empty() {
+                        format!("{:+.3}", v.mean)
+                    } else {
+                        format!("{:+.3} as {seat}", v.mean)
+                    }
+                })
+                .collect();
+            results.sort();
+            out.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} |\n",
+                c.learner,
+                c.opponent,
+                to(&c.episodes_to_95, c.reached_95_share),
+                to(&c.episodes_to_99, c.reached_99_share),
+                rate("greedy_optimal_rate_optimal_play"),
+                rate("greedy_optimal_rate_all"),
+                results.join(", ")
+            ));
+        }
+        out
+    }
 }
 
 impl fmt::Display for RunSummary {
