@@ -772,8 +772,8 @@ impl RunSummary {
     /// seeds that got there, and how many did), its final rates along optimal play and over all
     /// positions, and its exact final result against perfect play.
     pub fn table(&self) -> String {
-        let mut out = format!(
-            "| learner | opponent | episodes to 95% | episodes to 99% | final rate, optimal play | final rate, all positions | final result vs perfect play |\n|---|---|---|---|---|---|---|\n"
+        let mut out = String::from(
+            "| learner | opponent | episodes to 95% | episodes to 99% | final rate, optimal play | final rate, all positions | final result vs perfect play |\n|---|---|---|---|---|---|---|\n",
         );
         let to = |s: &Option<Spread>, share: f64| match s {
             Some(s) => format!("{:.0} ({:.0}% of seeds)", s.mean, 100.0 * share),
