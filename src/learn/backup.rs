@@ -169,6 +169,18 @@ pub fn epsilon_greedy_probabilities(values: &[f64], epsilon: f64, probs: &mut Ve
     }));
 }
 
+/// The ε-greedy distribution over a state's row of action values, uniform over its `n` legal
+/// actions when the state has no row (every value still initial, so all tie).
+pub fn row_probabilities(row: Option<&[f64]>, n: usize, epsilon: f64, probs: &mut Vec<f64>) {
+    match row {
+        Some(q) if q.len() == n => epsilon_greedy_probabilities(q, epsilon, probs),
+        _ => {
+            probs.clear();
+            probs.resize(n, 1.0 / n as f64);
+        }
+    }
+}
+
 /// The expected value of `values` under the ε-greedy distribution.
 #[inline]
 pub fn epsilon_greedy_expectation(values: &[f64], epsilon: f64) -> f64 {

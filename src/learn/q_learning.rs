@@ -16,8 +16,7 @@ use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 use super::backup::{
-    Pending, discount, epsilon_greedy, epsilon_greedy_expectation, epsilon_greedy_probabilities,
-    max_of,
+    Pending, discount, epsilon_greedy, epsilon_greedy_expectation, max_of, row_probabilities,
 };
 use super::schedule::{Decay, Schedule};
 use super::table::Table;
@@ -298,15 +297,8 @@ impl<G: Game> Policy<G> for QPolicy<'_, G> {
         format!("{} (ε = {})", self.learner.name, self.epsilon)
     }
     fn probabilities(&self, game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
-        match self.learner.q_values(game, state) {
-            Some(q) if q.len() == legal.len() => {
-                epsilon_greedy_probabilities(&q, self.epsilon, probs)
-            }
-            _ => {
-                probs.clear();
-                probs.resize(legal.len(), 1.0 / legal.len() as f64);
-            }
-        }
+        let q = self.learner.q_values(game, state);
+        row_probabilities(q.as_deref(), legal.len(), self.epsilon, probs);
     }
 }
 
