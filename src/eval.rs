@@ -10,7 +10,7 @@
 //!   dynamic programming over the state graph, chance events at their probabilities.
 //! - Worst case: the same against opponents that play to hurt it most (a best response).
 
-use crate::game::{Game, GameResult, Player, Turn};
+use crate::game::{Action, Game, GameResult, Player, Turn};
 use crate::graph::{GraphError, StateGraph, StateId};
 use crate::policy::{Policy, resign_probability};
 use crate::solve::Solution;
@@ -91,6 +91,57 @@ impl Profile {
             }
         }
         out
+    }
+}
+
+/// A policy frozen at one moment: another policy's probabilities at every reachable state,
+/// tabulated once (a [`Profile`]) and read back by state, however the original changes later.
+/// A learner's frozen copy, its opponent in training, is one.
+pub struct FrozenPolicy<'g, G: Game> {
+    graph: &'g StateGraph<G>,
+    profile: Profile,
+    name: String,
+}
+
+impl<'g, G: Game> FrozenPolicy<'g, G> {
+    /// Tabulates `policy` at every seat.
+    pub fn new(graph: &'g StateGraph<G>, policy: &dyn Policy<G>) -> Self {
+        let everywhere = vec![Some(policy); graph.game().num_players()];
+        FrozenPolicy {
+            graph,
+            profile: Profile::new(graph, &everywhere),
+            name: format!("frozen {}", policy.name()),
+        }
+    }
+    /// The tabulated probabilities, for the evaluator.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+}
+
+impl<G: Game> Policy<G> for FrozenPolicy<'_, G> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn probabilities(&self, _game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+        probs.clear();
+        // Every state a game can reach is in the graph; the fallback serves states built by hand.
+        let Some(id) = self.graph.id(state) else {
+            probs.resize(legal.len(), 1.0 / legal.len() as f64);
+            return;
+        };
+        let actions = self.graph.actions(id);
+        let tabulated = self.profile.probs(self.graph, id);
+        if actions == legal {
+            probs.extend_from_slice(tabulated);
+        } else {
+            probs.extend(legal.iter().map(|a| {
+                actions
+                    .iter()
+                    .position(|b| b == a)
+                    .map_or(0.0, |k| tabulated[k])
+            }));
+        }
     }
 }
 
@@ -428,6 +479,37 @@ mod tests {
         let wc = worst_case(g, 0, &opt, Objective::ExpectedReturn).unwrap();
         assert!(wc.expected_return.abs() < 1e-12);
         assert_eq!(minimax_return(g, 0).unwrap(), 0.0);
+    }
+
+    #[test]
+    fn a_frozen_policy_plays_what_it_copied_and_a_shared_one_can_be_replaced() {
+        use crate::policy::SharedPolicy;
+        let sol = Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        let g = sol.graph();
+        let opt = OptimalPolicy::new(&sol);
+        let frozen = FrozenPolicy::new(g, &opt);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for id in 0..g.len() as StateId {
+            if let Turn::Player(_) = g.turn(id) {
+                opt.probabilities(&TicTacToe, g.state(id), g.actions(id), &mut a);
+                frozen.probabilities(&TicTacToe, g.state(id), g.actions(id), &mut b);
+                assert_eq!(a, b, "state {id}");
+                // Asked in another order, it answers in that order.
+                let reversed: Vec<Action> = g.actions(id).iter().rev().copied().collect();
+                frozen.probabilities(&TicTacToe, g.state(id), &reversed, &mut b);
+                a.reverse();
+                assert_eq!(a, b, "state {id}, reversed");
+            }
+        }
+        // Shared: every clone plays the replacement.
+        let shared = SharedPolicy::new(frozen);
+        let clone = shared.clone();
+        let r = expected_result(g, &[&clone, &clone], 0).unwrap();
+        assert!((r.draw - 1.0).abs() < 1e-12);
+        shared.replace(FrozenPolicy::new(g, &RandomPolicy));
+        let r = expected_result(g, &[&clone, &clone], 0).unwrap();
+        assert!((r.win - 0.5849).abs() < 1e-4, "{r:?}");
+        assert!(clone.name().contains("random"), "{}", clone.name());
     }
 
     #[test]

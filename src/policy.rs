@@ -5,6 +5,8 @@
 //! A policy may leave probability mass unassigned: that mass is resignation (a matchbox with
 //! no beads left resigns).
 
+use std::sync::{Arc, RwLock};
+
 use rand::RngExt;
 
 use crate::SgRng;
@@ -213,6 +215,48 @@ impl<G: Game, P: Policy<G>> Policy<G> for FuzzyPolicy<P> {
         } else {
             self.base.choose(game, state, legal, rng)
         }
+    }
+}
+
+/// A policy that one owner may replace while others play it: the frozen copy of a learner
+/// that the training loop refreshes every few thousand episodes. Clones share the policy.
+pub struct SharedPolicy<P>(Arc<RwLock<P>>);
+
+impl<P> Clone for SharedPolicy<P> {
+    fn clone(&self) -> Self {
+        SharedPolicy(Arc::clone(&self.0))
+    }
+}
+
+impl<P> SharedPolicy<P> {
+    pub fn new(policy: P) -> Self {
+        SharedPolicy(Arc::new(RwLock::new(policy)))
+    }
+    /// Every clone plays `policy` from now on.
+    pub fn replace(&self, policy: P) {
+        *self.0.write().unwrap_or_else(|e| e.into_inner()) = policy;
+    }
+    /// The policy now in place.
+    pub fn read(&self) -> std::sync::RwLockReadGuard<'_, P> {
+        self.0.read().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl<G: Game, P: Policy<G>> Policy<G> for SharedPolicy<P> {
+    fn name(&self) -> String {
+        self.read().name()
+    }
+    fn probabilities(&self, game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+        self.read().probabilities(game, state, legal, probs)
+    }
+    fn choose(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        rng: &mut SgRng,
+    ) -> Option<Action> {
+        self.read().choose(game, state, legal, rng)
     }
 }
 

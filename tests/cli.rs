@@ -176,6 +176,56 @@ fn value_learners_give_the_same_results_with_one_or_many_threads() {
     let _ = std::fs::remove_dir_all(&many);
 }
 
+const TINY_REGIMES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny-regimes.toml");
+
+/// `metric` of (learner, opponent, seed 0) by episode, from curves.csv.
+fn curve(csv: &str, learner: &str, opponent: &str, metric: &str) -> Vec<(u64, f64)> {
+    csv.lines()
+        .skip(1)
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            (f[2] == learner && f[3] == opponent && f[4] == "0" && f[6] == metric)
+                .then(|| (f[5].parse().unwrap(), f[7].parse().unwrap()))
+        })
+        .collect()
+}
+
+#[test]
+fn alternating_seats_against_a_frozen_copy_train_both_seats_the_same_on_any_thread_count() {
+    let one = temp_dir("regimes1");
+    let many = temp_dir("regimes4");
+    run_ok(TINY_REGIMES, &one, &["--threads", "1", "--quiet"]);
+    run_ok(TINY_REGIMES, &many, &["--threads", "4", "--quiet"]);
+    same_bytes(
+        &one.join("tiny-regimes"),
+        &many.join("tiny-regimes"),
+        &["curves.csv", "summary.json", "return_vs_opponent_as_x.png"],
+        "differs between 1 and 4 threads",
+    );
+    let csv = std::fs::read_to_string(one.join("tiny-regimes/curves.csv")).unwrap();
+    // The learner holds both seats, so it is measured at both.
+    for seat in ["x", "o"] {
+        let c = curve(
+            &csv,
+            "Q",
+            "copy",
+            &format!("greedy_return_vs_optimal_as_{seat}"),
+        );
+        assert_eq!(c.len(), 7, "evaluated at 0, 500, ..., 3000 as {seat}");
+    }
+    // The first copy is the untrained learner, which plays uniformly at random: x's exact
+    // return against it is random against random (0.5849 - 0.2881).
+    let copy = curve(&csv, "Q", "copy", "return_vs_opponent_as_x");
+    let random = curve(&csv, "Q", "random", "return_vs_opponent_as_x");
+    assert!((copy[0].1 - 0.29683).abs() < 1e-4, "{copy:?}");
+    // Refreshed every 500 games, the copy stops being a random player.
+    let learned_copy: Vec<f64> = copy.iter().skip(2).map(|c| c.1).collect();
+    let random_later: Vec<f64> = random.iter().skip(2).map(|c| c.1).collect();
+    assert_ne!(learned_copy, random_later);
+    let _ = std::fs::remove_dir_all(&one);
+    let _ = std::fs::remove_dir_all(&many);
+}
+
 #[test]
 fn same_results_with_one_or_many_threads() {
     let one = temp_dir("threads1");

@@ -407,6 +407,8 @@ struct RawOpponent {
     policy: String,
     p: Option<f64>,
     base: Option<String>,
+    refresh: Option<u64>,
+    play: Option<FrozenPlay>,
 }
 
 #[derive(Deserialize, Default)]
@@ -419,11 +421,24 @@ struct RawPlots {
 /// The learner kinds a config may name.
 pub const LEARNER_KINDS: &[&str] = &["matchbox", "monte-carlo", "td", "q-learning"];
 
-/// Where the learner sits: one seat (a player name) against the opponents, or every seat.
+/// Where the learner sits: one seat (a player name) against the opponents, every seat at once
+/// (self-play), or the seats in turn against the opponents (episode `k` at seat `k mod n`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum SeatSpec {
     Player(String),
     SelfPlay,
+    Alternate,
+}
+
+impl SeatSpec {
+    /// How a config names it.
+    pub fn describe(&self) -> String {
+        match self {
+            SeatSpec::Player(p) => p.clone(),
+            SeatSpec::SelfPlay => "self-play".into(),
+            SeatSpec::Alternate => "alternate".into(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -453,13 +468,43 @@ pub struct LearnerSpec {
     pub kind: LearnerKind,
 }
 
-/// A fixed opponent.
+/// A training opponent.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum OpponentPolicy {
     Random,
     Optimal,
-    Fuzzy { p: f64, base: Box<OpponentPolicy> },
+    Fuzzy {
+        p: f64,
+        base: Box<OpponentPolicy>,
+    },
+    /// A copy of the learner itself, frozen, replaced by a fresh copy every `refresh` episodes.
+    Frozen {
+        refresh: u64,
+        play: FrozenPlay,
+    },
 }
+
+/// Which of the learner's policies its frozen copy plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FrozenPlay {
+    /// How the learner played when copied, exploration included.
+    Behaviour,
+    /// Its greedy policy when copied.
+    Greedy,
+}
+
+impl FrozenPlay {
+    pub fn describe(self) -> &'static str {
+        match self {
+            FrozenPlay::Behaviour => "behaviour",
+            FrozenPlay::Greedy => "greedy",
+        }
+    }
+}
+
+/// Episodes between two copies of a frozen opponent when the config does not say.
+pub const DEFAULT_REFRESH: u64 = 10_000;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct OpponentSpec {
@@ -635,7 +680,7 @@ pub fn parse(file: &Path, text: &str) -> Result<(ExperimentConfig, AnyGame), Con
     for i in 0..src.array_len(&[Step::Key("opponents")]) {
         let path = [Step::Key("opponents"), Step::Index(i)];
         let raw: RawOpponent = src.section(&path)?.expect("indexed entry exists");
-        let policy = opponent_policy(&src, &path, &raw.policy, raw.p, raw.base.as_deref())?;
+        let policy = opponent_policy(&src, &path, &raw)?;
         let name = raw.name.unwrap_or_else(|| describe_policy(&policy));
         if opponents.iter().any(|o: &OpponentSpec| o.name == name) {
             return Err(src.error_at_key(
@@ -658,11 +703,11 @@ pub fn parse(file: &Path, text: &str) -> Result<(ExperimentConfig, AnyGame), Con
             (SeatSpec::SelfPlay, false) => {
                 return Err(src.error_at_key(
                     &seat_path,
-                    "seat = \"self-play\" takes no [[opponents]]: remove them or name a seat",
+                    "seat = \"self-play\" takes no [[opponents]]: remove them, name a seat or use seat = \"alternate\"",
                 ));
             }
-            (SeatSpec::Player(_), true) => {
-                return Err(src.error_at_key(&seat_path, "a learner at one seat needs [[opponents]] for the other seats (or seat = \"self-play\")"));
+            (SeatSpec::Player(_) | SeatSpec::Alternate, true) => {
+                return Err(src.error_at_key(&seat_path, "a learner at one seat (or alternating seats) needs [[opponents]] for the other seats (or seat = \"self-play\")"));
             }
             (SeatSpec::Player(name), false) => {
                 let players: Vec<&str> = with_game!(&game, g => (0..g.num_players()).map(|p| g.player_name(p)).collect());
@@ -678,6 +723,19 @@ pub fn parse(file: &Path, text: &str) -> Result<(ExperimentConfig, AnyGame), Con
                 }
             }
             _ => {}
+        }
+        if l.seat != SeatSpec::Alternate {
+            let frozen = (0..opponents.len())
+                .find(|&i| matches!(opponents[i].policy, OpponentPolicy::Frozen { .. }));
+            if let Some(i) = frozen {
+                return Err(src.error_at_key(
+                    &[Step::Key("opponents"), Step::Index(i), Step::Key("policy")],
+                    format!(
+                        "a frozen copy plays the seats its learner does not; learner `{}` must learn them too: give it seat = \"alternate\"",
+                        l.label
+                    ),
+                ));
+            }
         }
     }
 
@@ -770,10 +828,7 @@ fn learner(src: &Source, path: &[Step]) -> Result<LearnerSpec, ConfigError> {
             if let Some(v) = raw.min_beads {
                 cfg.min_beads = v;
             }
-            let seat = match raw.seat.as_deref() {
-                None | Some("self-play") => SeatSpec::SelfPlay,
-                Some(name) => SeatSpec::Player(name.to_string()),
-            };
+            let seat = seat_of(raw.seat);
             let label = raw.label.unwrap_or_else(|| scheme.to_string());
             Ok(LearnerSpec {
                 label,
@@ -907,6 +962,7 @@ fn check_schedule(
 fn seat_of(seat: Option<String>) -> SeatSpec {
     match seat.as_deref() {
         None | Some("self-play") => SeatSpec::SelfPlay,
+        Some("alternate") => SeatSpec::Alternate,
         Some(name) => SeatSpec::Player(name.to_string()),
     }
 }
@@ -949,31 +1005,30 @@ fn common(
 fn opponent_policy(
     src: &Source,
     path: &[Step],
-    policy: &str,
-    p: Option<f64>,
-    base: Option<&str>,
+    raw: &RawOpponent,
 ) -> Result<OpponentPolicy, ConfigError> {
     let at = |key: &'static str| [path, &[Step::Key(key)]].concat();
-    let no_extra = |what: &str| -> Result<(), ConfigError> {
-        if p.is_some() {
+    let policy = raw.policy.as_str();
+    // Each key belongs to one policy.
+    let owners: [(&'static str, bool, &str); 4] = [
+        ("p", raw.p.is_some(), "fuzzy"),
+        ("base", raw.base.is_some(), "fuzzy"),
+        ("refresh", raw.refresh.is_some(), "frozen"),
+        ("play", raw.play.is_some(), "frozen"),
+    ];
+    for (key, given, owner) in owners {
+        if given && policy != owner {
             return Err(src.error_at_key(
-                &at("p"),
-                format!("`p` belongs to policy = \"fuzzy\", not \"{what}\""),
+                &at(key),
+                format!("`{key}` belongs to policy = \"{owner}\", not \"{policy}\""),
             ));
         }
-        if base.is_some() {
-            return Err(src.error_at_key(
-                &at("base"),
-                format!("`base` belongs to policy = \"fuzzy\", not \"{what}\""),
-            ));
-        }
-        Ok(())
-    };
+    }
     match policy {
-        "random" => no_extra("random").map(|_| OpponentPolicy::Random),
-        "optimal" => no_extra("optimal").map(|_| OpponentPolicy::Optimal),
+        "random" => Ok(OpponentPolicy::Random),
+        "optimal" => Ok(OpponentPolicy::Optimal),
         "fuzzy" => {
-            let p = p.ok_or_else(|| {
+            let p = raw.p.ok_or_else(|| {
                 src.error_at_key(&at("p"), "missing: the probability of a random move")
             })?;
             if !(0.0..=1.0).contains(&p) {
@@ -981,7 +1036,7 @@ fn opponent_policy(
                     src.error_at_key(&at("p"), format!("{p} is not a probability (0 to 1)"))
                 );
             }
-            let base = match base.unwrap_or("optimal") {
+            let base = match raw.base.as_deref().unwrap_or("optimal") {
                 "optimal" => OpponentPolicy::Optimal,
                 "random" => OpponentPolicy::Random,
                 other => {
@@ -996,9 +1051,24 @@ fn opponent_policy(
                 base: Box::new(base),
             })
         }
+        "frozen" => {
+            let refresh = raw.refresh.unwrap_or(DEFAULT_REFRESH);
+            if refresh == 0 {
+                return Err(src.error_at_key(
+                    &at("refresh"),
+                    "must be at least 1 (episodes between two copies of the learner)",
+                ));
+            }
+            Ok(OpponentPolicy::Frozen {
+                refresh,
+                play: raw.play.unwrap_or(FrozenPlay::Behaviour),
+            })
+        }
         other => Err(src.error_at_key(
             &at("policy"),
-            format!("unknown policy `{other}`; use \"random\", \"optimal\" or \"fuzzy\" (with p)"),
+            format!(
+                "unknown policy `{other}`; use \"random\", \"optimal\", \"fuzzy\" (with p) or \"frozen\" (a copy of the learner, with refresh)"
+            ),
         )),
     }
 }
@@ -1008,6 +1078,10 @@ fn describe_policy(p: &OpponentPolicy) -> String {
         OpponentPolicy::Random => "random".into(),
         OpponentPolicy::Optimal => "optimal".into(),
         OpponentPolicy::Fuzzy { p, base } => format!("fuzzy {p} {}", describe_policy(base)),
+        OpponentPolicy::Frozen { refresh, play } => match play {
+            FrozenPlay::Behaviour => format!("frozen every {refresh}"),
+            FrozenPlay::Greedy => format!("frozen greedy every {refresh}"),
+        },
     }
 }
 
@@ -1058,13 +1132,7 @@ impl ExperimentConfig {
                 if let Ok(Value::Table(c)) = c {
                     t.extend(c);
                 }
-                t.insert(
-                    "seat".into(),
-                    match &l.seat {
-                        SeatSpec::Player(p) => p.clone().into(),
-                        SeatSpec::SelfPlay => "self-play".into(),
-                    },
-                );
+                t.insert("seat".into(), l.seat.describe().into());
                 Value::Table(t)
             })
             .collect();
@@ -1087,6 +1155,11 @@ impl ExperimentConfig {
                             t.insert("policy".into(), "fuzzy".into());
                             t.insert("p".into(), Value::Float(*p));
                             t.insert("base".into(), describe_policy(base).into());
+                        }
+                        OpponentPolicy::Frozen { refresh, play } => {
+                            t.insert("policy".into(), "frozen".into());
+                            t.insert("refresh".into(), Value::Integer(*refresh as i64));
+                            t.insert("play".into(), play.describe().into());
                         }
                     }
                     Value::Table(t)
@@ -1293,6 +1366,66 @@ visits = "every"
         let bad = VALUE_LEARNERS.replace("visits = \"every\"", "visits = \"every\"\ngamma = 0");
         let e = parse_str(&bad).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("learners[2].gamma"), "{e}");
+    }
+
+    #[test]
+    fn alternating_seats_and_frozen_copies_resolve_and_their_mistakes_are_named() {
+        let alternate = GOOD.replace("seat = \"black\"", "seat = \"alternate\"");
+        let frozen = alternate.replace(
+            "policy = \"random\"",
+            "policy = \"frozen\"\nrefresh = 500\nplay = \"greedy\"",
+        );
+        let c = parse_str(&frozen).unwrap();
+        assert_eq!(c.learners[0].seat, SeatSpec::Alternate);
+        assert_eq!(
+            c.opponents[0].policy,
+            OpponentPolicy::Frozen {
+                refresh: 500,
+                play: FrozenPlay::Greedy
+            }
+        );
+        assert_eq!(c.opponents[0].name, "frozen greedy every 500");
+        assert_eq!(parse_str(&c.resolved_toml()).unwrap(), c);
+        let c =
+            parse_str(&alternate.replace("policy = \"random\"", "policy = \"frozen\"")).unwrap();
+        assert_eq!(
+            c.opponents[0].policy,
+            OpponentPolicy::Frozen {
+                refresh: DEFAULT_REFRESH,
+                play: FrozenPlay::Behaviour
+            }
+        );
+
+        // A frozen copy at a seat its learner never learns would stay a beginner.
+        let e = parse_str(&frozen.replace("seat = \"alternate\"", "seat = \"black\"")).unwrap_err();
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (15, Some("opponents[0].policy")),
+            "{e}"
+        );
+        assert!(e.message.contains("alternate"), "{e}");
+        let e = parse_str(&frozen.replace("refresh = 500", "refresh = 0")).unwrap_err();
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (16, Some("opponents[0].refresh")),
+            "{e}"
+        );
+        let e = parse_str(&frozen.replace("\"greedy\"", "\"greedily\"")).unwrap_err();
+        assert_eq!(e.line, 17, "{e}");
+        assert!(e.message.contains("behaviour"), "{e}");
+        let e = parse_str(
+            &alternate.replace("policy = \"random\"", "policy = \"random\"\nrefresh = 10"),
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.key.as_deref(), e.message.contains("\"frozen\"")),
+            (Some("opponents[0].refresh"), true),
+            "{e}"
+        );
+        // Alternating seats need opponents; self-play takes none.
+        let alone = alternate.replace("[[opponents]]\npolicy = \"random\"\n", "");
+        let e = parse_str(&alone).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("learner.seat"), "{e}");
     }
 
     #[test]

@@ -21,18 +21,22 @@ use serde::Serialize;
 
 use crate::env::{AecEnv, Env};
 use crate::eval::{
-    Objective, Profile, evaluate_profile, expected_result_of, minimax_return, worst_case_of,
+    FrozenPolicy, Objective, Profile, evaluate_profile, expected_result_of, minimax_return,
+    worst_case_of,
 };
 use crate::game::{Game, GameResult, Player};
+use crate::graph::StateGraph;
 use crate::learn::menace::{Matchbox, count_boxes, count_boxes_gardner};
 use crate::learn::monte_carlo::MonteCarlo;
 use crate::learn::q_learning::QLearner;
 use crate::learn::td::Td;
 use crate::learn::{Learner, play_self, play_vs_opponent};
-use crate::policy::{FuzzyPolicy, OptimalPolicy, Policy, RandomPolicy};
+use crate::policy::{FuzzyPolicy, OptimalPolicy, Policy, RandomPolicy, SharedPolicy};
 use crate::solve::{DEFAULT_STATE_LIMIT, Solution, SolveReport};
 use crate::{derive_seed, rng, with_game};
-use config::{BandSpec, ExperimentConfig, LearnerKind, LearnerSpec, OpponentPolicy, SeatSpec};
+use config::{
+    BandSpec, ExperimentConfig, FrozenPlay, LearnerKind, LearnerSpec, OpponentPolicy, SeatSpec,
+};
 use output::{Curves, write_atomic, write_curves};
 use plot::{Band, PlotSpec, plot_metric};
 
@@ -131,6 +135,7 @@ pub fn run<G: Game>(
             .iter()
             .map(|c| {
                 c.opponent
+                    .filter(|o| frozen(o).is_none())
                     .map(|o| everywhere(build_policy(&o.policy, &solution).as_ref()))
             })
             .collect(),
@@ -143,11 +148,17 @@ pub fn run<G: Game>(
     for (c, cond) in conditions.iter().enumerate() {
         let learner = build_learner::<G>(game, cond.learner);
         let seats = learner_seats(game, cond.learner);
+        let first_copy = cond
+            .opponent
+            .and_then(frozen)
+            .map(|(_, play)| copy_of(graph, learner.as_ref(), play));
         let names = evaluation(
             game,
             &solution,
             &baselines,
-            baselines.opponents[c].as_ref(),
+            baselines.opponents[c]
+                .as_ref()
+                .or(first_copy.as_ref().map(FrozenPolicy::profile)),
             learner.as_ref(),
             &seats,
         )?;
@@ -244,7 +255,8 @@ struct Baselines {
     values: Vec<f64>,
     optimal: Profile,
     random: Profile,
-    /// The training opponent of each condition (none in self-play).
+    /// The training opponent of each condition (none in self-play, none for a frozen copy,
+    /// which changes during training).
     opponents: Vec<Option<Profile>>,
 }
 
@@ -275,19 +287,40 @@ fn run_job<G: Game>(
     let opponent_name = cond.opponent_name();
 
     enum Arena<'p, G: Game> {
-        Single(Env<'p, G>),
+        /// One environment per seat the learner takes (in turn, when seats alternate).
+        Seats(Vec<Env<'p, G>>),
         SelfPlay(AecEnv<G>),
     }
+    let graph = solution.graph();
+    // A frozen copy of the learner, shared by the environments and refreshed every so often.
+    let copy = cond.opponent.and_then(frozen).map(|(refresh, play)| {
+        let policy = SharedPolicy::new(copy_of(graph, learner.as_ref(), play));
+        (policy, refresh, play)
+    });
     let mut arena = match cond.opponent {
-        Some(o) => Arena::Single(
-            Env::new(
-                game.clone(),
-                seats[0],
-                build_policy(&o.policy, solution),
-                env_seed,
-            )
-            .context("building the environment")?,
-        ),
+        Some(o) => {
+            let mut envs = Vec::with_capacity(seats.len());
+            for (k, &seat) in seats.iter().enumerate() {
+                let opponents = (0..game.num_players())
+                    .map(|p| {
+                        (p != seat).then(|| match &copy {
+                            Some((shared, ..)) => Box::new(shared.clone()) as Box<dyn Policy<G>>,
+                            None => build_policy(&o.policy, solution),
+                        })
+                    })
+                    .collect();
+                let seed = if k == 0 {
+                    env_seed
+                } else {
+                    derive_seed(env_seed, k as u64)
+                };
+                envs.push(
+                    Env::with_opponents(game.clone(), seat, opponents, seed)
+                        .context("building the environment")?,
+                );
+            }
+            Arena::Seats(envs)
+        }
         None => Arena::SelfPlay(AecEnv::new(game.clone(), env_seed)),
     };
 
@@ -295,11 +328,14 @@ fn run_job<G: Game>(
                     curves: &mut Curves,
                     episode: u64|
      -> Result<Vec<(String, f64)>> {
+        let current_copy = copy.as_ref().map(|(shared, ..)| shared.read());
         let metrics = evaluation(
             game,
             solution,
             baselines,
-            baselines.opponents[condition].as_ref(),
+            baselines.opponents[condition]
+                .as_ref()
+                .or(current_copy.as_deref().map(FrozenPolicy::profile)),
             learner,
             &seats,
         )?;
@@ -318,13 +354,20 @@ fn run_job<G: Game>(
     let (mut result_sum, mut games_since, mut losses_since) = (0.0, 0u64, 0u64);
     let mut pending = 0;
     for episode in 1..=config.episodes {
-        let outcome = match &mut arena {
-            Arena::Single(env) => play_vs_opponent(env, learner.as_mut(), &mut rng),
-            Arena::SelfPlay(env) => play_self(env, learner.as_mut(), &mut rng),
+        let (outcome, seat) = match &mut arena {
+            Arena::Seats(envs) => {
+                let turn = ((episode - 1) % envs.len() as u64) as usize;
+                let env = &mut envs[turn];
+                (
+                    play_vs_opponent(env, learner.as_mut(), &mut rng),
+                    env.seat(),
+                )
+            }
+            Arena::SelfPlay(env) => (play_self(env, learner.as_mut(), &mut rng), seats[0]),
         };
         let result = outcome
             .returns
-            .map_or(GameResult::Draw, |r| r.result_for(seats[0]));
+            .map_or(GameResult::Draw, |r| r.result_for(seat));
         result_sum += outcome.reward;
         games_since += 1;
         if result == GameResult::Loss {
@@ -343,6 +386,12 @@ fn run_job<G: Game>(
             (result_sum, games_since, losses_since) = (0.0, 0, 0);
             metrics = evaluate(learner.as_ref(), &mut job.curves, episode)?;
             note_thresholds(&mut job.reached, &metrics, episode);
+        }
+        // Evaluated against the copy it trained against; the next episodes meet a new one.
+        if let Some((shared, refresh, play)) = &copy
+            && episode % refresh == 0
+        {
+            shared.replace(copy_of(graph, learner.as_ref(), *play));
         }
         pending += 1;
         if pending == 64 || episode == config.episodes {
@@ -486,14 +535,35 @@ fn value_errors<G: Game>(
     (n > 0).then(|| (plain / n as f64, discounted / n as f64))
 }
 
-/// The seats a learner holds: one, or all of them in self-play.
+/// The seats a learner holds: one, or all of them (at once in self-play, in turn when seats
+/// alternate).
 fn learner_seats<G: Game>(game: &G, spec: &LearnerSpec) -> Vec<Player> {
     match &spec.seat {
         SeatSpec::Player(name) => vec![
             game.player_by_name(name)
                 .expect("validated with the config"),
         ],
-        SeatSpec::SelfPlay => (0..game.num_players()).collect(),
+        SeatSpec::SelfPlay | SeatSpec::Alternate => (0..game.num_players()).collect(),
+    }
+}
+
+/// `(refresh, play)` when the opponent is a frozen copy of the learner.
+fn frozen(o: &config::OpponentSpec) -> Option<(u64, FrozenPlay)> {
+    match o.policy {
+        OpponentPolicy::Frozen { refresh, play } => Some((refresh, play)),
+        _ => None,
+    }
+}
+
+/// A frozen copy of how `learner` plays now.
+fn copy_of<'g, G: Game>(
+    graph: &'g StateGraph<G>,
+    learner: &dyn Learner<G>,
+    play: FrozenPlay,
+) -> FrozenPolicy<'g, G> {
+    match play {
+        FrozenPlay::Behaviour => FrozenPolicy::new(graph, learner.policy().as_ref()),
+        FrozenPlay::Greedy => FrozenPolicy::new(graph, learner.greedy_policy().as_ref()),
     }
 }
 
@@ -521,6 +591,9 @@ fn build_policy<'s, G: Game>(
             base: build_policy(base, solution),
             p: *p,
         }),
+        OpponentPolicy::Frozen { .. } => {
+            unreachable!("a frozen copy is made from its learner (copy_of), never built alone")
+        }
     }
 }
 
@@ -548,7 +621,7 @@ fn plot_spec<G: Game>(
             .iter()
             .map(|l| match &l.seat {
                 SeatSpec::Player(name) => game.player_by_name(name).expect("validated"),
-                SeatSpec::SelfPlay => 0,
+                SeatSpec::SelfPlay | SeatSpec::Alternate => 0,
             })
             .collect(),
     };
@@ -720,10 +793,7 @@ fn summarise<G: Game>(
         out.push(ConditionSummary {
             learner: cond.learner.label.clone(),
             opponent: cond.opponent_name().to_string(),
-            seat: match &cond.learner.seat {
-                SeatSpec::Player(p) => p.clone(),
-                SeatSpec::SelfPlay => "self-play".into(),
-            },
+            seat: cond.learner.seat.describe(),
             seeds: per,
             episodes: config.episodes,
             losses: Spread::of(jobs.iter().map(|j| j.losses as f64)),
@@ -831,9 +901,19 @@ impl fmt::Display for RunSummary {
                 b.gardner_convention
             )?;
         }
+        let lw = self
+            .conditions
+            .iter()
+            .map(|c| c.learner.chars().count())
+            .fold(12, usize::max);
+        let ow = self
+            .conditions
+            .iter()
+            .map(|c| c.opponent.chars().count())
+            .fold(16, usize::max);
         writeln!(
             f,
-            "  {:<12} {:<16} {:>6} {:>12} {:>14} {:>10} {:>10} {:>11}",
+            "  {:<lw$} {:<ow$} {:>6} {:>12} {:>14} {:>10} {:>10} {:>11}",
             "learner",
             "opponent",
             "seeds",
@@ -850,7 +930,7 @@ impl fmt::Display for RunSummary {
                 .map_or("-".to_string(), |s| format!("{:.1}", s.mean));
             writeln!(
                 f,
-                "  {:<12} {:<16} {:>6} {:>12.2} {:>14.2} {:>9.1}% {:>9.1}% {:>11}",
+                "  {:<lw$} {:<ow$} {:>6} {:>12.2} {:>14.2} {:>9.1}% {:>9.1}% {:>11}",
                 c.learner,
                 c.opponent,
                 c.seeds,
