@@ -267,11 +267,18 @@ fn run() -> Result<()> {
                     .context("setting the number of threads")?;
             }
             let out = out.unwrap_or_else(|| PathBuf::from("notebooks-data"));
-            let summary = solvedgym::experiment::run_file(&config, &out, !quiet && !json)?;
+            let summaries = solvedgym::experiment::run_file(&config, &out, !quiet && !json)?;
             if json {
-                outln!("{}", serde_json::to_string_pretty(&summary)?);
+                // One object for an experiment, an array for a study of several games.
+                let text = match summaries.as_slice() {
+                    [one] => serde_json::to_string_pretty(one)?,
+                    many => serde_json::to_string_pretty(many)?,
+                };
+                outln!("{text}");
             } else {
-                outln!("{summary}");
+                for summary in &summaries {
+                    outln!("{summary}");
+                }
             }
             Ok(())
         }

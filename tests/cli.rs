@@ -226,6 +226,51 @@ fn alternating_seats_against_a_frozen_copy_train_both_seats_the_same_on_any_thre
     let _ = std::fs::remove_dir_all(&many);
 }
 
+const TINY_STUDY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny-study.toml");
+
+#[test]
+fn a_study_runs_each_game_into_its_folder_and_tables_them_together() {
+    let out = temp_dir("study");
+    let summaries = json(&run_ok(TINY_STUDY, &out, &["--json"]));
+    let games: Vec<&str> = summaries
+        .as_array()
+        .expect("a study prints one summary per game")
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(games, ["tiny-study/tictactoe", "tiny-study/fox-hounds-4x4"]);
+    let study = out.join("tiny-study");
+    // `_as_*` plots a metric for each seat of each game.
+    for f in [
+        "tictactoe/curves.parquet",
+        "tictactoe/greedy_return_vs_optimal_as_x.png",
+        "tictactoe/greedy_return_vs_optimal_as_o.png",
+        "fox-hounds-4x4/greedy_return_vs_optimal_as_fox.svg",
+        "fox-hounds-4x4/greedy_return_vs_optimal_as_hounds.svg",
+        "fox-hounds-4x4/greedy_optimal_rate_optimal_play.png",
+    ] {
+        assert!(study.join(f).is_file(), "{f} missing");
+    }
+    let table = std::fs::read_to_string(study.join("summary.md")).unwrap();
+    assert!(
+        table.contains("## tictactoe") && table.contains("## fox-hounds"),
+        "{table}"
+    );
+    assert_eq!(table.matches("| TD(0) | self-play |").count(), 2, "{table}");
+    // A game's resolved config reruns that game alone, into the same folder, to the same bytes.
+    let again = temp_dir("study-again");
+    let resolved = study.join("fox-hounds-4x4/config.toml");
+    run_ok(resolved.to_str().unwrap(), &again, &["--quiet"]);
+    same_bytes(
+        &study.join("fox-hounds-4x4"),
+        &again.join("tiny-study/fox-hounds-4x4"),
+        &["curves.csv", "summary.json"],
+        "differs when the resolved config is run again",
+    );
+    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&again);
+}
+
 #[test]
 fn same_results_with_one_or_many_threads() {
     let one = temp_dir("threads1");

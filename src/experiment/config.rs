@@ -280,8 +280,12 @@ struct TopLevel {
     seeds: Option<Seeds>,
     #[serde(default)]
     base_seed: u64,
+    #[serde(default)]
     #[allow(dead_code)]
-    game: IgnoredAny,
+    game: Option<IgnoredAny>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    games: Option<IgnoredAny>,
     #[serde(default)]
     #[allow(dead_code)]
     learner: Option<IgnoredAny>,
@@ -544,29 +548,23 @@ pub const DEFAULT_PLOTS: &[&str] = &[
     "return_vs_optimal",
 ];
 
-/// Reads and validates an experiment file's text; returns the config and its game.
-pub fn parse(file: &Path, text: &str) -> Result<(ExperimentConfig, AnyGame), ConfigError> {
+/// Reads and validates an experiment file's text; returns each config and its game.
+///
+/// A study (`[[games]]`) gives one config per game, named `<name>/<label>`; a plain
+/// experiment (`[game]`) gives one.
+pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>, ConfigError> {
     let src = Source::parse(file, text)?;
     let top: TopLevel = src.root()?;
-    if top.name.is_empty()
-        || top.name.starts_with('.')
-        || top
-            .name
-            .chars()
-            .any(|c| !(c.is_ascii_alphanumeric() || "-_.".contains(c)))
-    {
+    if !top.name.split('/').all(is_folder_name) {
         return Err(src.error_at_key(
             &[Step::Key("name")],
-            "the run name names a folder: use letters, digits, '-', '_' or '.', not starting with '.'",
+            "the run name names a folder: use letters, digits, '-', '_' or '.', not starting with '.' (a '/' nests folders)",
         ));
     }
     if top.episodes == 0 {
         return Err(src.error_at_key(&[Step::Key("episodes")], "must be at least 1"));
     }
-    let eval_interval = top
-        .eval_interval
-        .unwrap_or_else(|| (top.episodes / 50).max(1));
-    if eval_interval == 0 {
+    if top.eval_interval == Some(0) {
         return Err(src.error_at_key(&[Step::Key("eval_interval")], "must be at least 1"));
     }
     let seeds = match top.seeds {
@@ -599,39 +597,7 @@ pub fn parse(file: &Path, text: &str) -> Result<(ExperimentConfig, AnyGame), Con
         }
     };
 
-    // [game]: a name and the game's own parameters (checked when the game is built).
-    if !src.is_table(&[Step::Key("game")]) {
-        return Err(src.error_at_key(
-            &[Step::Key("game")],
-            "expected a table: [game] with name = \"...\"",
-        ));
-    }
-    let mut game_params: toml::Table = src.section(&[Step::Key("game")])?.unwrap_or_default();
-    let game_name = match game_params.remove("name") {
-        Some(toml::Value::String(s)) => s,
-        Some(_) => {
-            return Err(
-                src.error_at_key(&[Step::Key("game"), Step::Key("name")], "expected a string")
-            );
-        }
-        None => {
-            return Err(src.error_at_key(
-                &[Step::Key("game"), Step::Key("name")],
-                "missing: which game (e.g. name = \"hexapawn\")",
-            ));
-        }
-    };
-    let game = AnyGame::from_spec(&game_name, game_params.clone()).map_err(|e| match &e {
-        GameSpecError::UnknownGame { .. } => {
-            src.error_at_key(&[Step::Key("game"), Step::Key("name")], e.to_string())
-        }
-        GameSpecError::BadParams { key: Some(k), .. } => {
-            src.error_at_key(&[Step::Key("game"), Step::Key(k)], e.to_string())
-        }
-        GameSpecError::BadParams { key: None, .. } => {
-            src.error_at_key(&[Step::Key("game")], e.to_string())
-        }
-    })?;
+    let entries = game_entries(&src)?;
 
     // [learner] or [[learners]].
     let mut learner_paths: Vec<Vec<Step>> = Vec::new();
@@ -696,49 +662,6 @@ pub fn parse(file: &Path, text: &str) -> Result<(ExperimentConfig, AnyGame), Con
             "expected [[opponents]] tables (leave the key out for self-play)",
         ));
     }
-    for (l, path) in learners.iter().zip(&learner_paths) {
-        let mut seat_path = path.clone();
-        seat_path.push(Step::Key("seat"));
-        match (&l.seat, opponents.is_empty()) {
-            (SeatSpec::SelfPlay, false) => {
-                return Err(src.error_at_key(
-                    &seat_path,
-                    "seat = \"self-play\" takes no [[opponents]]: remove them, name a seat or use seat = \"alternate\"",
-                ));
-            }
-            (SeatSpec::Player(_) | SeatSpec::Alternate, true) => {
-                return Err(src.error_at_key(&seat_path, "a learner at one seat (or alternating seats) needs [[opponents]] for the other seats (or seat = \"self-play\")"));
-            }
-            (SeatSpec::Player(name), false) => {
-                let players: Vec<&str> = with_game!(&game, g => (0..g.num_players()).map(|p| g.player_name(p)).collect());
-                if !players.iter().any(|p| p.eq_ignore_ascii_case(name)) {
-                    return Err(src.error_at_key(
-                        &seat_path,
-                        format!(
-                            "{} has no player `{name}`; the players are: {}",
-                            game.name(),
-                            players.join(", ")
-                        ),
-                    ));
-                }
-            }
-            _ => {}
-        }
-        if l.seat != SeatSpec::Alternate {
-            let frozen = (0..opponents.len())
-                .find(|&i| matches!(opponents[i].policy, OpponentPolicy::Frozen { .. }));
-            if let Some(i) = frozen {
-                return Err(src.error_at_key(
-                    &[Step::Key("opponents"), Step::Index(i), Step::Key("policy")],
-                    format!(
-                        "a frozen copy plays the seats its learner does not; learner `{}` must learn them too: give it seat = \"alternate\"",
-                        l.label
-                    ),
-                ));
-            }
-        }
-    }
-
     let plots: RawPlots = src.section(&[Step::Key("plots")])?.unwrap_or_default();
     let band = match plots.band.as_deref() {
         None | Some("bootstrap95") => BandSpec::Bootstrap95,
@@ -754,20 +677,202 @@ pub fn parse(file: &Path, text: &str) -> Result<(ExperimentConfig, AnyGame), Con
         .metrics
         .unwrap_or_else(|| DEFAULT_PLOTS.iter().map(|s| s.to_string()).collect());
 
-    let config = ExperimentConfig {
-        name: top.name,
-        description: top.description,
-        episodes: top.episodes,
-        eval_interval,
-        seeds,
-        game_name,
-        game_params,
-        learners,
-        opponents,
-        plot_metrics,
-        band,
+    let study = entries.len() > 1 || entries[0].label.is_some();
+    let mut out = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let game = &entry.game;
+        for (l, path) in learners.iter().zip(&learner_paths) {
+            let mut seat_path = path.clone();
+            seat_path.push(Step::Key("seat"));
+            match (&l.seat, opponents.is_empty()) {
+                (SeatSpec::SelfPlay, false) => {
+                    return Err(src.error_at_key(
+                        &seat_path,
+                        "seat = \"self-play\" takes no [[opponents]]: remove them, name a seat or use seat = \"alternate\"",
+                    ));
+                }
+                (SeatSpec::Player(_) | SeatSpec::Alternate, true) => {
+                    return Err(src.error_at_key(&seat_path, "a learner at one seat (or alternating seats) needs [[opponents]] for the other seats (or seat = \"self-play\")"));
+                }
+                (SeatSpec::Player(name), false) => {
+                    let players: Vec<&str> = with_game!(&game, g => (0..g.num_players()).map(|p| g.player_name(p)).collect());
+                    if !players.iter().any(|p| p.eq_ignore_ascii_case(name)) {
+                        return Err(src.error_at_key(
+                            &seat_path,
+                            format!(
+                                "{} has no player `{name}`; the players are: {}",
+                                game.name(),
+                                players.join(", ")
+                            ),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+            if l.seat != SeatSpec::Alternate {
+                let frozen = (0..opponents.len())
+                    .find(|&i| matches!(opponents[i].policy, OpponentPolicy::Frozen { .. }));
+                if let Some(i) = frozen {
+                    return Err(src.error_at_key(
+                        &[Step::Key("opponents"), Step::Index(i), Step::Key("policy")],
+                        format!(
+                            "a frozen copy plays the seats its learner does not; learner `{}` must learn them too: give it seat = \"alternate\"",
+                            l.label
+                        ),
+                    ));
+                }
+            }
+        }
+        let episodes = entry.episodes.unwrap_or(top.episodes);
+        let eval_interval = entry
+            .eval_interval
+            .or(top.eval_interval)
+            .unwrap_or_else(|| (episodes / 50).max(1));
+        let name = match &entry.label {
+            Some(label) if study => format!("{}/{label}", top.name),
+            _ => top.name.clone(),
+        };
+        let config = ExperimentConfig {
+            name,
+            description: top.description.clone(),
+            episodes,
+            eval_interval,
+            seeds: seeds.clone(),
+            game_name: entry.name,
+            game_params: entry.params,
+            learners: learners.clone(),
+            opponents: opponents.clone(),
+            plot_metrics: plot_metrics.clone(),
+            band,
+        };
+        out.push((config, entry.game));
+    }
+    Ok(out)
+}
+
+/// A folder name: letters, digits, '-', '_' or '.', not starting with '.'.
+fn is_folder_name(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with('.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+}
+
+/// One game of an experiment: `[game]`, or one entry of a study's `[[games]]`.
+struct GameEntry {
+    name: String,
+    params: toml::Table,
+    game: AnyGame,
+    /// Study entries only: the game's folder under the study, and its own run length.
+    label: Option<String>,
+    episodes: Option<u64>,
+    eval_interval: Option<u64>,
+}
+
+/// `[game]` (one experiment) or `[[games]]` (a study: the same learners on several games, each
+/// run on its own into `<name>/<label>/`), each with a name and the game's own parameters.
+fn game_entries(src: &Source) -> Result<Vec<GameEntry>, ConfigError> {
+    let one = src.value(&[Step::Key("game")]).is_some();
+    let many = src.value(&[Step::Key("games")]).is_some();
+    let paths: Vec<Vec<Step>> = match (one, many) {
+        (true, true) => {
+            return Err(src.error_at_key(
+                &[Step::Key("games")],
+                "give either [game] or [[games]], not both",
+            ));
+        }
+        (true, false) => vec![vec![Step::Key("game")]],
+        (false, true) => (0..src.array_len(&[Step::Key("games")]))
+            .map(|i| vec![Step::Key("games"), Step::Index(i)])
+            .collect(),
+        (false, false) => {
+            return Err(src.error_at_key(
+                &[Step::Key("game")],
+                "missing: a [game] table with name = \"...\" (or [[games]] for a study)",
+            ));
+        }
     };
-    Ok((config, game))
+    if paths.is_empty() {
+        return Err(src.error_at_key(
+            &[Step::Key("games")],
+            "expected [[games]] tables, each with name = \"...\"",
+        ));
+    }
+    let mut entries: Vec<GameEntry> = Vec::new();
+    for path in paths {
+        fn child<'k>(path: &[Step<'k>], key: &'k str) -> Vec<Step<'k>> {
+            [path, &[Step::Key(key)]].concat()
+        }
+        let at = |key: &'static str| child(&path, key);
+        if !src.is_table(&path) {
+            return Err(src.error_at_key(&path, "expected a table: [game] with name = \"...\""));
+        }
+        let mut params: toml::Table = src.section(&path)?.unwrap_or_default();
+        let name = match params.remove("name") {
+            Some(toml::Value::String(s)) => s,
+            Some(_) => return Err(src.error_at_key(&at("name"), "expected a string")),
+            None => {
+                return Err(src.error_at_key(
+                    &at("name"),
+                    "missing: which game (e.g. name = \"hexapawn\")",
+                ));
+            }
+        };
+        // A study entry's own keys, beside the game's parameters.
+        let (mut label, mut episodes, mut eval_interval) = (None, None, None);
+        if matches!(path[0], Step::Key("games")) {
+            label = Some(match params.remove("label") {
+                None => name.clone(),
+                Some(toml::Value::String(l)) if is_folder_name(&l) => l,
+                Some(_) => {
+                    return Err(src.error_at_key(
+                        &at("label"),
+                        "the label names the game's folder: a string of letters, digits, '-', '_' or '.'",
+                    ));
+                }
+            });
+            for (key, slot) in [
+                ("episodes", &mut episodes),
+                ("eval_interval", &mut eval_interval),
+            ] {
+                match params.remove(key) {
+                    None => {}
+                    Some(toml::Value::Integer(n)) if n >= 1 => *slot = Some(n as u64),
+                    Some(_) => {
+                        return Err(
+                            src.error_at_key(&at(key), "must be a whole number, at least 1")
+                        );
+                    }
+                }
+            }
+            if let Some(other) = entries.iter().find(|e| e.label == label) {
+                return Err(src.error_at_key(
+                    &at("label"),
+                    format!(
+                        "two games are labelled `{}` ({} twice?): give each a distinct `label`",
+                        other.label.as_deref().unwrap_or_default(),
+                        other.name
+                    ),
+                ));
+            }
+        }
+        let game = AnyGame::from_spec(&name, params.clone()).map_err(|e| match &e {
+            GameSpecError::UnknownGame { .. } => src.error_at_key(&at("name"), e.to_string()),
+            GameSpecError::BadParams { key: Some(k), .. } => {
+                src.error_at_key(&child(&path, k), e.to_string())
+            }
+            GameSpecError::BadParams { key: None, .. } => src.error_at_key(&path, e.to_string()),
+        })?;
+        entries.push(GameEntry {
+            name,
+            params,
+            game,
+            label,
+            episodes,
+            eval_interval,
+        });
+    }
+    Ok(entries)
 }
 
 fn learner(src: &Source, path: &[Step]) -> Result<LearnerSpec, ConfigError> {
@@ -1190,7 +1295,10 @@ mod tests {
     use super::*;
 
     fn parse_str(text: &str) -> Result<ExperimentConfig, ConfigError> {
-        parse(Path::new("test.toml"), text).map(|(c, _)| c)
+        parse(Path::new("test.toml"), text).map(|mut v| {
+            assert_eq!(v.len(), 1, "one game");
+            v.remove(0).0
+        })
     }
 
     const GOOD: &str = r#"
@@ -1426,6 +1534,72 @@ visits = "every"
         let alone = alternate.replace("[[opponents]]\npolicy = \"random\"\n", "");
         let e = parse_str(&alone).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("learner.seat"), "{e}");
+    }
+
+    const STUDY: &str = r#"
+name = "study"
+episodes = 1000
+eval_interval = 100
+seeds = 2
+
+[[games]]
+name = "tictactoe"
+
+[[games]]
+name = "hexapawn"
+label = "octapawn"
+rows = 4
+cols = 4
+episodes = 5000
+
+[[learners]]
+kind = "q-learning"
+"#;
+
+    #[test]
+    fn a_study_gives_one_experiment_per_game() {
+        let runs = parse(Path::new("study.toml"), STUDY).unwrap();
+        let names: Vec<&str> = runs.iter().map(|(c, _)| c.name.as_str()).collect();
+        assert_eq!(names, ["study/tictactoe", "study/octapawn"]);
+        assert_eq!(runs[0].0.episodes, 1000);
+        assert_eq!((runs[1].0.episodes, runs[1].0.eval_interval), (5000, 100));
+        assert_eq!(
+            runs[1].0.game_params.get("rows"),
+            Some(&toml::Value::Integer(4))
+        );
+        assert_eq!(runs[1].1.name(), "hexapawn");
+        // Each game's resolved config reruns that game alone, into the same folder.
+        for (c, _) in &runs {
+            assert_eq!(&parse_str(&c.resolved_toml()).unwrap(), c);
+        }
+
+        let both = STUDY.replace("seeds = 2\n", "seeds = 2\n[game]\nname = \"tictactoe\"\n");
+        let e = parse(Path::new("s.toml"), &both).err().unwrap();
+        assert_eq!(e.key.as_deref(), Some("games"), "{e}");
+        let twice = STUDY.replace("label = \"octapawn\"", "label = \"tictactoe\"");
+        let e = parse(Path::new("s.toml"), &twice).err().unwrap();
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (12, Some("games[1].label")),
+            "{e}"
+        );
+        let bad = STUDY.replace("rows = 4", "rows = 1");
+        let e = parse(Path::new("s.toml"), &bad).err().unwrap();
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (13, Some("games[1].rows")),
+            "{e}"
+        );
+        let bad = STUDY.replace("episodes = 5000", "episodes = 0");
+        let e = parse(Path::new("s.toml"), &bad).err().unwrap();
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (15, Some("games[1].episodes")),
+            "{e}"
+        );
+        let bad = STUDY.replace("label = \"octapawn\"", "label = \"octa/pawn\"");
+        let e = parse(Path::new("s.toml"), &bad).err().unwrap();
+        assert_eq!(e.key.as_deref(), Some("games[1].label"), "{e}");
     }
 
     #[test]

@@ -41,12 +41,39 @@ use output::{Curves, write_atomic, write_curves};
 use plot::{Band, PlotSpec, plot_metric};
 
 /// Reads the config at `path`, runs it and writes the results under `out_root/<name>/`.
-pub fn run_file(path: &Path, out_root: &Path, progress: bool) -> Result<RunSummary> {
+/// A study (`[[games]]`) runs each game in turn into `out_root/<name>/<label>/` and writes
+/// the games' tables together into `out_root/<name>/summary.md`.
+pub fn run_file(path: &Path, out_root: &Path, progress: bool) -> Result<Vec<RunSummary>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading the experiment config {}", path.display()))?;
-    let (config, game) = config::parse(path, &text)?;
-    let dir = out_root.join(&config.name);
-    with_game!(&game, g => run(g, &config, &dir, progress))
+    let runs = config::parse(path, &text)?;
+    let mut summaries = Vec::with_capacity(runs.len());
+    for (config, game) in &runs {
+        let dir = out_root.join(&config.name);
+        summaries.push(with_game!(game, g => run(g, config, &dir, progress))?);
+    }
+    if summaries.len() > 1 {
+        let study = summaries[0]
+            .name
+            .rsplit_once('/')
+            .map_or(summaries[0].name.as_str(), |(study, _)| study);
+        let mut table = format!("# {study}\n");
+        for s in &summaries {
+            table.push_str(&format!(
+                "\n## {} ({} states, {})\n\n{}",
+                s.solution.game,
+                s.solution.states,
+                s.solution.start,
+                s.table()
+            ));
+        }
+        let file = out_root.join(study).join("summary.md");
+        write_atomic(&file, table.as_bytes())?;
+        if let Some(last) = summaries.last_mut() {
+            last.written.push(file);
+        }
+    }
+    Ok(summaries)
 }
 
 /// One (learner, opponent) pairing; it is trained once per seed.
@@ -168,7 +195,18 @@ pub fn run<G: Game>(
             }
         }
     }
-    if let Some(missing) = config.plot_metrics.iter().find(|m| !recorded.contains(m)) {
+    // `<metric>_as_*` plots the metric for every seat (a study's games name their seats apart).
+    let plot_metrics: Vec<String> = config
+        .plot_metrics
+        .iter()
+        .flat_map(|m| match m.strip_suffix("_as_*") {
+            Some(base) => (0..game.num_players())
+                .map(|p| format!("{base}_as_{}", game.player_name(p)))
+                .collect(),
+            None => vec![m.clone()],
+        })
+        .collect();
+    if let Some(missing) = plot_metrics.iter().find(|m| !recorded.contains(m)) {
         anyhow::bail!(
             "`plots.metrics`: this experiment records no metric `{missing}`; it records: {}",
             recorded.join(", ")
@@ -242,7 +280,7 @@ pub fn run<G: Game>(
         dir.join("summary.json"),
         dir.join("summary.md"),
     ];
-    for metric in &config.plot_metrics {
+    for metric in &plot_metrics {
         let spec = plot_spec(game, &solution, config, metric)?;
         written.extend(plot_metric(dir, &curves, &spec)?);
     }
