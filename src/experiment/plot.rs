@@ -608,6 +608,25 @@ fn tick_formatter(span: f64) -> impl Fn(&f64) -> String {
     }
 }
 
+/// Tick labels for counts of games: 250k, 1.5M on long runs (a seven-digit label at the right
+/// edge would be cut off), plain numbers otherwise.
+fn count_formatter(span: f64) -> impl Fn(&f64) -> String {
+    let plain = tick_formatter(span);
+    move |v: &f64| {
+        let trim = |x: f64| {
+            let t = format!("{x:.2}");
+            t.trim_end_matches('0').trim_end_matches('.').to_owned()
+        };
+        if span < 10_000.0 || *v == 0.0 {
+            plain(v)
+        } else if v.abs() >= 1e6 {
+            format!("{}M", trim(v / 1e6))
+        } else {
+            format!("{}k", trim(v / 1e3))
+        }
+    }
+}
+
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     spec: &PlotSpec,
@@ -622,7 +641,7 @@ where
         .titled(&spec.title, font(TITLE_FONT_PX))?;
     let (x0, x1) = plan.x_range;
     let (y0, y1) = plan.y_range;
-    let x_ticks = tick_formatter(x1 - x0);
+    let x_ticks = count_formatter(x1 - x0);
     let y_ticks = tick_formatter(y1 - y0);
     let mut chart = ChartBuilder::on(&area)
         .margin(CHART_MARGIN)
@@ -736,6 +755,17 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_runs_label_games_in_thousands_and_millions() {
+        let f = count_formatter(1_500_000.0);
+        let labels: Vec<String> = [0.0, 200_000.0, 1_000_000.0, 1_250_000.0]
+            .iter()
+            .map(&f)
+            .collect();
+        assert_eq!(labels, ["0", "200k", "1M", "1.25M"]);
+        assert_eq!(count_formatter(500.0)(&250.0), "250");
+    }
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-12 * (1.0 + a.abs().max(b.abs()))
