@@ -19,7 +19,7 @@ use toml::de::{DeTable, DeValue, ValueDeserializer};
 use crate::game::Game;
 use crate::games::{AnyGame, GameSpecError};
 use crate::learn::menace::{MatchboxConfig, Reinforce};
-use crate::learn::monte_carlo::{McConfig, Visits};
+use crate::learn::monte_carlo::{McConfig, StepSize, Visits};
 use crate::learn::q_learning::{Algorithm, QConfig};
 use crate::learn::schedule::Schedule;
 use crate::learn::td::{TdConfig, Traces};
@@ -366,7 +366,7 @@ struct RawMonteCarlo {
     label: Option<String>,
     seat: Option<String>,
     visits: Option<Visits>,
-    alpha: Option<Schedule>,
+    alpha: Option<StepSize>,
     epsilon: Option<Schedule>,
     gamma: Option<f64>,
     initial: Option<f64>,
@@ -949,8 +949,10 @@ fn learner(src: &Source, path: &[Step]) -> Result<LearnerSpec, ConfigError> {
                 cfg.visits = v;
             }
             if let Some(a) = raw.alpha {
-                check_schedule(src, &at("alpha"), &a, STEP_SIZE)?;
-                cfg.alpha = Some(a);
+                if let StepSize::Schedule(schedule) = &a {
+                    check_schedule(src, &at("alpha"), schedule, STEP_SIZE)?;
+                }
+                cfg.alpha = a;
             }
             common(
                 src,
@@ -1328,6 +1330,38 @@ policy = "random"
         // The resolved file parses back to the same config.
         let again = parse_str(&c.resolved_toml()).unwrap();
         assert_eq!(again, c);
+    }
+
+    #[test]
+    fn monte_carlo_takes_sample_averages_only_when_asked() {
+        let step_size = |c: &ExperimentConfig| match &c.learners[2].kind {
+            LearnerKind::MonteCarlo(mc) => mc.alpha,
+            other => panic!("not Monte-Carlo: {other:?}"),
+        };
+        // Left out: the default constant step size.
+        let c = parse_str(VALUE_LEARNERS).unwrap();
+        assert_eq!(step_size(&c), McConfig::default().alpha);
+        let averages = VALUE_LEARNERS.replace(
+            "visits = \"every\"",
+            "visits = \"every\"\nalpha = \"average\"",
+        );
+        let c = parse_str(&averages).unwrap();
+        assert_eq!(step_size(&c), StepSize::Average);
+        // The resolved config says so, and reads back the same.
+        let resolved = c.resolved_toml();
+        assert!(resolved.contains("alpha = \"average\""), "{resolved}");
+        assert_eq!(parse_str(&resolved).unwrap(), c);
+        let bad = averages.replace("\"average\"", "\"mean\"");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (16, Some("learners[2].alpha")),
+            "{e}"
+        );
+        assert!(e.message.contains("\"average\""), "{e}");
+        let bad = averages.replace("\"average\"", "1.5");
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("learners[2].alpha"), "{e}");
     }
 
     #[test]

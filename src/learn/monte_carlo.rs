@@ -3,14 +3,15 @@
 //! Sutton & Barto, *Reinforcement Learning: An Introduction* (2nd ed., 2018), §5.4, the box
 //! "On-policy first-visit MC control (for ε-soft policies), estimates π ≈ π*"; the every-visit
 //! variant as §5.1 describes it; and the constant-α update `Q ← Q + α (G − Q)` of §6.1 (eq.
-//! 6.1) in place of sample averages when `alpha` is given.
+//! 6.1) in place of sample averages unless `alpha = "average"` asks for them.
 //!
 //! `Q(s, a)` is the value to the player to move at `s`. At the end of an episode every decision
 //! is moved toward its return from the deciding seat's point of view, discounted by γ per ply
 //! from the decision to the end (`γ^(k-1)` for a decision `k` plies before the end), so one
 //! table serves every seat in self-play.
 
-use serde::{Deserialize, Serialize};
+use serde::de::{self, MapAccess, Unexpected, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::backup::{discount, epsilon_greedy, max_of, row_probabilities};
 use super::schedule::{Decay, Schedule};
@@ -28,13 +29,63 @@ pub enum Visits {
     Every,
 }
 
+/// How far a value moves toward each new return.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StepSize {
+    /// Sample averages: α = 1/n for the n-th return of a state-action pair (the §5.4 box).
+    /// In a config: `alpha = "average"`.
+    Average,
+    /// A step size α by episode (a number or a schedule table).
+    Schedule(Schedule),
+}
+
+impl Serialize for StepSize {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            StepSize::Average => s.serialize_str("average"),
+            StepSize::Schedule(schedule) => schedule.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for StepSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct StepSizeVisitor;
+        impl<'de> Visitor<'de> for StepSizeVisitor {
+            type Value = StepSize;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(r#""average" (sample averages), a number or a schedule table"#)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<StepSize, E> {
+                match v {
+                    "average" => Ok(StepSize::Average),
+                    _ => Err(E::invalid_value(Unexpected::Str(v), &self)),
+                }
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<StepSize, E> {
+                Ok(StepSize::Schedule(Schedule::Constant(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<StepSize, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<StepSize, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<StepSize, A::Error> {
+                Decay::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(|decay| StepSize::Schedule(Schedule::Decay(decay)))
+            }
+        }
+        d.deserialize_any(StepSizeVisitor)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct McConfig {
     pub visits: Visits,
-    /// Constant step size α by episode; absent: sample averages (α = 1/n for the n-th return).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub alpha: Option<Schedule>,
+    /// The step size: sample averages or α by episode.
+    pub alpha: StepSize,
     /// Exploration rate ε by episode.
     pub epsilon: Schedule,
     /// Discount per ply.
@@ -50,7 +101,7 @@ impl Default for McConfig {
     fn default() -> Self {
         McConfig {
             visits: Visits::First,
-            alpha: Some(Schedule::Constant(0.1)),
+            alpha: StepSize::Schedule(Schedule::Constant(0.1)),
             epsilon: Schedule::Decay(Decay::Exponential {
                 start: 1.0,
                 end: 0.0,
@@ -128,7 +179,10 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
 
     fn end_episode(&mut self, _game: &G, returns: &Returns, plies: u32) {
         self.counts.resize(self.table.len(), 0);
-        let alpha = self.config.alpha.map(|a| a.at(self.episode));
+        let alpha = match self.config.alpha {
+            StepSize::Average => None,
+            StepSize::Schedule(a) => Some(a.at(self.episode)),
+        };
         let values = self.table.values_mut();
         for (i, v) in self.episode_visits.iter().enumerate() {
             if self.config.visits == Visits::First
@@ -221,10 +275,39 @@ mod tests {
     }
 
     #[test]
+    fn step_size_reads_and_writes_average_numbers_and_schedules() {
+        #[derive(Deserialize, Serialize)]
+        struct Holder {
+            alpha: StepSize,
+        }
+        let read = |text: &str| toml::from_str::<Holder>(text).map(|h| h.alpha);
+        for (text, want) in [
+            (r#"alpha = "average""#, StepSize::Average),
+            ("alpha = 0.25", StepSize::Schedule(Schedule::Constant(0.25))),
+            ("alpha = 1", StepSize::Schedule(Schedule::Constant(1.0))),
+            (
+                r#"alpha = { kind = "linear", start = 0.5, end = 0.1, episodes = 10 }"#,
+                StepSize::Schedule(Schedule::Decay(Decay::Linear {
+                    start: 0.5,
+                    end: 0.1,
+                    episodes: 10,
+                })),
+            ),
+        ] {
+            let got = read(text).unwrap();
+            assert_eq!(got, want, "{text}");
+            let written = toml::to_string(&Holder { alpha: got }).unwrap();
+            assert_eq!(read(&written).unwrap(), want, "{written}");
+        }
+        let err = read(r#"alpha = "mean""#).unwrap_err().to_string();
+        assert!(err.contains(r#""average""#), "{err}");
+    }
+
+    #[test]
     fn returns_are_averaged_from_each_seats_point_of_view() {
         let game = TicTacToe;
         let config = McConfig {
-            alpha: None,
+            alpha: StepSize::Average,
             epsilon: Schedule::Constant(0.0),
             ..McConfig::default()
         };
