@@ -160,9 +160,16 @@ impl<G: Game> QLearner<G> {
         let (select, value) = if second { (b, a) } else { (a, b) };
         match self.config.algorithm {
             Algorithm::QLearning => {
-                let best = (0..select.len())
-                    .fold(0, |best, i| if select[i] > select[best] { i } else { best });
-                value[best]
+                // Ties for the argmax share equally (the expectation under random tie-breaking):
+                // taking the first would read the same action of the other table while the
+                // values are still all equal.
+                let max = max_of(select);
+                let (sum, ties) = select
+                    .iter()
+                    .zip(value)
+                    .filter(|&(&s, _)| s == max)
+                    .fold((0.0, 0.0), |(sum, n), (_, &v)| (sum + v, n + 1.0));
+                sum / ties
             }
             Algorithm::Sarsa => value[choice],
             Algorithm::ExpectedSarsa => {
@@ -335,6 +342,28 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{failures:#?}");
+    }
+
+    #[test]
+    fn double_q_learning_values_the_selected_action_with_the_other_table() {
+        let game = TicTacToe;
+        let config = QConfig {
+            double: true,
+            ..QConfig::new(Algorithm::QLearning)
+        };
+        let mut l = QLearner::new(&game, "q", config);
+        let s0 = game.initial_state();
+        let row = l.table.row_or_insert(&game, &s0, 9, 0.0);
+        l.second.resize(l.table.len(), 0.0);
+        // Q1 ties everywhere: Q2's values of the tied actions are shared equally.
+        l.second[row.start] = 9.0;
+        assert!((l.next_value(row.clone(), 0, false) - 1.0).abs() < 1e-12);
+        // Q1 selects action 2 alone: Q2 values it.
+        l.table.values_mut()[row.start + 2] = 0.5;
+        l.second[row.start + 2] = -0.25;
+        assert_eq!(l.next_value(row.clone(), 0, false), -0.25);
+        // Updating Q2: Q2 selects (action 0), Q1 values it.
+        assert_eq!(l.next_value(row, 0, true), 0.0);
     }
 
     #[test]

@@ -17,7 +17,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::backup::{Pending, discount, epsilon_greedy, epsilon_greedy_probabilities, max_of};
+use super::backup::{
+    Backup, Pending, discount, epsilon_greedy, epsilon_greedy_probabilities, max_of,
+};
 use super::schedule::{Decay, Schedule};
 use super::table::Table;
 use super::{Decision, Learner};
@@ -93,6 +95,7 @@ pub struct Td<G: Game> {
     epsilon: f64,
     values: Vec<f64>,
     afters: Vec<G::State>,
+    ends: Vec<Backup<u32>>,
 }
 
 impl<G: Game> Td<G> {
@@ -108,6 +111,7 @@ impl<G: Game> Td<G> {
             epsilon: config.epsilon.at(0),
             values: Vec::new(),
             afters: Vec::new(),
+            ends: Vec::new(),
             config,
         }
     }
@@ -208,13 +212,16 @@ impl<G: Game> Learner<G> for Td<G> {
     }
 
     fn end_episode(&mut self, _game: &G, returns: &Returns, plies: u32) {
-        let ends: Vec<_> = self.pending.finish(plies).collect();
-        for b in ends {
+        // A reused buffer: `backup` needs `self` while the pending decisions are read.
+        let mut ends = std::mem::take(&mut self.ends);
+        ends.extend(self.pending.finish(plies));
+        for b in ends.drain(..) {
             // The afterstate is `b.plies - 1` plies before the last move's return.
             let link = discount(self.config.gamma, b.plies.saturating_sub(1));
             let delta = link * returns[b.seat] - self.table.values()[b.item as usize];
             self.backup(self.chain_of(b.seat), b.item, delta, link);
         }
+        self.ends = ends;
         self.episode += 1;
         self.alpha = self.config.alpha.at(self.episode);
         self.epsilon = self.config.epsilon.at(self.episode);
