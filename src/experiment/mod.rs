@@ -59,9 +59,15 @@ pub fn run_file(path: &Path, out_root: &Path, progress: bool) -> Result<Vec<RunS
             .map_or(summaries[0].name.as_str(), |(study, _)| study);
         let mut table = format!("# {study}\n");
         for s in &summaries {
+            // The game's label tells apart two boards of one game (hexapawn-3x3, hexapawn-4x4).
+            let label = s.name.rsplit_once('/').map_or(s.name.as_str(), |(_, l)| l);
+            let game = if label == s.solution.game {
+                String::new()
+            } else {
+                format!("{}, ", s.solution.game)
+            };
             table.push_str(&format!(
-                "\n## {} ({} states, {})\n\n{}",
-                s.solution.game,
+                "\n## {label} ({game}{} states, {})\n\n{}",
                 s.solution.states,
                 s.solution.start,
                 s.table()

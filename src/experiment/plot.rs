@@ -1054,7 +1054,7 @@ mod tests {
     /// Renders example figures for visual inspection:
     /// `SG_EXAMPLE_DIR=/some/dir cargo test --release -- --ignored render_example`.
     #[test]
-    #[ignore]
+    #[ignore = "renders example figures into $SG_EXAMPLE_DIR; run by hand"]
     fn render_example() {
         let dir = PathBuf::from(std::env::var("SG_EXAMPLE_DIR").expect("SG_EXAMPLE_DIR"));
         let c = learning_curves();
