@@ -88,7 +88,17 @@ fn bad_game_input_is_an_error_not_a_panic() {
 #[test]
 fn run_writes_curves_summary_and_plots() {
     let out_dir = temp_dir("run");
-    run_ok(TINY, &out_dir, &["--quiet"]);
+    let printed = String::from_utf8(run_ok(TINY, &out_dir, &["--quiet"]).stdout).unwrap();
+    // The console shows each condition's losses, then what its greedy policy reached.
+    let block = |header: &str| {
+        printed
+            .lines()
+            .skip_while(|l| !l.contains(header))
+            .skip(1)
+            .take_while(|l| !l.contains("greedy policy:") && !l.contains("wrote"))
+            .count()
+    };
+    assert_eq!((block("losses/run"), block("95% at")), (4, 4), "{printed}");
     let dir = out_dir.join("tiny");
     for f in [
         "curves.parquet",

@@ -880,46 +880,68 @@ fn summarise<G: Game>(
     })
 }
 
+impl ConditionSummary {
+    /// What its greedy policy reached: the episodes it needed to keep the value in 95% / 99%
+    /// of the positions of optimal play (mean over the seeds that got there, and their share;
+    /// `None`: no seed did), its final rates along optimal play and over all positions, and its
+    /// exact final result against perfect play from each seat it held.
+    fn learned(&self) -> Learned {
+        let rate = |m: &str| self.final_metrics.get(m).map(|s| s.mean);
+        let mut results: Vec<String> = self
+            .final_metrics
+            .iter()
+            .filter_map(|(k, v)| {
+                let seat = k.strip_prefix("greedy_return_vs_optimal")?;
+                Some(match seat.strip_prefix("_as_") {
+                    Some(seat) => format!("{:+.3} as {seat}", v.mean),
+                    None => format!("{:+.3}", v.mean),
+                })
+            })
+            .collect();
+        results.sort();
+        Learned {
+            reached: [
+                self.episodes_to_95.map(|s| (s.mean, self.reached_95_share)),
+                self.episodes_to_99.map(|s| (s.mean, self.reached_99_share)),
+            ],
+            rate_optimal_play: rate("greedy_optimal_rate_optimal_play"),
+            rate_all: rate("greedy_optimal_rate_all"),
+            results: results.join(", "),
+        }
+    }
+}
+
+struct Learned {
+    /// (mean episodes, share of seeds) for 95% and 99%.
+    reached: [Option<(f64, f64)>; 2],
+    rate_optimal_play: Option<f64>,
+    rate_all: Option<f64>,
+    results: String,
+}
+
 impl RunSummary {
-    /// The study table in Markdown: per learner and opponent, the episodes its greedy policy
-    /// needed to keep the value in 95% / 99% of the positions of optimal play (mean over the
-    /// seeds that got there, and how many did), its final rates along optimal play and over all
-    /// positions, and its exact final result against perfect play.
+    /// The study table in Markdown: per learner and opponent, what its greedy policy reached
+    /// (see [`ConditionSummary::learned`]).
     pub fn table(&self) -> String {
         let mut out = String::from(
             "| learner | opponent | episodes to 95% | episodes to 99% | final rate, optimal play | final rate, all positions | final result vs perfect play |\n|---|---|---|---|---|---|---|\n",
         );
-        let to = |s: &Option<Spread>, share: f64| match s {
-            Some(s) => format!("{:.0} ({:.0}% of seeds)", s.mean, 100.0 * share),
+        let to = |r: Option<(f64, f64)>| match r {
+            Some((mean, share)) => format!("{mean:.0} ({:.0}% of seeds)", 100.0 * share),
             None => "never".to_string(),
         };
+        let rate = |r: Option<f64>| r.map_or("-".into(), |v| format!("{v:.4}"));
         for c in &self.conditions {
-            let metric = |m: &str| c.final_metrics.get(m).map(|s| s.mean);
-            let rate = |m: &str| metric(m).map_or("-".into(), |v| format!("{:.4}", v));
-            // The result against perfect play, per seat held (greedy policy).
-            let mut results: Vec<String> = c
-                .final_metrics
-                .iter()
-                .filter(|(k, _)| k.starts_with("greedy_return_vs_optimal"))
-                .map(|(k, v)| {
-                    let seat = k.strip_prefix("greedy_return_vs_optimal_as_").unwrap_or("");
-                    if seat.is_empty() {
-                        format!("{:+.3}", v.mean)
-                    } else {
-                        format!("{:+.3} as {seat}", v.mean)
-                    }
-                })
-                .collect();
-            results.sort();
+            let l = c.learned();
             out.push_str(&format!(
                 "| {} | {} | {} | {} | {} | {} | {} |\n",
                 c.learner,
                 c.opponent,
-                to(&c.episodes_to_95, c.reached_95_share),
-                to(&c.episodes_to_99, c.reached_99_share),
-                rate("greedy_optimal_rate_optimal_play"),
-                rate("greedy_optimal_rate_all"),
-                results.join(", ")
+                to(l.reached[0]),
+                to(l.reached[1]),
+                rate(l.rate_optimal_play),
+                rate(l.rate_all),
+                l.results
             ));
         }
         out
@@ -983,6 +1005,35 @@ impl fmt::Display for RunSummary {
                 100.0 * c.never_lost_share,
                 100.0 * c.perfect_share,
                 boxes
+            )?;
+        }
+        writeln!(
+            f,
+            "  greedy policy: games until it keeps the value in 95% / 99% of the positions of optimal play,\n  its final optimal-move rates and its exact result against perfect play"
+        )?;
+        writeln!(
+            f,
+            "  {:<lw$} {:<ow$} {:>12} {:>12} {:>14} {:>14}  result",
+            "learner", "opponent", "95% at", "99% at", "optimal play", "all positions"
+        )?;
+        let to = |r: Option<(f64, f64)>| match r {
+            Some((mean, share)) if share < 1.0 => format!("{mean:.0} ({:.0}%)", 100.0 * share),
+            Some((mean, _)) => format!("{mean:.0}"),
+            None => "never".to_string(),
+        };
+        let rate = |r: Option<f64>| r.map_or("-".into(), |v| format!("{:.1}%", 100.0 * v));
+        for c in &self.conditions {
+            let l = c.learned();
+            writeln!(
+                f,
+                "  {:<lw$} {:<ow$} {:>12} {:>12} {:>14} {:>14}  {}",
+                c.learner,
+                c.opponent,
+                to(l.reached[0]),
+                to(l.reached[1]),
+                rate(l.rate_optimal_play),
+                rate(l.rate_all),
+                l.results
             )?;
         }
         if let Some(dir) = self.written.first().and_then(|p| p.parent()) {
