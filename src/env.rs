@@ -68,6 +68,8 @@ struct Core<G: Game> {
     returns: Option<Returns>,
     truncated: bool,
     resigned: Option<Player>,
+    /// The game's turn at `state`, worked out once per state by `refresh`.
+    state_turn: Turn,
     legal: Vec<Action>,
     mask: Vec<bool>,
     outcomes: Vec<(Action, f64)>,
@@ -86,6 +88,7 @@ impl<G: Game> Core<G> {
             returns: None,
             truncated: false,
             resigned: None,
+            state_turn: Turn::Terminal,
             legal: Vec::new(),
             mask,
             outcomes: Vec::new(),
@@ -117,7 +120,8 @@ impl<G: Game> Core<G> {
         for &a in &self.legal {
             self.mask[a as usize] = true;
         }
-        if self.game.turn(&self.state).is_terminal() {
+        self.state_turn = self.game.turn(&self.state);
+        if self.state_turn.is_terminal() {
             self.returns = Some(self.game.returns(&self.state));
         } else if self.max_plies.is_some_and(|m| self.ply >= m) {
             self.truncated = true;
@@ -173,7 +177,7 @@ impl<G: Game> Core<G> {
         if self.done() {
             Turn::Terminal
         } else {
-            self.game.turn(&self.state)
+            self.state_turn
         }
     }
 
@@ -295,7 +299,7 @@ impl<'p, G: Game> Env<'p, G> {
             if self.core.done() {
                 return;
             }
-            match self.core.game.turn(&self.core.state) {
+            match self.core.state_turn {
                 Turn::Terminal => return,
                 Turn::Player(p) if p == self.seat => return,
                 Turn::Chance => self.core.draw_chance(),
@@ -393,7 +397,7 @@ impl<G: Game> AecEnv<G> {
     }
 
     fn resolve_chance(&mut self) {
-        while !self.core.done() && self.core.game.turn(&self.core.state) == Turn::Chance {
+        while !self.core.done() && self.core.state_turn == Turn::Chance {
             self.core.draw_chance();
         }
         if let Some(r) = self.core.returns {

@@ -333,7 +333,7 @@ fn run_job<G: Game>(
     enum Arena<'p, G: Game> {
         /// One environment per seat the learner takes (in turn, when seats alternate).
         Seats(Vec<Env<'p, G>>),
-        SelfPlay(AecEnv<G>),
+        SelfPlay(Box<AecEnv<G>>),
     }
     let graph = solution.graph();
     // A frozen copy of the learner, shared by the environments and refreshed every so often.
@@ -365,7 +365,7 @@ fn run_job<G: Game>(
             }
             Arena::Seats(envs)
         }
-        None => Arena::SelfPlay(AecEnv::new(game.clone(), env_seed)),
+        None => Arena::SelfPlay(Box::new(AecEnv::new(game.clone(), env_seed))),
     };
 
     let evaluate = |learner: &dyn Learner<G>,

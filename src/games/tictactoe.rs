@@ -26,6 +26,44 @@ const LINES: [u16; 8] = [
 ];
 const FULL: u16 = 0b111_111_111;
 
+/// `HAS_LINE[m]`: the cells of `m` hold a complete line. Built at compile time: the win test
+/// runs several times per move in training (environment, afterstates), a lookup beats a loop.
+const HAS_LINE: [bool; 512] = {
+    let mut table = [false; 512];
+    let mut marks = 0;
+    while marks < 512 {
+        let mut i = 0;
+        while i < LINES.len() {
+            if LINES[i] & !(marks as u16) == 0 {
+                table[marks] = true;
+            }
+            i += 1;
+        }
+        marks += 1;
+    }
+    table
+};
+
+/// `BASE3[m]`: the sum of `3^cell` over the cells of `m`, so that a position's dense index
+/// (cell `c` the base-3 digit 0 empty, 1 X, 2 O) is `BASE3[x] + 2 * BASE3[o]`.
+const BASE3: [u16; 512] = {
+    let mut table = [0u16; 512];
+    let mut marks = 0;
+    while marks < 512 {
+        let (mut cell, mut power, mut sum) = (0, 1u16, 0u16);
+        while cell < 9 {
+            if marks & (1 << cell) != 0 {
+                sum += power;
+            }
+            power *= 3;
+            cell += 1;
+        }
+        table[marks] = sum;
+        marks += 1;
+    }
+    table
+};
+
 /// Image of each cell under each of the 8 symmetries: identity, rotations by 90/180/270
 /// degrees, then reflections in the vertical axis, horizontal axis, main and anti diagonal.
 const SYMMETRY: [[u8; 9]; 8] = {
@@ -87,8 +125,7 @@ impl TicTacToe {
     }
 
     pub fn winner(&self, s: &TicTacToeState) -> Option<Player> {
-        // A line is complete when none of its cells is missing from the marks.
-        let has_line = |marks: u16| LINES.iter().any(|&line| line & !marks == 0);
+        let has_line = |marks: u16| HAS_LINE[(marks & FULL) as usize];
         if has_line(s.x) {
             Some(X)
         } else if has_line(s.o) {
@@ -151,18 +188,22 @@ impl Game for TicTacToe {
         if self.is_over(s) {
             return;
         }
-        let empty = !(s.x | s.o) & FULL;
-        out.extend((0..9).filter(|&c| empty & (1 << c) != 0));
+        let mut empty = !(s.x | s.o) & FULL;
+        while empty != 0 {
+            out.push(empty.trailing_zeros() as Action);
+            empty &= empty - 1;
+        }
     }
     fn apply(&self, s: &TicTacToeState, action: Action) -> TicTacToeState {
         debug_assert!(action < 9 && (s.x | s.o) & (1 << action) == 0);
-        let mut next = *s;
-        if s.to_move() == X {
-            next.x |= 1 << action;
-        } else {
-            next.o |= 1 << action;
+        // Built as one 32-bit word: a 16-bit store into one field followed by the 32-bit load
+        // of the whole position (the next `turn`) would stall store-to-load forwarding.
+        let shift = if s.to_move() == X { 0 } else { 16 };
+        let packed = (s.x as u32 | (s.o as u32) << 16) | (1u32 << action) << shift;
+        TicTacToeState {
+            x: packed as u16,
+            o: (packed >> 16) as u16,
         }
-        next
     }
     fn returns(&self, s: &TicTacToeState) -> Returns {
         match self.winner(s) {
@@ -232,12 +273,7 @@ impl Game for TicTacToe {
         Some(19_683)
     }
     fn state_index(&self, s: &TicTacToeState) -> usize {
-        let mut index = 0;
-        for cell in (0..9).rev() {
-            let digit = ((s.x >> cell) & 1) + 2 * ((s.o >> cell) & 1);
-            index = 3 * index + digit as usize;
-        }
-        index
+        BASE3[(s.x & FULL) as usize] as usize + 2 * BASE3[(s.o & FULL) as usize] as usize
     }
     fn state_from_index(&self, index: usize) -> Option<TicTacToeState> {
         if index >= 19_683 {
@@ -279,6 +315,14 @@ mod tests {
     }
 
     #[test]
+    fn the_line_table_marks_exactly_the_masks_holding_a_line() {
+        for marks in 0..512u16 {
+            let by_lines = LINES.iter().any(|&line| line & !marks == 0);
+            assert_eq!(HAS_LINE[marks as usize], by_lines, "{marks:09b}");
+        }
+    }
+
+    #[test]
     fn symmetries_are_a_group_acting_on_moves() {
         let g = TicTacToe;
         let s = TicTacToeState { x: 0b1, o: 0b10 };
@@ -302,5 +346,11 @@ mod tests {
             o: 0b000_010_000,
         };
         assert_eq!(g.state_from_index(g.state_index(&s)), Some(s));
+        // Every index decodes to a position that encodes back to it.
+        for index in 0..g.state_index_len().unwrap() {
+            let s = g.state_from_index(index).unwrap();
+            assert_eq!(g.state_index(&s), index, "{s:?}");
+        }
+        assert_eq!(g.state_from_index(19_683), None);
     }
 }
