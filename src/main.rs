@@ -135,7 +135,8 @@ the generic solver on Hasenspiel and Fox & Hounds 8x8 for comparison.\n\
 With --learn: self-play episodes per second on tic-tac-toe on one thread (Q-learning, SARSA, \
 Monte-Carlo, TD(0), TD(0.8), MENACE), each learner with its default config, through the same \
 environment and learner interfaces the experiments use.\n\
-Examples: solvedgym bench --repeat 3\n          solvedgym bench --learn --episodes 2000000"
+Examples: solvedgym bench --repeat 3\n          solvedgym bench --learn --episodes 2000000\n          \
+solvedgym bench --learn --only q-learning"
     )]
     Bench {
         /// Benchmark the learners instead of the solvers.
@@ -144,6 +145,9 @@ Examples: solvedgym bench --repeat 3\n          solvedgym bench --learn --episod
         /// Training episodes per learner and run (with --learn).
         #[arg(long, default_value_t = 2_000_000)]
         episodes: u64,
+        /// With --learn: only this learner (q-learning, sarsa, mc, td0, td0.8, menace).
+        #[arg(long, value_name = "LEARNER")]
+        only: Option<String>,
         /// Runs per case (the best time is reported).
         #[arg(long, default_value_t = 3)]
         repeat: usize,
@@ -368,8 +372,9 @@ fn run() -> Result<()> {
             episodes,
             repeat,
             json,
+            only,
             ..
-        } => learn_bench(repeat.max(1), episodes.max(1), json),
+        } => learn_bench(repeat.max(1), episodes.max(1), only.as_deref(), json),
         Command::Bench {
             repeat,
             max_size,
@@ -566,7 +571,7 @@ struct LearnBenchRow {
     episodes_per_second: f64,
 }
 
-fn learn_bench(repeat: usize, episodes: u64, json: bool) -> Result<()> {
+fn learn_bench(repeat: usize, episodes: u64, only: Option<&str>, json: bool) -> Result<()> {
     use solvedgym::env::AecEnv;
     use solvedgym::games::TicTacToe;
     use solvedgym::learn::menace::{Matchbox, MatchboxConfig};
@@ -597,6 +602,31 @@ fn learn_bench(repeat: usize, episodes: u64, json: bool) -> Result<()> {
             ))
         }),
     ];
+    // "TD(0.8)" is asked for as td0.8, "Q-learning" as q-learning.
+    let key = |name: &str| {
+        name.to_lowercase()
+            .chars()
+            .filter(|c| !"()".contains(*c))
+            .collect::<String>()
+    };
+    let makers: Vec<(&str, Make)> = match only {
+        None => makers,
+        Some(only) => {
+            let chosen: Vec<_> = makers
+                .iter()
+                .copied()
+                .filter(|(name, _)| key(name) == key(only))
+                .collect();
+            if chosen.is_empty() {
+                let names: Vec<String> = makers.iter().map(|(n, _)| key(n)).collect();
+                anyhow::bail!(
+                    "--only {only}: no such learner; use one of {}",
+                    names.join(", ")
+                );
+            }
+            chosen
+        }
+    };
     let mut rows = Vec::new();
     for (name, make) in makers {
         let mut best = f64::INFINITY;
