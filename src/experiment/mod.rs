@@ -919,6 +919,32 @@ struct Learned {
     results: String,
 }
 
+impl Learned {
+    /// A row's cells: episodes to 95% and 99%, the two final rates, the results. `compact`
+    /// for the terminal ("440000 (50%)", "98.3%"), else for summary.md ("440000 (50% of
+    /// seeds)", "0.9832").
+    fn cells(self, compact: bool) -> [String; 5] {
+        let to = |r: Option<(f64, f64)>| match r {
+            None => "never".to_string(),
+            Some((mean, share)) if compact && share >= 1.0 => format!("{mean:.0}"),
+            Some((mean, share)) if compact => format!("{mean:.0} ({:.0}%)", 100.0 * share),
+            Some((mean, share)) => format!("{mean:.0} ({:.0}% of seeds)", 100.0 * share),
+        };
+        let rate = |r: Option<f64>| match r {
+            None => "-".to_string(),
+            Some(v) if compact => format!("{:.1}%", 100.0 * v),
+            Some(v) => format!("{v:.4}"),
+        };
+        [
+            to(self.reached[0]),
+            to(self.reached[1]),
+            rate(self.rate_optimal_play),
+            rate(self.rate_all),
+            self.results,
+        ]
+    }
+}
+
 impl RunSummary {
     /// The study table in Markdown: per learner and opponent, what its greedy policy reached
     /// (see [`ConditionSummary::learned`]).
@@ -926,22 +952,13 @@ impl RunSummary {
         let mut out = String::from(
             "| learner | opponent | episodes to 95% | episodes to 99% | final rate, optimal play | final rate, all positions | final result vs perfect play |\n|---|---|---|---|---|---|---|\n",
         );
-        let to = |r: Option<(f64, f64)>| match r {
-            Some((mean, share)) => format!("{mean:.0} ({:.0}% of seeds)", 100.0 * share),
-            None => "never".to_string(),
-        };
-        let rate = |r: Option<f64>| r.map_or("-".into(), |v| format!("{v:.4}"));
         for c in &self.conditions {
-            let l = c.learned();
+            let cells = c.learned().cells(false);
             out.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} |\n",
                 c.learner,
                 c.opponent,
-                to(l.reached[0]),
-                to(l.reached[1]),
-                rate(l.rate_optimal_play),
-                rate(l.rate_all),
-                l.results
+                cells.join(" | ")
             ));
         }
         out
@@ -1016,24 +1033,12 @@ impl fmt::Display for RunSummary {
             "  {:<lw$} {:<ow$} {:>12} {:>12} {:>14} {:>14}  result",
             "learner", "opponent", "95% at", "99% at", "optimal play", "all positions"
         )?;
-        let to = |r: Option<(f64, f64)>| match r {
-            Some((mean, share)) if share < 1.0 => format!("{mean:.0} ({:.0}%)", 100.0 * share),
-            Some((mean, _)) => format!("{mean:.0}"),
-            None => "never".to_string(),
-        };
-        let rate = |r: Option<f64>| r.map_or("-".into(), |v| format!("{:.1}%", 100.0 * v));
         for c in &self.conditions {
-            let l = c.learned();
+            let [to_95, to_99, rate_optimal_play, rate_all, results] = c.learned().cells(true);
             writeln!(
                 f,
-                "  {:<lw$} {:<ow$} {:>12} {:>12} {:>14} {:>14}  {}",
-                c.learner,
-                c.opponent,
-                to(l.reached[0]),
-                to(l.reached[1]),
-                rate(l.rate_optimal_play),
-                rate(l.rate_all),
-                l.results
+                "  {:<lw$} {:<ow$} {to_95:>12} {to_99:>12} {rate_optimal_play:>14} {rate_all:>14}  {results}",
+                c.learner, c.opponent,
             )?;
         }
         if let Some(dir) = self.written.first().and_then(|p| p.parent()) {
