@@ -182,6 +182,20 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn num_players(&self) -> usize;
     /// The player's name as the game's literature uses it ("white", "x", "fox").
     fn player_name(&self, player: Player) -> &'static str;
+    /// Whether the player's name is a plural ("hounds"), so that sentences agree with it.
+    fn player_name_is_plural(&self, player: Player) -> bool {
+        let _ = player;
+        false
+    }
+    /// "black wins", "hounds win".
+    fn player_wins(&self, player: Player) -> String {
+        let verb = if self.player_name_is_plural(player) {
+            "win"
+        } else {
+            "wins"
+        };
+        format!("{} {verb}", self.player_name(player))
+    }
     /// Size of the action space: every action number is below this.
     fn num_distinct_actions(&self) -> usize;
     fn initial_state(&self) -> Self::State;

@@ -473,7 +473,7 @@ fn play<G: Game>(
                 let r = game.returns(&state);
                 match r.winner() {
                     Some(w) if w == human => outln!("You win."),
-                    Some(w) => outln!("{} wins.", game.player_name(w)),
+                    Some(w) => outln!("{}.", game.player_wins(w)),
                     None => outln!("Draw."),
                 }
                 return Ok(());

@@ -86,8 +86,8 @@ impl Value {
     pub fn describe<G: Game>(self, game: &G) -> String {
         match self {
             Value::Win { winner, plies } => format!(
-                "{} wins in {plies} {}",
-                game.player_name(winner),
+                "{} in {plies} {}",
+                game.player_wins(winner),
                 if plies == 1 { "ply" } else { "plies" }
             ),
             Value::Draw => "draw".to_string(),

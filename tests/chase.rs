@@ -22,19 +22,12 @@ fn json(args: &[&str]) -> serde_json::Value {
 #[test]
 fn fox_and_hounds_figures_of_the_reference() {
     for (size, states, games, start, foxbox, max) in [
-        (
-            "2",
-            1,
-            "1",
-            "hounds wins in 0 plies",
-            "In 0",
-            "Max (In 0) 0",
-        ),
+        ("2", 1, "1", "hounds win in 0 plies", "In 0", "Max (In 0) 0"),
         (
             "4",
             83,
             "178",
-            "hounds wins in 8 plies",
+            "hounds win in 8 plies",
             "In 0",
             "Max (In 2) 4",
         ),
@@ -50,7 +43,7 @@ fn fox_and_hounds_figures_of_the_reference() {
             "8",
             709_868,
             "360552037329667882019232833884",
-            "hounds wins in 44 plies",
+            "hounds win in 44 plies",
             "In 0",
             "Max (In 6) 6",
         ),
@@ -75,7 +68,7 @@ fn fox_and_hounds_figures_of_the_reference() {
         "--quiet",
     ]);
     assert_eq!(sq["states"], 701_218);
-    assert_eq!(sq["start"], "hounds wins in 44 plies");
+    assert_eq!(sq["start"], "hounds win in 44 plies");
     let none = json(&[
         "solve",
         "fox-hounds",
@@ -150,10 +143,7 @@ fn play_fox_and_hounds_in_the_terminal() {
         b"?\nzz\n\xff\n99\nc4-b3\nquit\n",
     );
     assert!(stdout.contains("your move [c4-b3 c4-d3]"), "{stdout}");
-    assert!(
-        stdout.contains("solver: hounds wins in 8 plies"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("solver: hounds win in 8 plies"), "{stdout}");
     assert!(stdout.contains("illegal action \"zz\""), "{stdout}");
     assert!(stdout.contains("hounds plays"), "{stdout}");
 }

@@ -133,6 +133,9 @@ pub struct FuzzTable {
     pub opposite: String,
     pub opposite_value: String,
     pub opposite_loser: String,
+    /// The two columns' titles ("fox wins from start", "hounds win from opposite").
+    #[serde(skip)]
+    pub column_titles: [String; 2],
     pub rows: Vec<FuzzRow>,
     /// The p at which the start's loser wins exactly 1/2 (bisection to 1e-5).
     pub fairest: f64,
@@ -148,8 +151,7 @@ impl std::fmt::Display for FuzzTable {
             self.opposite_value, self.opposite
         )?;
         writeln!(f, "fairest fuzz factor: {:.6}", self.fairest)?;
-        let a = format!("{} wins from start", self.start_loser);
-        let b = format!("{} wins from opposite", self.opposite_loser);
+        let [a, b] = &self.column_titles;
         writeln!(f, "{:>10} | {a} | {b}", "fuzz")?;
         for r in &self.rows {
             writeln!(
@@ -267,6 +269,10 @@ impl<'a> FuzzModel<'a> {
             opposite: game.render(opp_state),
             opposite_value: self.generic.value_of(opposite).describe(game),
             opposite_loser: game.player_name(winner).to_string(),
+            column_titles: [
+                format!("{} from start", game.player_wins(loser)),
+                format!("{} from opposite", game.player_wins(winner)),
+            ],
             rows,
             fairest,
         }
@@ -333,7 +339,7 @@ mod tests {
     fn six_by_six_fairest_fuzz_factor() {
         let t = table(6);
         assert_eq!(format!("{:.6}", t.fairest), "0.041771");
-        assert_eq!(t.opposite_value, "hounds wins in 17 plies");
+        assert_eq!(t.opposite_value, "hounds win in 17 plies");
         for (p, a) in [(0.03125, 0.409), (0.125, 0.847), (0.5, 0.995)] {
             assert_eq!(
                 format!("{:.3}", row(&t, p).from_start),

@@ -520,6 +520,9 @@ impl Game for Chase {
             Kind::Hasenspiel => ["white", "black"][player],
         }
     }
+    fn player_name_is_plural(&self, player: Player) -> bool {
+        self.kind == Kind::FoxHounds && player == 1
+    }
     fn num_distinct_actions(&self) -> usize {
         4 + 2 * self.geo.squares
     }

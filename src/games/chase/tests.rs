@@ -50,8 +50,8 @@ fn dense_index_round_trips() {
 #[test]
 fn published_small_boards() {
     for (size, states, games, value) in [
-        (2, 1, "1", "hounds wins in 0 plies"),
-        (4, 83, "178", "hounds wins in 8 plies"),
+        (2, 1, "1", "hounds win in 0 plies"),
+        (4, 83, "178", "hounds win in 8 plies"),
         (6, 8175, "982462133247", "fox wins in 21 plies"),
     ] {
         let g = fh(size, Escape::Area);
