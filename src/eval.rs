@@ -123,12 +123,18 @@ impl<G: Game> Policy<G> for FrozenPolicy<'_, G> {
     fn name(&self) -> String {
         self.name.clone()
     }
-    fn probabilities(&self, _game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+    fn probabilities(
+        &self,
+        _game: &G,
+        state: &G::State,
+        legal: &[Action],
+        probs: &mut Vec<f64>,
+    ) -> bool {
         probs.clear();
         // Every state a game can reach is in the graph; the fallback serves states built by hand.
         let Some(id) = self.graph.id(state) else {
             probs.resize(legal.len(), 1.0 / legal.len() as f64);
-            return;
+            return true;
         };
         let actions = self.graph.actions(id);
         let tabulated = self.profile.probs(self.graph, id);
@@ -142,6 +148,7 @@ impl<G: Game> Policy<G> for FrozenPolicy<'_, G> {
                     .map_or(0.0, |k| tabulated[k])
             }));
         }
+        true
     }
 }
 

@@ -9,7 +9,11 @@
 use std::fmt::Debug;
 use std::hash::Hash;
 
+use serde::Serialize;
 use thiserror::Error;
+
+use crate::oracle::Oracle;
+use crate::solve::{Solution, SolveError, SolveOptions};
 
 /// A player (seat) number, `0..game.num_players()`.
 pub type Player = usize;
@@ -164,6 +168,110 @@ fn legal_list(legal: &[String]) -> String {
     }
 }
 
+/// What a game is and how its truth can be found, in the spirit of OpenSpiel's `GameType`. The
+/// experiment runner, the command line and config checking read it to choose a solver and an
+/// evaluator, or to refuse early with the reason and the numbers.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Capabilities {
+    pub players: usize,
+    /// Whether nature moves (dice, cards).
+    pub chance: bool,
+    /// Whether the returns of every end sum to zero.
+    pub zero_sum: bool,
+    /// What perfect play is measured in.
+    pub truth: Truth,
+    /// How the truth can be found.
+    pub solver: Solver,
+    /// Where states can repeat: the ply cap after which a game is cut off (truncated).
+    pub max_plies: Option<u32>,
+    /// An upper bound on the reachable states where the game knows one without enumerating.
+    pub states_at_most: Option<u64>,
+}
+
+/// What a game's truth is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Truth {
+    /// Who wins (or a draw), in how many plies.
+    WinDrawLoss,
+    /// A combinatorial-game value (a canonical form), from which the winner follows.
+    CombinatorialValue,
+    /// Each player's expected return (chance, more than two players).
+    ExpectedReturns,
+}
+
+/// How a game can be solved exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Solver {
+    /// Retrograde analysis over every reachable state ([`Solution`]): two players, no chance,
+    /// no repeated states.
+    Enumeration,
+    /// The game's own exact solver (enumeration still serves small boards), with the command-line
+    /// flags it takes.
+    Own {
+        name: &'static str,
+        flags: &'static [&'static str],
+    },
+    /// No exact solver: search AIs and matches measure play.
+    None,
+}
+
+impl Capabilities {
+    /// A two-player game without chance that enumeration solves.
+    pub fn enumerable(players: usize) -> Self {
+        Capabilities {
+            players,
+            chance: false,
+            zero_sum: true,
+            truth: Truth::WinDrawLoss,
+            solver: if players == 2 {
+                Solver::Enumeration
+            } else {
+                Solver::None
+            },
+            max_plies: None,
+            states_at_most: None,
+        }
+    }
+
+    /// Whether the generic solver (and so the exact evaluator) applies at all.
+    pub fn enumerable_at_all(&self) -> bool {
+        self.players == 2 && !self.chance && self.max_plies.is_none() && self.solver != Solver::None
+    }
+
+    /// Why the exact evaluator cannot enumerate this game within `limit` states, if it cannot.
+    pub fn enumeration_refusal(&self, limit: usize) -> Option<String> {
+        if !self.enumerable_at_all() {
+            let mut why = Vec::new();
+            if self.players != 2 {
+                why.push(format!("{} players", self.players));
+            }
+            if self.chance {
+                why.push("chance".to_string());
+            }
+            if self.max_plies.is_some() {
+                why.push("repeated states".to_string());
+            }
+            if why.is_empty() {
+                why.push("no exact solver".to_string());
+            }
+            return Some(format!(
+                "the exact solver enumerates two-player games without chance or repeated states; this game has {}",
+                why.join(", ")
+            ));
+        }
+        match self.states_at_most {
+            Some(n) if n > limit as u64 => Some(format!(
+                "up to {} reachable positions, more than the {} the exact evaluator enumerates",
+                crate::solve::group(&n.to_string()),
+                crate::solve::group(&limit.to_string())
+            )),
+            _ => None,
+        }
+    }
+}
+
 /// The rules of a game. Implementations are cheap to clone (parameters only) and hold no state
 /// of play: states are values of [`Game::State`].
 ///
@@ -264,6 +372,31 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn resignation_returns(&self, state: &Self::State, loser: Player) -> Returns {
         let _ = state;
         Returns::loss(self.num_players(), loser)
+    }
+
+    /// What the game is and how it can be solved (by default: a deterministic game that
+    /// enumeration solves when it has two players).
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::enumerable(self.num_players())
+    }
+
+    /// The game's exact truth by the best solver it has: by default the generic retrograde
+    /// analysis ([`Solution`]); a game with its own solver overrides this (and uses enumeration
+    /// anyway when `options.generic` asks for it).
+    fn solve(&self, options: &SolveOptions) -> Result<Box<dyn Oracle<Self>>, SolveError>
+    where
+        Self: Sized,
+    {
+        if let Solver::None = self.capabilities().solver {
+            return Err(SolveError::Unsolvable {
+                game: self.name(),
+                why: self
+                    .capabilities()
+                    .enumeration_refusal(options.max_states)
+                    .unwrap_or_default(),
+            });
+        }
+        Ok(Box::new(Solution::solve(self, options.max_states)?))
     }
 
     // ----- provided -----

@@ -26,14 +26,18 @@
 //! # }
 //! ```
 
+pub mod bench;
 pub mod check;
 pub mod env;
 pub mod eval;
 pub mod experiment;
+pub mod fuzz;
 pub mod game;
 pub mod games;
 pub mod graph;
 pub mod learn;
+pub mod oracle;
+pub mod play;
 pub mod policy;
 pub mod solve;
 

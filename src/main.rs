@@ -1,19 +1,16 @@
 //! The `solvedgym` command line: solve games exactly, run experiments from TOML configs, play
 //! against the solver.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 
-use solvedgym::game::{Game, Turn};
-use solvedgym::games::Chase;
-use solvedgym::games::chase::ai::{FuzzModel, SeedAi};
-use solvedgym::games::chase::fast::{FastOptions, FastSolution};
+use solvedgym::game::{Game, Solver};
 use solvedgym::games::{AnyGame, GAMES};
-use solvedgym::policy::{FuzzyPolicy, OptimalPolicy, Policy};
-use solvedgym::solve::{DEFAULT_STATE_LIMIT, Solution, SolveReport, Value};
+use solvedgym::policy::{Policy, RandomPolicy};
+use solvedgym::solve::{DEFAULT_STATE_LIMIT, SolveOptions, SolveReport};
 use solvedgym::with_game;
 
 #[derive(Parser)]
@@ -41,16 +38,18 @@ enum Command {
         /// Print the figures as one JSON object.
         #[arg(long)]
         json: bool,
-        /// Refuse to enumerate more states than this (a memory guard; generic solver).
-        #[arg(long, default_value_t = DEFAULT_STATE_LIMIT)]
-        max_states: usize,
-        /// Use the generic solver even where a game has a fast one (Fox & Hounds, Hasenspiel).
+        /// Refuse to enumerate more states than this (a memory guard of the generic solver;
+        /// default 50,000,000).
+        #[arg(long)]
+        max_states: Option<usize>,
+        /// Use the generic solver even where a game has its own (Fox & Hounds, Hasenspiel).
         #[arg(long)]
         generic: bool,
-        /// Fast solver: skip the exact game counts (saves memory on huge boards).
+        /// A game's own solver: skip the exact game counts (saves memory on huge boards).
         #[arg(long)]
         no_counts: bool,
-        /// Fast solver: keep no per-position tables (only the start's value and the counts).
+        /// A game's own solver: keep no per-position tables (only the start's value and the
+        /// counts).
         #[arg(long)]
         no_tables: bool,
         /// No progress bar.
@@ -97,7 +96,9 @@ Examples:
         #[arg(long)]
         json: bool,
     },
-    /// Play a game in the terminal against perfect play (optionally fuzzed).
+    /// Play a game in the terminal against perfect play (optionally fuzzed): the strongest
+    /// player the game's solver supports (the FoxBox AI in Fox & Hounds), or random play where a
+    /// game has no exact solver.
     #[command(after_help = games_help())]
     Play {
         #[command(flatten)]
@@ -111,13 +112,16 @@ Examples:
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// The seed's fuzz-factor table for Fox & Hounds: how often the losing side wins against
-    /// the seed's AI playing a random move with probability p, and the fairest p.
+    /// The fuzz-factor table (gilith/solve's, for Fox & Hounds): how often the side that loses
+    /// the start wins against the strongest AI when it adds fuzz p, and the fairest p.
     #[command(
-        after_help = "The losing side of the start plays optimally (maximising its winning \
-chances, computed exactly by dynamic programming) against the AI with fuzz p; the second column \
-does the same from the opposite position (the first position in breadth-first order whose winner \
-differs from the start's). The fairest p gives the first column exactly 0.5 (bisection to 1e-5).\n\
+        after_help = "The AI gives each move the weight p + (1 - p) if it is in its set S (the \
+FoxBox rule in Fox & Hounds, the moves optimal to the ply in other games), p otherwise. The losing \
+side of the start plays optimally (maximising its winning chances, computed exactly by dynamic \
+programming) against the AI with fuzz p; the second column does the same from the opposite \
+position (the first position in breadth-first order whose winner differs from the start's). The \
+fairest p gives the first column exactly 0.5 (bisection to 1e-5). Every position is enumerated, \
+so boards up to Fox & Hounds 8x8.\n\
 Example: solvedgym fuzz fox-hounds --size 8"
     )]
     Fuzz {
@@ -142,18 +146,18 @@ solvedgym bench --learn --only q-learning"
         /// Benchmark the learners instead of the solvers.
         #[arg(long)]
         learn: bool,
-        /// Training episodes per learner and run (with --learn).
-        #[arg(long, default_value_t = 2_000_000)]
-        episodes: u64,
+        /// Training episodes per learner and run (with --learn; default 2,000,000).
+        #[arg(long, requires = "learn")]
+        episodes: Option<u64>,
         /// With --learn: only this learner (q-learning, sarsa, mc, td0, td0.8, menace).
-        #[arg(long, value_name = "LEARNER")]
+        #[arg(long, value_name = "LEARNER", requires = "learn")]
         only: Option<String>,
         /// Runs per case (the best time is reported).
         #[arg(long, default_value_t = 3)]
         repeat: usize,
-        /// Largest Fox & Hounds board for the layered solver.
-        #[arg(long, default_value_t = 10)]
-        max_size: usize,
+        /// Largest Fox & Hounds board for the layered solver (default 10; not with --learn).
+        #[arg(long, conflicts_with = "learn")]
+        max_size: Option<usize>,
         /// Print the results as JSON.
         #[arg(long)]
         json: bool,
@@ -217,19 +221,6 @@ impl GameArgs {
     }
 }
 
-/// `println!` that ends the program quietly when the reader has gone (`solvedgym ... | head`).
-macro_rules! outln {
-    ($($arg:tt)*) => {{
-        let mut out = std::io::stdout().lock();
-        if let Err(e) = writeln!(out, $($arg)*) {
-            if e.kind() == std::io::ErrorKind::BrokenPipe {
-                std::process::exit(0);
-            }
-            return Err(e.into());
-        }
-    }};
-}
-
 fn games_help() -> String {
     let mut s = String::from("Games:\n");
     for g in GAMES {
@@ -243,6 +234,12 @@ fn games_help() -> String {
 
 fn main() {
     if let Err(e) = run() {
+        // The reader of our output has gone (`solvedgym ... | head`): stop quietly.
+        if e.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+        {
+            std::process::exit(0);
+        }
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }
@@ -261,18 +258,45 @@ fn run() -> Result<()> {
             quiet,
         } => {
             let game = game.build()?;
-            match &game {
-                AnyGame::Chase(chase) if !generic => {
-                    let options = FastOptions {
-                        foxbox: chase.has_foxbox() && !no_tables,
-                        no_counts,
-                        no_tables,
-                    };
-                    let report = solve_fast(chase, options, !quiet && !json)?.report();
-                    print_report(&report, json)
+            let solver = with_game!(&game, g => g.capabilities().solver);
+            let own_flags = match solver {
+                Solver::Own { flags, .. } if !generic => flags,
+                _ => &[],
+            };
+            for (flag, given) in [("no-counts", no_counts), ("no-tables", no_tables)] {
+                if given && !own_flags.contains(&flag) {
+                    bail!(
+                        "--{flag} applies to a game's own solver that takes it; {} is solved by {}",
+                        game.name(),
+                        if generic {
+                            "the generic solver (--generic)"
+                        } else {
+                            "enumeration"
+                        }
+                    );
                 }
-                _ => with_game!(&game, g => solve(g, json, max_states)),
             }
+            if generic && !matches!(solver, Solver::Own { .. }) {
+                bail!(
+                    "--generic: {} has no solver of its own; the generic solver is the one it uses",
+                    game.name()
+                );
+            }
+            if max_states.is_some() && matches!(solver, Solver::Own { .. }) && !generic {
+                bail!(
+                    "--max-states bounds the generic solver; {} uses its own (add --generic to enumerate)",
+                    game.name()
+                );
+            }
+            let options = SolveOptions {
+                max_states: max_states.unwrap_or(DEFAULT_STATE_LIMIT),
+                generic,
+                counts: !no_counts,
+                tables: !no_tables,
+                progress: !quiet && !json,
+            };
+            let report = with_game!(&game, g => g.solve(&options)?.report());
+            print_report(report, json)
         }
         Command::Run {
             config,
@@ -289,16 +313,17 @@ fn run() -> Result<()> {
             }
             let out = out.unwrap_or_else(|| PathBuf::from("notebooks-data"));
             let summaries = solvedgym::experiment::run_file(&config, &out, !quiet && !json)?;
+            let mut stdout = std::io::stdout().lock();
             if json {
                 // One object for an experiment, an array for a study of several games.
                 let text = match summaries.as_slice() {
                     [one] => serde_json::to_string_pretty(one)?,
                     many => serde_json::to_string_pretty(many)?,
                 };
-                outln!("{text}");
+                writeln!(stdout, "{text}")?;
             } else {
                 for summary in &summaries {
-                    outln!("{summary}");
+                    writeln!(stdout, "{summary}")?;
                 }
             }
             Ok(())
@@ -313,430 +338,104 @@ fn run() -> Result<()> {
                 bail!("--fuzz {fuzz}: a probability between 0 and 1");
             }
             let game = game.build()?;
-            match &game {
-                AnyGame::Chase(chase) => {
-                    eprintln!("solving {} ...", chase.name());
-                    let fast = solve_fast(
-                        chase,
-                        FastOptions {
-                            foxbox: chase.has_foxbox(),
-                            ..FastOptions::default()
-                        },
-                        true,
-                    )?;
-                    let ai = SeedAi {
-                        solution: &fast,
-                        fuzz,
-                    };
-                    play(chase, seat.as_deref(), &ai, &|s| fast.value(s), seed)
-                }
-                _ => with_game!(&game, g => {
-                    eprintln!("solving {} ...", g.name());
-                    let solution = Solution::solve(g, DEFAULT_STATE_LIMIT)?;
-                    let ai = FuzzyPolicy {
-                        base: OptimalPolicy::new(&solution),
-                        p: fuzz,
-                    };
-                    play(g, seat.as_deref(), &ai, &|s| solution.value(s), seed)
-                }),
-            }
+            with_game!(&game, g => {
+                let names: Vec<_> = (0..g.num_players()).map(|p| g.player_name(p)).collect();
+                let human = match seat.as_deref() {
+                    None => 0,
+                    Some(name) => g.player_by_name(name).with_context(|| {
+                        format!("--as {name}: the players of {} are {}", g.name(), names.join(", "))
+                    })?,
+                };
+                let oracle = match g.capabilities().solver {
+                    Solver::None => {
+                        eprintln!("{} has no exact solver: the computer plays at random", g.name());
+                        None
+                    }
+                    _ => {
+                        eprintln!("solving {} ...", g.name());
+                        let options = SolveOptions { progress: true, ..SolveOptions::default() };
+                        Some(g.solve(&options)?)
+                    }
+                };
+                let ai: Box<dyn Policy<_>> = match &oracle {
+                    Some(oracle) => oracle.strong_policy(fuzz),
+                    None => Box::new(RandomPolicy),
+                };
+                let stdin = std::io::stdin();
+                solvedgym::play::play(
+                    g,
+                    human,
+                    ai.as_ref(),
+                    oracle.as_deref(),
+                    seed,
+                    &mut stdin.lock(),
+                    &mut std::io::stdout().lock(),
+                )?;
+            });
+            Ok(())
         }
         Command::Fuzz { game, json } => {
-            let AnyGame::Chase(chase) = game.build()? else {
-                bail!("fuzz: the fuzz table is defined for fox-hounds (the seed's FoxBox AI)");
-            };
-            if !chase.has_foxbox() {
-                bail!("fuzz: the fuzz table is defined for fox-hounds (the seed's FoxBox AI)");
-            }
-            let fast = solve_fast(
-                &chase,
-                FastOptions {
-                    foxbox: true,
-                    ..FastOptions::default()
-                },
-                !json,
-            )?;
-            let generic = Solution::solve(&chase, DEFAULT_STATE_LIMIT).with_context(|| {
-                "the fuzz table needs the full state graph (boards up to 8x8)".to_string()
-            })?;
-            let table = FuzzModel::new(&generic, &fast).table();
+            let game = game.build()?;
+            let table = with_game!(&game, g => solvedgym::fuzz::fuzz_table(g, !json)?);
+            let mut stdout = std::io::stdout().lock();
             if json {
-                outln!("{}", serde_json::to_string_pretty(&table)?);
+                writeln!(stdout, "{}", serde_json::to_string_pretty(&table)?)?;
             } else {
-                outln!("{table}");
+                writeln!(stdout, "{table}")?;
             }
             Ok(())
         }
         Command::Bench {
-            learn: true,
+            learn,
             episodes,
             repeat,
             json,
             only,
-            ..
-        } => learn_bench(repeat.max(1), episodes.max(1), only.as_deref(), json),
-        Command::Bench {
-            repeat,
             max_size,
-            json,
-            ..
-        } => bench(repeat.max(1), max_size, json),
+        } => {
+            let mut stdout = std::io::stdout().lock();
+            let rows = if learn {
+                let episodes = episodes.unwrap_or(2_000_000).max(1);
+                let rows =
+                    solvedgym::bench::learners(repeat, episodes, only.as_deref(), &mut |r| {
+                        if !json {
+                            let _ = writeln!(stdout, "{r}");
+                        }
+                    })?;
+                serde_json::to_string_pretty(&rows)?
+            } else {
+                let exe = std::env::current_exe().context("locating the solvedgym executable")?;
+                let max_size = max_size.unwrap_or(10);
+                let rows = solvedgym::bench::solvers(&exe, repeat, max_size, &mut |r| {
+                    if !json {
+                        let _ = writeln!(stdout, "{r}");
+                    }
+                })?;
+                serde_json::to_string_pretty(&rows)?
+            };
+            if json {
+                writeln!(stdout, "{rows}")?;
+            }
+            Ok(())
+        }
         Command::Games => {
-            outln!("{}", games_help().trim_end());
+            writeln!(std::io::stdout().lock(), "{}", games_help().trim_end())?;
             Ok(())
         }
     }
 }
 
-fn solve<G: Game>(game: &G, json: bool, max_states: usize) -> Result<()> {
-    let solution = Solution::solve(game, max_states)?;
-    print_report(&solution.report(), json)
-}
-
-/// The layered solver of the chase games, with a progress bar on request.
-fn solve_fast(chase: &Chase, options: FastOptions, bar: bool) -> Result<FastSolution> {
-    let progress = bar.then(|| {
-        let pb = indicatif::ProgressBar::new(0);
-        pb.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{msg:12} [{bar:40}] {pos}/{len} layers {elapsed}",
-            )
-            .expect("template")
-            .progress_chars("=> "),
-        );
-        pb
-    });
-    let report = |phase: &str, done: usize, all: usize| {
-        if let Some(pb) = &progress {
-            pb.set_length(all as u64);
-            pb.set_message(phase.to_string());
-            pb.set_position(done as u64);
-        }
-    };
-    let solution = FastSolution::solve(chase, options, Some(&report));
-    if let Some(pb) = progress {
-        pb.finish_and_clear();
-    }
-    Ok(solution?)
-}
-
-fn print_report(report: &SolveReport, json: bool) -> Result<()> {
-    let mut report = report.clone();
-    if let Some(mb) = peak_memory_mb() {
+fn print_report(mut report: SolveReport, json: bool) -> Result<()> {
+    if let Some(mb) = solvedgym::bench::peak_memory_mb() {
         report
             .extra
             .insert("peak_memory_mb".to_string(), serde_json::json!(mb));
     }
+    let mut stdout = std::io::stdout().lock();
     if json {
-        outln!("{}", serde_json::to_string_pretty(&report)?);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        outln!("{report}");
-    }
-    Ok(())
-}
-
-/// A person plays `seat` against `ai`; `verdict` gives the solver's value of a position.
-fn play<G: Game>(
-    game: &G,
-    seat: Option<&str>,
-    ai: &dyn Policy<G>,
-    verdict: &dyn Fn(&G::State) -> Option<Value>,
-    seed: u64,
-) -> Result<()> {
-    let names: Vec<_> = (0..game.num_players())
-        .map(|p| game.player_name(p))
-        .collect();
-    let human = match seat {
-        None => 0,
-        Some(name) => game.player_by_name(name).with_context(|| {
-            format!(
-                "--as {name}: the players of {} are {}",
-                game.name(),
-                names.join(", ")
-            )
-        })?,
-    };
-    let mut rng = solvedgym::rng(seed);
-    let mut state = game.initial_state();
-    let mut legal = Vec::new();
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
-    let mut buf = Vec::new();
-    outln!(
-        "You play {}. Type a move, `?` for the solver's verdict, `moves` for the legal moves, `quit` to stop.",
-        game.player_name(human)
-    );
-    loop {
-        outln!("\n{}", game.render(&state));
-        match game.turn(&state) {
-            Turn::Terminal => {
-                let r = game.returns(&state);
-                match r.winner() {
-                    Some(w) if w == human => outln!("You win."),
-                    Some(w) => outln!("{}.", game.player_wins(w)),
-                    None => outln!("Draw."),
-                }
-                return Ok(());
-            }
-            Turn::Chance => bail!(
-                "{} has chance events; play supports deterministic games",
-                game.name()
-            ),
-            Turn::Player(p) if p == human => {
-                game.legal_actions(&state, &mut legal);
-                let shown: Vec<_> = legal
-                    .iter()
-                    .map(|&a| game.action_to_string(&state, a))
-                    .collect();
-                {
-                    let mut out = std::io::stdout().lock();
-                    if write!(out, "your move [{}]: ", shown.join(" "))
-                        .and_then(|_| out.flush())
-                        .is_err()
-                    {
-                        return Ok(());
-                    }
-                }
-                buf.clear();
-                if input.read_until(b'\n', &mut buf)? == 0 {
-                    return Ok(());
-                }
-                // Whatever was typed, even bytes that are not UTF-8, is only a move to look up.
-                let line = String::from_utf8_lossy(&buf);
-                match line.trim() {
-                    "quit" | "exit" => return Ok(()),
-                    "?" => {
-                        let describe = |v: Option<Value>| {
-                            v.map_or("unknown".to_string(), |v| v.describe(game))
-                        };
-                        outln!("solver: {}", describe(verdict(&state)));
-                        for &a in &legal {
-                            let after = verdict(&game.apply(&state, a)).map(Value::one_ply_earlier);
-                            outln!(
-                                "  {:<8} -> {}",
-                                game.action_to_string(&state, a),
-                                describe(after)
-                            );
-                        }
-                    }
-                    "moves" | "" => outln!("legal moves: {}", shown.join(", ")),
-                    text => match game.parse_action(&state, text) {
-                        Ok(a) => state = game.apply(&state, a),
-                        Err(e) => outln!("{e}"),
-                    },
-                }
-            }
-            Turn::Player(_) => {
-                game.legal_actions(&state, &mut legal);
-                let a = ai
-                    .choose(game, &state, &legal, &mut rng)
-                    .expect("the solver never resigns");
-                outln!(
-                    "{} plays {}",
-                    game.player_name(game.turn(&state).player().unwrap_or(0)),
-                    game.action_to_string(&state, a)
-                );
-                state = game.apply(&state, a);
-            }
-        }
-    }
-}
-
-/// Peak resident memory of this process (Linux), in MiB.
-fn peak_memory_mb() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some((kb / 1024.0 * 10.0).round() / 10.0)
-}
-
-/// One benchmark result.
-#[derive(serde::Serialize)]
-struct BenchRow {
-    case: String,
-    solver: &'static str,
-    states: u64,
-    start: String,
-    best_seconds: f64,
-    peak_memory_mb: f64,
-}
-
-/// One learner's training speed.
-#[derive(serde::Serialize)]
-struct LearnBenchRow {
-    learner: String,
-    game: &'static str,
-    episodes: u64,
-    best_seconds: f64,
-    episodes_per_second: f64,
-}
-
-fn learn_bench(repeat: usize, episodes: u64, only: Option<&str>, json: bool) -> Result<()> {
-    use solvedgym::env::AecEnv;
-    use solvedgym::games::TicTacToe;
-    use solvedgym::learn::menace::{Matchbox, MatchboxConfig};
-    use solvedgym::learn::monte_carlo::{McConfig, MonteCarlo};
-    use solvedgym::learn::q_learning::{Algorithm, QConfig, QLearner};
-    use solvedgym::learn::td::{Td, TdConfig};
-    use solvedgym::learn::{Learner, play_self};
-    type Make = fn(&TicTacToe) -> Box<dyn Learner<TicTacToe>>;
-    let game = TicTacToe;
-    let makers: Vec<(&str, Make)> = vec![
-        ("Q-learning", |g| {
-            Box::new(QLearner::new(g, "q", QConfig::new(Algorithm::QLearning)))
-        }),
-        ("SARSA", |g| {
-            Box::new(QLearner::new(g, "sarsa", QConfig::new(Algorithm::Sarsa)))
-        }),
-        ("MC", |g| {
-            Box::new(MonteCarlo::new(g, "mc", McConfig::default()))
-        }),
-        ("TD(0)", |g| Box::new(Td::new(g, "td", TdConfig::new(0.0)))),
-        ("TD(0.8)", |g| {
-            Box::new(Td::new(g, "td", TdConfig::new(0.8)))
-        }),
-        ("MENACE", |_| {
-            Box::new(Matchbox::<TicTacToe>::new(
-                "menace",
-                MatchboxConfig::menace(),
-            ))
-        }),
-    ];
-    // "TD(0.8)" is asked for as td0.8, "Q-learning" as q-learning.
-    let key = |name: &str| {
-        name.to_lowercase()
-            .chars()
-            .filter(|c| !"()".contains(*c))
-            .collect::<String>()
-    };
-    let makers: Vec<(&str, Make)> = match only {
-        None => makers,
-        Some(only) => {
-            let chosen: Vec<_> = makers
-                .iter()
-                .copied()
-                .filter(|(name, _)| key(name) == key(only))
-                .collect();
-            if chosen.is_empty() {
-                let names: Vec<String> = makers.iter().map(|(n, _)| key(n)).collect();
-                anyhow::bail!(
-                    "--only {only}: no such learner; use one of {}",
-                    names.join(", ")
-                );
-            }
-            chosen
-        }
-    };
-    let mut rows = Vec::new();
-    for (name, make) in makers {
-        let mut best = f64::INFINITY;
-        for run in 0..repeat {
-            let mut learner = make(&game);
-            let mut env = AecEnv::new(game.clone(), run as u64);
-            let mut rng = solvedgym::rng(run as u64);
-            let started = std::time::Instant::now();
-            for _ in 0..episodes {
-                play_self(&mut env, learner.as_mut(), &mut rng);
-            }
-            best = best.min(started.elapsed().as_secs_f64());
-        }
-        let row = LearnBenchRow {
-            learner: name.to_string(),
-            game: "tictactoe",
-            episodes,
-            best_seconds: best,
-            episodes_per_second: episodes as f64 / best,
-        };
-        if !json {
-            outln!(
-                "{:<12} tic-tac-toe self-play  {:>10} episodes  {:>8.3} s  {:>12} episodes/s",
-                row.learner,
-                row.episodes,
-                row.best_seconds,
-                solvedgym::solve::group(&format!("{:.0}", row.episodes_per_second))
-            );
-        }
-        rows.push(row);
-    }
-    if json {
-        outln!("{}", serde_json::to_string_pretty(&rows)?);
-    }
-    Ok(())
-}
-
-fn bench(repeat: usize, max_size: usize, json: bool) -> Result<()> {
-    let exe = std::env::current_exe().context("locating the solvedgym executable")?;
-    let mut cases: Vec<(String, Vec<String>, &'static str)> =
-        vec![("hasenspiel".into(), vec!["hasenspiel".into()], "layered")];
-    for size in (4..=max_size).step_by(2) {
-        cases.push((
-            format!("fox-hounds {size}x{size}"),
-            vec!["fox-hounds".into(), "--size".into(), size.to_string()],
-            "layered",
-        ));
-    }
-    cases.push((
-        "hasenspiel".into(),
-        vec!["hasenspiel".into(), "--generic".into()],
-        "generic",
-    ));
-    cases.push((
-        "fox-hounds 8x8".into(),
-        vec![
-            "fox-hounds".into(),
-            "--size".into(),
-            "8".into(),
-            "--generic".into(),
-        ],
-        "generic",
-    ));
-    let mut rows = Vec::new();
-    for (case, args, solver) in cases {
-        let mut best = f64::INFINITY;
-        let mut peak: f64 = 0.0;
-        let mut last = serde_json::Value::Null;
-        for _ in 0..repeat {
-            let out = std::process::Command::new(&exe)
-                .arg("solve")
-                .args(&args)
-                .args(["--json", "--quiet"])
-                .output()
-                .with_context(|| format!("running solve {}", args.join(" ")))?;
-            if !out.status.success() {
-                bail!(
-                    "solve {} failed: {}",
-                    args.join(" "),
-                    String::from_utf8_lossy(&out.stderr)
-                );
-            }
-            let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
-            best = best.min(v["seconds"].as_f64().unwrap_or(f64::NAN));
-            peak = peak.max(v["peak_memory_mb"].as_f64().unwrap_or(0.0));
-            last = v;
-        }
-        let row = BenchRow {
-            case,
-            solver,
-            states: last["states"].as_u64().unwrap_or(0),
-            start: last["start"].as_str().unwrap_or("").to_string(),
-            best_seconds: best,
-            peak_memory_mb: peak,
-        };
-        if !json {
-            outln!(
-                "{:<20} {:<8} {:>12} states  {:>9.3} s  {:>8.1} MiB  {}",
-                row.case,
-                row.solver,
-                solvedgym::solve::group(&row.states.to_string()),
-                row.best_seconds,
-                row.peak_memory_mb,
-                row.start
-            );
-        }
-        rows.push(row);
-    }
-    if json {
-        outln!("{}", serde_json::to_string_pretty(&rows)?);
+        writeln!(stdout, "{report}")?;
     }
     Ok(())
 }

@@ -1,17 +1,19 @@
-//! Policies: a probability for each legal action of a state. Opponents in the environment,
-//! the solved-optimal player and every learner's current play are policies, and the evaluator
-//! reads their exact probabilities (no sampling) to compute results by dynamic programming.
+//! Policies: how a player picks its move. [`Policy::choose`] draws a move; policies that have a
+//! full distribution over the legal actions (random play, perfect play with random ties, every
+//! learner's play) also give it through [`Policy::probabilities`], which the exact evaluator
+//! reads to compute results by dynamic programming (no sampling). A search AI only chooses.
 //!
-//! A policy may leave probability mass unassigned: that mass is resignation (a matchbox with
-//! no beads left resigns).
+//! A distribution may leave probability mass unassigned: that mass is resignation (a matchbox
+//! with no beads left resigns).
 
+use std::cell::RefCell;
 use std::sync::{Arc, RwLock};
 
 use rand::RngExt;
 
 use crate::SgRng;
-use crate::game::{Action, Game, Turn};
-use crate::solve::Solution;
+use crate::game::{Action, Game};
+use crate::oracle::Oracle;
 
 /// Below this, leftover probability mass is rounding noise, not resignation.
 const RESIGN_EPSILON: f64 = 1e-9;
@@ -20,11 +22,8 @@ pub trait Policy<G: Game>: Send + Sync {
     /// A short description ("random", "optimal", "fuzzy(p=0.1, optimal)").
     fn name(&self) -> String;
 
-    /// Fills `probs` with the probability of each action of `legal` (same order). The sum may be
-    /// below one; the rest is the probability of resigning.
-    fn probabilities(&self, game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>);
-
-    /// Draws an action (`None` = resign). The default samples [`Policy::probabilities`].
+    /// Draws an action (`None` = resign). The default samples [`Policy::probabilities`]; a
+    /// policy without a distribution overrides it.
     fn choose(
         &self,
         game: &G,
@@ -33,8 +32,27 @@ pub trait Policy<G: Game>: Send + Sync {
         rng: &mut SgRng,
     ) -> Option<Action> {
         let mut probs = Vec::with_capacity(legal.len());
-        self.probabilities(game, state, legal, &mut probs);
+        assert!(
+            self.probabilities(game, state, legal, &mut probs),
+            "policy `{}` has no distribution, so it must implement `choose`",
+            self.name()
+        );
         sample(legal, &probs, rng)
+    }
+
+    /// Fills `probs` with the probability of each action of `legal` (same order) and returns
+    /// `true`; the sum may be below one, the rest is the probability of resigning. A policy
+    /// that can only draw moves (a search AI) returns `false` and leaves `probs` empty.
+    fn probabilities(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        probs: &mut Vec<f64>,
+    ) -> bool {
+        let _ = (game, state, legal);
+        probs.clear();
+        false
     }
 }
 
@@ -42,7 +60,13 @@ impl<G: Game, P: Policy<G> + ?Sized> Policy<G> for &P {
     fn name(&self) -> String {
         (**self).name()
     }
-    fn probabilities(&self, game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+    fn probabilities(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        probs: &mut Vec<f64>,
+    ) -> bool {
         (**self).probabilities(game, state, legal, probs)
     }
     fn choose(
@@ -60,7 +84,13 @@ impl<G: Game, P: Policy<G> + ?Sized> Policy<G> for Box<P> {
     fn name(&self) -> String {
         (**self).name()
     }
-    fn probabilities(&self, game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+    fn probabilities(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        probs: &mut Vec<f64>,
+    ) -> bool {
         (**self).probabilities(game, state, legal, probs)
     }
     fn choose(
@@ -114,75 +144,69 @@ impl<G: Game> Policy<G> for RandomPolicy {
     fn name(&self) -> String {
         "random".into()
     }
-    fn probabilities(&self, _: &G, _: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+    fn probabilities(&self, _: &G, _: &G::State, legal: &[Action], probs: &mut Vec<f64>) -> bool {
         probs.clear();
         probs.resize(legal.len(), 1.0 / legal.len() as f64);
+        true
     }
     fn choose(&self, _: &G, _: &G::State, legal: &[Action], rng: &mut SgRng) -> Option<Action> {
         Some(legal[rng.random_range(0..legal.len())])
     }
 }
 
-/// Perfect play from the solver: the fastest win, the longest defence when lost, ties broken
-/// uniformly at random.
-pub struct OptimalPolicy<'s, G: Game> {
-    solution: &'s Solution<G>,
+/// Perfect play from an oracle: the fastest win, the longest defence when lost, ties broken
+/// uniformly at random. At a state the oracle does not know it resigns (`choose` gives `None`,
+/// the distribution is all resignation).
+pub struct OptimalPolicy<'a, O: ?Sized> {
+    oracle: &'a O,
 }
 
-impl<'s, G: Game> OptimalPolicy<'s, G> {
-    pub fn new(solution: &'s Solution<G>) -> Self {
-        OptimalPolicy { solution }
+impl<'a, O: ?Sized> OptimalPolicy<'a, O> {
+    pub fn new(oracle: &'a O) -> Self {
+        OptimalPolicy { oracle }
     }
 }
 
-impl<G: Game> Policy<G> for OptimalPolicy<'_, G> {
+thread_local! {
+    /// The optimal actions of the state at hand: `choose` runs in opponents' hot loops.
+    static OPTIMAL: RefCell<Vec<Action>> = const { RefCell::new(Vec::new()) };
+}
+
+impl<G: Game, O: Oracle<G> + ?Sized> Policy<G> for OptimalPolicy<'_, O> {
     fn name(&self) -> String {
         "optimal".into()
     }
-    fn probabilities(&self, _: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+    fn probabilities(
+        &self,
+        _: &G,
+        state: &G::State,
+        legal: &[Action],
+        probs: &mut Vec<f64>,
+    ) -> bool {
         probs.clear();
-        let id = self
-            .solution
-            .id(state)
-            .expect("the optimal policy is asked about a state the solution does not reach");
-        debug_assert_eq!(
-            self.solution.graph().actions(id),
-            legal,
-            "legal actions in graph order"
-        );
-        let Turn::Player(p) = self.solution.graph().turn(id) else {
-            probs.resize(legal.len(), 0.0);
-            return;
-        };
-        let best = self.solution.value_of(id).key_for(p);
-        probs.extend(
-            self.solution
-                .move_values(id)
-                .map(|(_, v)| if v.key_for(p) == best { 1.0 } else { 0.0 }),
-        );
-        let n: f64 = probs.iter().sum();
-        probs.iter_mut().for_each(|x| *x /= n);
+        OPTIMAL.with_borrow_mut(|best| {
+            if self.oracle.optimal_actions(state, legal, best) {
+                let share = 1.0 / best.len() as f64;
+                probs.extend(
+                    legal
+                        .iter()
+                        .map(|a| if best.contains(a) { share } else { 0.0 }),
+                );
+            } else {
+                probs.resize(legal.len(), 0.0);
+            }
+        });
+        true
     }
-    /// Samples among the best moves without allocating (an opponent's hot loop).
+    /// Samples among the best moves without allocating.
     fn choose(&self, _: &G, state: &G::State, legal: &[Action], rng: &mut SgRng) -> Option<Action> {
-        let id = self.solution.id(state)?;
-        let Turn::Player(p) = self.solution.graph().turn(id) else {
-            return None;
-        };
-        debug_assert_eq!(
-            self.solution.graph().actions(id),
-            legal,
-            "legal actions in graph order"
-        );
-        let best = self.solution.value_of(id).key_for(p);
-        let is_best = |(_, v): &(Action, crate::solve::Value)| v.key_for(p) == best;
-        let ties = self.solution.move_values(id).filter(is_best).count();
-        let k = rng.random_range(0..ties);
-        self.solution
-            .move_values(id)
-            .filter(is_best)
-            .nth(k)
-            .map(|(a, _)| a)
+        OPTIMAL.with_borrow_mut(|best| {
+            if self.oracle.optimal_actions(state, legal, best) {
+                Some(best[rng.random_range(0..best.len())])
+            } else {
+                None
+            }
+        })
     }
 }
 
@@ -196,12 +220,21 @@ impl<G: Game, P: Policy<G>> Policy<G> for FuzzyPolicy<P> {
     fn name(&self) -> String {
         format!("fuzzy(p={}, {})", self.p, self.base.name())
     }
-    fn probabilities(&self, game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
-        self.base.probabilities(game, state, legal, probs);
+    fn probabilities(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        probs: &mut Vec<f64>,
+    ) -> bool {
+        if !self.base.probabilities(game, state, legal, probs) {
+            return false;
+        }
         let uniform = self.p / legal.len() as f64;
         for x in probs.iter_mut() {
             *x = uniform + (1.0 - self.p) * *x;
         }
+        true
     }
     fn choose(
         &self,
@@ -246,7 +279,13 @@ impl<G: Game, P: Policy<G>> Policy<G> for SharedPolicy<P> {
     fn name(&self) -> String {
         self.read().name()
     }
-    fn probabilities(&self, game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+    fn probabilities(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        probs: &mut Vec<f64>,
+    ) -> bool {
         self.read().probabilities(game, state, legal, probs)
     }
     fn choose(
@@ -289,8 +328,24 @@ mod tests {
     }
 
     #[test]
+    fn optimal_play_resigns_where_its_oracle_knows_nothing() {
+        use crate::games::tictactoe::TicTacToeState;
+        let sol = crate::solve::Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        let pol = OptimalPolicy::new(&sol);
+        // Two o's and no x: a board no game reaches, with o to move.
+        let s = TicTacToeState { x: 0, o: 0b11 };
+        assert!(sol.id(&s).is_none());
+        let mut legal = Vec::new();
+        TicTacToe.legal_actions(&s, &mut legal);
+        let mut probs = Vec::new();
+        assert!(pol.probabilities(&TicTacToe, &s, &legal, &mut probs));
+        assert_eq!(resign_probability(&probs), 1.0);
+        assert_eq!(pol.choose(&TicTacToe, &s, &legal, &mut rng(1)), None);
+    }
+
+    #[test]
     fn optimal_tictactoe_first_move_keeps_the_draw() {
-        let sol = Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        let sol = crate::solve::Solution::solve(&TicTacToe, 1 << 20).unwrap();
         let pol = OptimalPolicy::new(&sol);
         let s = TicTacToe.initial_state();
         let mut legal = Vec::new();

@@ -14,6 +14,7 @@ use thiserror::Error;
 
 use crate::game::{Action, Game, GameResult, Player, Turn};
 use crate::graph::{GraphError, StateGraph, StateId};
+use crate::oracle::Oracle;
 
 /// Exact count of complete games (paths from a state to the end).
 pub type GameCount = ruint::aliases::U256;
@@ -95,8 +96,74 @@ impl Value {
     }
 }
 
+/// How to solve a game ([`Game::solve`](crate::game::Game::solve)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SolveOptions {
+    /// The generic solver refuses to enumerate more states than this (a memory guard).
+    pub max_states: usize,
+    /// Use the generic solver even where the game has its own.
+    pub generic: bool,
+    /// The game's own solver: count the possible games (wide counters cost memory).
+    pub counts: bool,
+    /// The game's own solver: keep a value per position (needed to play, or to ask about any
+    /// position but the start).
+    pub tables: bool,
+    /// Show a progress bar on the terminal.
+    pub progress: bool,
+}
+
+impl Default for SolveOptions {
+    fn default() -> Self {
+        SolveOptions {
+            max_states: DEFAULT_STATE_LIMIT,
+            generic: false,
+            counts: true,
+            tables: true,
+            progress: false,
+        }
+    }
+}
+
+/// A progress bar for solvers that work in phases of numbered steps (layers).
+pub struct PhaseProgress(Option<indicatif::ProgressBar>);
+
+impl PhaseProgress {
+    /// A bar on the terminal when `show`, nothing otherwise.
+    pub fn new(show: bool) -> Self {
+        PhaseProgress(show.then(|| {
+            let bar = indicatif::ProgressBar::new(0);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{msg:12} [{bar:40}] {pos}/{len} layers {elapsed}",
+                )
+                .expect("a valid template")
+                .progress_chars("=> "),
+            );
+            bar
+        }))
+    }
+    /// `done` of `all` steps of `phase` are finished.
+    pub fn report(&self, phase: &str, done: usize, all: usize) {
+        if let Some(bar) = &self.0 {
+            bar.set_length(all as u64);
+            bar.set_message(phase.to_string());
+            bar.set_position(done as u64);
+        }
+    }
+}
+
+impl Drop for PhaseProgress {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}
+
 #[derive(Debug, Error)]
 pub enum SolveError {
+    #[error("{game} cannot be solved exactly: {why}")]
+    Unsolvable { game: &'static str, why: String },
     #[error("the solver handles two-player games; {game} has {players} players")]
     NotTwoPlayer { game: &'static str, players: usize },
     #[error("the solver handles deterministic games; {game} has a chance event at:\n{state}")]
@@ -253,7 +320,7 @@ impl<G: Game> Solution<G> {
     }
 
     /// The moves that are optimal to the ply: fastest win, longest defence (ties kept).
-    pub fn optimal_actions(&self, id: StateId, out: &mut Vec<Action>) {
+    pub fn optimal_actions_at(&self, id: StateId, out: &mut Vec<Action>) {
         out.clear();
         if let Turn::Player(p) = self.graph.turn(id) {
             let best = self.value_of(id).key_for(p);
@@ -303,6 +370,38 @@ impl<G: Game> Solution<G> {
             seconds: Some(self.seconds),
             extra: BTreeMap::new(),
         }
+    }
+}
+
+/// The enumerated solution answers from its tables: no move is applied.
+impl<G: Game> Oracle<G> for Solution<G> {
+    fn game(&self) -> &G {
+        self.graph.game()
+    }
+    fn value(&self, state: &G::State) -> Option<Value> {
+        Solution::value(self, state)
+    }
+    fn move_value(&self, state: &G::State, action: Action) -> Option<Value> {
+        let id = self.id(state)?;
+        self.move_values(id)
+            .find(|&(a, _)| a == action)
+            .map(|(_, v)| v)
+    }
+    fn optimal_actions(&self, state: &G::State, legal: &[Action], out: &mut Vec<Action>) -> bool {
+        out.clear();
+        let Some(id) = self.id(state) else {
+            return false;
+        };
+        debug_assert_eq!(
+            self.graph.actions(id),
+            legal,
+            "legal actions in graph order"
+        );
+        self.optimal_actions_at(id, out);
+        !out.is_empty()
+    }
+    fn report(&self) -> SolveReport {
+        Solution::report(self)
     }
 }
 

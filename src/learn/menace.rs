@@ -333,9 +333,16 @@ impl<G: Game> Policy<G> for MatchboxPolicy<'_, G> {
             self.learner.name.clone()
         }
     }
-    fn probabilities(&self, game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+    fn probabilities(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        probs: &mut Vec<f64>,
+    ) -> bool {
         self.learner
             .distribution(game, state, legal, probs, self.greedy);
+        true
     }
 }
 

@@ -243,9 +243,16 @@ impl<G: Game> Policy<G> for McPolicy<'_, G> {
     fn name(&self) -> String {
         format!("{} (ε = {})", self.learner.name, self.epsilon)
     }
-    fn probabilities(&self, game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+    fn probabilities(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        probs: &mut Vec<f64>,
+    ) -> bool {
         let q = self.learner.q_values(game, state);
         row_probabilities(q, legal.len(), self.epsilon, probs);
+        true
     }
 }
 

@@ -270,7 +270,13 @@ impl<G: Game> Policy<G> for TdPolicy<'_, G> {
     fn name(&self) -> String {
         format!("{} (ε = {})", self.learner.name, self.epsilon)
     }
-    fn probabilities(&self, game: &G, state: &G::State, legal: &[Action], probs: &mut Vec<f64>) {
+    fn probabilities(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        probs: &mut Vec<f64>,
+    ) -> bool {
         match game.turn(state).player() {
             Some(mover) if !legal.is_empty() => {
                 let values = self.learner.move_values(game, state, mover, legal);
@@ -278,6 +284,7 @@ impl<G: Game> Policy<G> for TdPolicy<'_, G> {
             }
             _ => probs.clear(),
         }
+        true
     }
 }
 

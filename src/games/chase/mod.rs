@@ -22,7 +22,10 @@ pub mod fast;
 use serde::{Deserialize, Serialize};
 
 use super::InvalidParams;
-use crate::game::{Action, Game, Player, Returns, Turn};
+use crate::game::{Action, Capabilities, Game, Player, Returns, Solver, Turn};
+use crate::oracle::Oracle;
+use crate::solve::{PhaseProgress, Solution, SolveError, SolveOptions};
+use fast::{FastOptions, FastSolution};
 
 /// The runner (fox, white rabbit): moves first.
 pub const RUNNER: Player = 0;
@@ -669,6 +672,34 @@ impl Game for Chase {
             runner,
             to_move,
         })
+    }
+
+    /// Enumeration solves small boards; the layered solver ([`fast`]) any board.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            solver: Solver::Own {
+                name: "layered",
+                flags: &["no-counts", "no-tables"],
+            },
+            states_at_most: dense_len(&self.geo),
+            ..Capabilities::enumerable(2)
+        }
+    }
+
+    /// The layered solver (with FoxBox tables in Fox & Hounds when tables are kept), or the
+    /// generic one when asked for.
+    fn solve(&self, options: &SolveOptions) -> Result<Box<dyn Oracle<Chase>>, SolveError> {
+        if options.generic {
+            return Ok(Box::new(Solution::solve(self, options.max_states)?));
+        }
+        let fast = FastOptions {
+            foxbox: self.has_foxbox() && options.tables,
+            no_counts: !options.counts,
+            no_tables: !options.tables,
+        };
+        let progress = PhaseProgress::new(options.progress);
+        let report = |phase: &str, done: usize, all: usize| progress.report(phase, done, all);
+        Ok(Box::new(FastSolution::solve(self, fast, Some(&report))?))
     }
 }
 

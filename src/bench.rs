@@ -1,0 +1,215 @@
+//! Benchmarks that print figures (`solvedgym bench`): the exact solvers' wall time and peak
+//! memory, each solve in its own process, and the learners' training speed.
+
+use std::fmt;
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use crate::env::AecEnv;
+use crate::games::TicTacToe;
+use crate::learn::menace::{Matchbox, MatchboxConfig};
+use crate::learn::monte_carlo::{McConfig, MonteCarlo};
+use crate::learn::q_learning::{Algorithm, QConfig, QLearner};
+use crate::learn::td::{Td, TdConfig};
+use crate::learn::{Learner, play_self};
+use crate::solve::group;
+
+/// One solver benchmark.
+#[derive(Clone, Debug, Serialize)]
+pub struct SolverRow {
+    pub case: String,
+    pub solver: &'static str,
+    pub states: u64,
+    pub start: String,
+    pub best_seconds: f64,
+    pub peak_memory_mb: f64,
+}
+
+impl fmt::Display for SolverRow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:<20} {:<8} {:>12} states  {:>9.3} s  {:>8.1} MiB  {}",
+            self.case,
+            self.solver,
+            group(&self.states.to_string()),
+            self.best_seconds,
+            self.peak_memory_mb,
+            self.start
+        )
+    }
+}
+
+/// One learner's training speed.
+#[derive(Clone, Debug, Serialize)]
+pub struct LearnerRow {
+    pub learner: String,
+    pub game: &'static str,
+    pub episodes: u64,
+    pub best_seconds: f64,
+    pub episodes_per_second: f64,
+}
+
+impl fmt::Display for LearnerRow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:<12} tic-tac-toe self-play  {:>10} episodes  {:>8.3} s  {:>12} episodes/s",
+            self.learner,
+            self.episodes,
+            self.best_seconds,
+            group(&format!("{:.0}", self.episodes_per_second))
+        )
+    }
+}
+
+type Make = fn(&TicTacToe) -> Box<dyn Learner<TicTacToe>>;
+
+/// The learners `bench --learn` times, each with its default config.
+const LEARNERS: [(&str, Make); 6] = [
+    ("Q-learning", |g| {
+        Box::new(QLearner::new(g, "q", QConfig::new(Algorithm::QLearning)))
+    }),
+    ("SARSA", |g| {
+        Box::new(QLearner::new(g, "sarsa", QConfig::new(Algorithm::Sarsa)))
+    }),
+    ("MC", |g| {
+        Box::new(MonteCarlo::new(g, "mc", McConfig::default()))
+    }),
+    ("TD(0)", |g| Box::new(Td::new(g, "td", TdConfig::new(0.0)))),
+    ("TD(0.8)", |g| {
+        Box::new(Td::new(g, "td", TdConfig::new(0.8)))
+    }),
+    ("MENACE", |_| {
+        Box::new(Matchbox::<TicTacToe>::new(
+            "menace",
+            MatchboxConfig::menace(),
+        ))
+    }),
+];
+
+/// "TD(0.8)" is asked for as td0.8, "Q-learning" as q-learning.
+fn key(name: &str) -> String {
+    name.to_lowercase()
+        .chars()
+        .filter(|c| !"()".contains(*c))
+        .collect()
+}
+
+/// Self-play episodes per second on tic-tac-toe on one thread, best of `repeat` runs of
+/// `episodes` episodes, for every learner (or only the one named `only`); `on_row` sees each
+/// row as it is measured.
+pub fn learners(
+    repeat: usize,
+    episodes: u64,
+    only: Option<&str>,
+    on_row: &mut dyn FnMut(&LearnerRow),
+) -> Result<Vec<LearnerRow>> {
+    let chosen: Vec<&(&str, Make)> = LEARNERS
+        .iter()
+        .filter(|(name, _)| only.is_none_or(|o| key(name) == key(o)))
+        .collect();
+    if let (Some(only), true) = (only, chosen.is_empty()) {
+        let names: Vec<String> = LEARNERS.iter().map(|(n, _)| key(n)).collect();
+        bail!(
+            "--only {only}: no such learner; use one of {}",
+            names.join(", ")
+        );
+    }
+    let game = TicTacToe;
+    let mut rows = Vec::new();
+    for (name, make) in chosen {
+        let mut best = f64::INFINITY;
+        for run in 0..repeat.max(1) {
+            let mut learner = make(&game);
+            let mut env = AecEnv::new(game.clone(), run as u64);
+            let mut rng = crate::rng(run as u64);
+            let started = std::time::Instant::now();
+            for _ in 0..episodes {
+                play_self(&mut env, learner.as_mut(), &mut rng);
+            }
+            best = best.min(started.elapsed().as_secs_f64());
+        }
+        let row = LearnerRow {
+            learner: name.to_string(),
+            game: "tictactoe",
+            episodes,
+            best_seconds: best,
+            episodes_per_second: episodes as f64 / best,
+        };
+        on_row(&row);
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// The exact solvers on Hasenspiel and Fox & Hounds 4x4..`max_size` (layered), and the generic
+/// solver on Hasenspiel and Fox & Hounds 8x8: best wall time of `repeat` solves and the peak
+/// memory, each solve a `solvedgym solve` process of the executable `exe`.
+pub fn solvers(
+    exe: &std::path::Path,
+    repeat: usize,
+    max_size: usize,
+    on_row: &mut dyn FnMut(&SolverRow),
+) -> Result<Vec<SolverRow>> {
+    let args = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+    let mut cases = vec![("hasenspiel".to_string(), args("hasenspiel"), "layered")];
+    for size in (4..=max_size).step_by(2) {
+        cases.push((
+            format!("fox-hounds {size}x{size}"),
+            args(&format!("fox-hounds --size {size}")),
+            "layered",
+        ));
+    }
+    cases.push(("hasenspiel".into(), args("hasenspiel --generic"), "generic"));
+    cases.push((
+        "fox-hounds 8x8".into(),
+        args("fox-hounds --size 8 --generic"),
+        "generic",
+    ));
+    let mut rows = Vec::new();
+    for (case, args, solver) in cases {
+        let mut best = f64::INFINITY;
+        let mut peak: f64 = 0.0;
+        let mut last = serde_json::Value::Null;
+        for _ in 0..repeat.max(1) {
+            let out = std::process::Command::new(exe)
+                .arg("solve")
+                .args(&args)
+                .args(["--json", "--quiet"])
+                .output()
+                .with_context(|| format!("running solve {}", args.join(" ")))?;
+            if !out.status.success() {
+                bail!(
+                    "solve {} failed: {}",
+                    args.join(" "),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+            best = best.min(v["seconds"].as_f64().unwrap_or(f64::NAN));
+            peak = peak.max(v["peak_memory_mb"].as_f64().unwrap_or(0.0));
+            last = v;
+        }
+        let row = SolverRow {
+            case,
+            solver,
+            states: last["states"].as_u64().unwrap_or(0),
+            start: last["start"].as_str().unwrap_or("").to_string(),
+            best_seconds: best,
+            peak_memory_mb: peak,
+        };
+        on_row(&row);
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// Peak resident memory of this process (Linux), in MiB.
+pub fn peak_memory_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some((kb / 1024.0 * 10.0).round() / 10.0)
+}
