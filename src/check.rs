@@ -420,6 +420,68 @@ fn check_envs<G: Game>(game: &G, opts: &CheckOptions) -> Result<(), String> {
     Ok(())
 }
 
+/// A seeded random game written out move by move, as OpenSpiel's playthroughs are: every
+/// position as the game draws it, who acts, the legal actions (with their numbers) or the chance
+/// outcomes (with their probabilities), the move taken, and the returns at the end. Stored
+/// playthroughs pin a game's rules: any change of a rule, a notation or a rendering shows.
+pub fn playthrough<G: Game>(game: &G, seed: u64) -> String {
+    use crate::policy::{Policy, sample};
+    let mut r = rng(seed);
+    let mut state = game.initial_state();
+    let mut out = format!(
+        "game: {} {}\nplayers: {}\nseed: {seed}\n",
+        game.name(),
+        game.params(),
+        (0..game.num_players())
+            .map(|p| game.player_name(p))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let (mut legal, mut outcomes) = (Vec::new(), Vec::new());
+    for ply in 0.. {
+        out.push_str(&format!("\nply {ply}\n{}", game.render(&state)));
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        let action = match game.turn(&state) {
+            Turn::Terminal => break,
+            Turn::Chance => {
+                game.chance_outcomes(&state, &mut outcomes);
+                let listed: Vec<String> = outcomes
+                    .iter()
+                    .map(|&(a, p)| format!("{}={a} ({p:.4})", game.action_to_string(&state, a)))
+                    .collect();
+                out.push_str(&format!("chance: {}\n", listed.join(" ")));
+                let (actions, probs): (Vec<Action>, Vec<f64>) = outcomes.iter().copied().unzip();
+                sample(&actions, &probs, &mut r).expect("chance outcomes sum to one")
+            }
+            Turn::Player(p) => {
+                game.legal_actions(&state, &mut legal);
+                let listed: Vec<String> = legal
+                    .iter()
+                    .map(|&a| format!("{}={a}", game.action_to_string(&state, a)))
+                    .collect();
+                out.push_str(&format!(
+                    "{} to move: {}\n",
+                    game.player_name(p),
+                    listed.join(" ")
+                ));
+                RandomPolicy
+                    .choose(game, &state, &legal, &mut r)
+                    .expect("random play never resigns")
+            }
+        };
+        out.push_str(&format!(
+            "plays {}\n",
+            game.action_to_string(&state, action)
+        ));
+        state = game.apply(&state, action);
+    }
+    let returns = game.returns(&state);
+    out.push_str(&format!("returns: {:?}\n", returns.as_slice()));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

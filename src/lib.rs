@@ -4,7 +4,7 @@
 //! gets. The parts, one module each:
 //!
 //! - [`game`]: the `Game` trait (pure rules) and [`games`]: Hexapawn, tic-tac-toe, ...
-//! - [`env`]: Gymnasium-style single-agent and PettingZoo-style turn-based environments.
+//! - [`env`](mod@env): Gymnasium-style single-agent and PettingZoo-style turn-based environments.
 //! - [`graph`] and [`solve`]: the reachable state graph and exact retrograde analysis.
 //! - [`policy`]: random, solved-optimal and fuzzy players; [`learn`]: the learners.
 //! - [`eval`]: learned policies against the exact solution, by dynamic programming.
@@ -26,6 +26,10 @@
 //! # }
 //! ```
 
+// First: the registry defines `with_game!`, which the modules below use.
+#[macro_use]
+pub mod games;
+
 pub mod bench;
 pub mod check;
 pub mod env;
@@ -33,7 +37,6 @@ pub mod eval;
 pub mod experiment;
 pub mod fuzz;
 pub mod game;
-pub mod games;
 pub mod graph;
 pub mod learn;
 pub mod oracle;

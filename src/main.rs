@@ -166,56 +166,111 @@ solvedgym bench --learn --only q-learning"
     Games,
 }
 
-/// A game and its parameters on the command line.
-#[derive(Args)]
+/// A game and its parameters on the command line: the game's name, then a flag for every
+/// parameter any registered game takes (`--rows 4`, `--escape square`), or `--param KEY=VALUE`.
 struct GameArgs {
-    /// The game (see `solvedgym games`).
     game: String,
-    /// Board rows (Hexapawn).
-    #[arg(long)]
-    rows: Option<i64>,
-    /// Board columns (Hexapawn).
-    #[arg(long)]
-    cols: Option<i64>,
-    /// Board side (Fox & Hounds: even, 2..16).
-    #[arg(long)]
-    size: Option<i64>,
-    /// Escape rule (Fox & Hounds: area, square, none; Hasenspiel: rear-pawn, first-row, none).
-    #[arg(long)]
-    escape: Option<String>,
-    /// Any other game parameter, as KEY=VALUE (repeatable).
-    #[arg(long = "param", value_name = "KEY=VALUE")]
-    params: Vec<String>,
+    /// (key, value as typed)
+    params: Vec<(String, String)>,
+}
+
+/// Every parameter name of the registered games, with the games that take it and its help.
+fn param_flags() -> Vec<(&'static str, String)> {
+    // Per key: each distinct help and the games that give it.
+    type Helps = Vec<(&'static str, Vec<&'static str>)>;
+    let mut flags: Vec<(&'static str, Helps)> = Vec::new();
+    for g in GAMES {
+        for &(key, doc) in g.fields {
+            let doc = doc.trim();
+            let at = match flags.iter().position(|(k, _)| *k == key) {
+                Some(i) => i,
+                None => {
+                    flags.push((key, Vec::new()));
+                    flags.len() - 1
+                }
+            };
+            let helps = &mut flags[at].1;
+            match helps.iter_mut().find(|(d, _)| *d == doc) {
+                Some((_, games)) => games.push(g.name),
+                None => helps.push((doc, vec![g.name])),
+            }
+        }
+    }
+    flags
+        .into_iter()
+        .map(|(key, helps)| {
+            let text: Vec<String> = helps
+                .iter()
+                .map(|(doc, games)| format!("{}: {doc}", games.join(", ")))
+                .collect();
+            (key, text.join("; "))
+        })
+        .collect()
+}
+
+impl clap::FromArgMatches for GameArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let mut params = Vec::new();
+        for (key, _) in param_flags() {
+            if let Some(v) = m.get_one::<String>(key) {
+                params.push((key.to_string(), v.clone()));
+            }
+        }
+        for kv in m.get_many::<String>("param").into_iter().flatten() {
+            let Some((k, v)) = kv.split_once('=') else {
+                return Err(clap::Error::raw(
+                    clap::error::ErrorKind::ValueValidation,
+                    format!("--param {kv}: expected KEY=VALUE\n"),
+                ));
+            };
+            params.push((k.trim().to_string(), v.to_string()));
+        }
+        Ok(GameArgs {
+            game: m.get_one::<String>("game").cloned().unwrap_or_default(),
+            params,
+        })
+    }
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl Args for GameArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        let mut cmd = cmd.arg(
+            clap::Arg::new("game")
+                .required(true)
+                .value_name("GAME")
+                .help("The game (see `solvedgym games`)"),
+        );
+        for (key, help) in param_flags() {
+            cmd = cmd.arg(clap::Arg::new(key).long(key).value_name("VALUE").help(help));
+        }
+        cmd.arg(
+            clap::Arg::new("param")
+                .long("param")
+                .value_name("KEY=VALUE")
+                .action(clap::ArgAction::Append)
+                .help("Any game parameter, as KEY=VALUE (repeatable)"),
+        )
+    }
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
 }
 
 impl GameArgs {
     fn build(&self) -> Result<AnyGame> {
         let mut table = toml::Table::new();
-        if let Some(r) = self.rows {
-            table.insert("rows".into(), r.into());
-        }
-        if let Some(c) = self.cols {
-            table.insert("cols".into(), c.into());
-        }
-        if let Some(n) = self.size {
-            table.insert("size".into(), n.into());
-        }
-        if let Some(e) = &self.escape {
-            table.insert("escape".into(), e.clone().into());
-        }
-        for kv in &self.params {
-            let (k, v) = kv
-                .split_once('=')
-                .with_context(|| format!("--param {kv}: expected KEY=VALUE"))?;
-            let value = v
-                .parse::<toml::Value>()
-                .or_else(|_| {
-                    format!("v = {v}")
-                        .parse::<toml::Table>()
-                        .map(|t| t["v"].clone())
-                })
-                .unwrap_or_else(|_| toml::Value::String(v.to_string()));
-            table.insert(k.trim().to_string(), value);
+        for (k, v) in &self.params {
+            // A TOML value (4, true, "area") or else the text itself (area).
+            let value = format!("v = {v}")
+                .parse::<toml::Table>()
+                .ok()
+                .and_then(|mut t| t.remove("v"))
+                .unwrap_or_else(|| toml::Value::String(v.to_string()));
+            table.insert(k.clone(), value);
         }
         Ok(AnyGame::from_spec(&self.game, table)?)
     }
@@ -225,8 +280,10 @@ fn games_help() -> String {
     let mut s = String::from("Games:\n");
     for g in GAMES {
         s.push_str(&format!(
-            "  {:<12} {} (parameters: {})\n",
-            g.name, g.summary, g.params
+            "  {:<12} {}\n               parameters: {}\n",
+            g.name,
+            g.summary,
+            g.params_help()
         ));
     }
     s

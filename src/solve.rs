@@ -96,7 +96,7 @@ impl Value {
     }
 }
 
-/// How to solve a game ([`Game::solve`](crate::game::Game::solve)).
+/// How to solve a game ([`Game::solve`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SolveOptions {
     /// The generic solver refuses to enumerate more states than this (a memory guard).

@@ -23,7 +23,6 @@ use crate::learn::monte_carlo::{McConfig, StepSize, Visits};
 use crate::learn::q_learning::{Algorithm, QConfig};
 use crate::learn::schedule::Schedule;
 use crate::learn::td::{TdConfig, Traces};
-use crate::with_game;
 
 /// A config that cannot be run, with where the problem is.
 #[derive(Debug, Clone, PartialEq)]

@@ -33,7 +33,7 @@ use crate::learn::td::Td;
 use crate::learn::{Learner, play_self, play_vs_opponent};
 use crate::policy::{FuzzyPolicy, OptimalPolicy, Policy, RandomPolicy, SharedPolicy};
 use crate::solve::{DEFAULT_STATE_LIMIT, Solution, SolveReport};
-use crate::{derive_seed, rng, with_game};
+use crate::{derive_seed, rng};
 use config::{
     BandSpec, ExperimentConfig, FrozenPlay, LearnerKind, LearnerSpec, OpponentPolicy, SeatSpec,
 };

@@ -23,17 +23,49 @@ pub const BLACK: Player = 1;
 /// Dense indices are offered while 2 * 3^(squares) stays below this many entries.
 const MAX_DENSE_INDEX: usize = 1 << 22;
 
-/// Board size of a Hexapawn game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct HexapawnParams {
-    pub rows: usize,
-    pub cols: usize,
+game_params! {
+    /// Board size of a Hexapawn game.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct HexapawnParams {
+        /// board rows, 2 to 64; rows x cols at most 64
+        pub rows: usize = 3,
+        /// board columns, 1 to 26
+        pub cols: usize = 3,
+    }
 }
 
-impl Default for HexapawnParams {
-    fn default() -> Self {
-        HexapawnParams { rows: 3, cols: 3 }
+impl super::GameSpec for HexapawnParams {
+    const NAME: &'static str = "hexapawn";
+    const SUMMARY: &'static str = "Gardner's Hexapawn; 4x4 is octapawn";
+    type Game = Hexapawn;
+    fn build(self) -> Result<Hexapawn, InvalidParams> {
+        Hexapawn::new(self)
+    }
+}
+
+game_params! {
+    /// Octapawn: Hexapawn on 4x4 unless told otherwise.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct OctapawnParams {
+        /// board rows
+        pub rows: usize = 4,
+        /// board columns
+        pub cols: usize = 4,
+    }
+}
+
+impl super::GameSpec for OctapawnParams {
+    const NAME: &'static str = "octapawn";
+    const SUMMARY: &'static str =
+        "Hexapawn on 4x4 (another name for hexapawn with rows = cols = 4)";
+    type Game = Hexapawn;
+    fn build(self) -> Result<Hexapawn, InvalidParams> {
+        Hexapawn::new(HexapawnParams {
+            rows: self.rows,
+            cols: self.cols,
+        })
     }
 }
 

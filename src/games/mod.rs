@@ -1,73 +1,214 @@
 //! The games, and the registry that turns a name plus parameters (from the command line or a
-//! config file) into a game. This is the one place where game names are matched; everything
-//! else is generic over [`Game`](crate::game::Game) and reached through [`with_game!`].
+//! config file) into a game. A game is its own file or folder plus one line in `games!`
+//! below: the list generates [`AnyGame`], [`with_game!`](crate::with_game), [`GAMES`] (names,
+//! aliases, summaries and the parameter help, read off each game's typed parameters) and the
+//! command line's parameter flags. This is the one place where game names are matched;
+//! everything else is generic over [`Game`] and reached through `with_game!`.
 
-pub mod chase;
-pub mod hexapawn;
-pub mod tictactoe;
-
-use serde::Deserialize;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use thiserror::Error;
 
-pub use chase::{Chase, Escape, FoxHoundsParams, HasenspielParams};
-pub use hexapawn::{Hexapawn, HexapawnParams};
-pub use tictactoe::{TicTacToe, TicTacToeParams};
+use crate::game::{Capabilities, Game};
 
-/// What a user can ask for: name, parameters and a one-line description.
-pub struct GameInfo {
-    pub name: &'static str,
-    pub params: &'static str,
-    pub summary: &'static str,
+/// A game's typed parameters with their defaults and one line of help each: `game_params!`
+/// writes the struct, its `Default` and this table from one declaration.
+pub trait ParamsDoc {
+    /// Each field's name and its doc comment.
+    const FIELDS: &'static [(&'static str, &'static str)];
 }
 
-/// Every game the toolkit ships, for `--help` and error messages.
-pub const GAMES: &[GameInfo] = &[
-    GameInfo {
-        name: "hexapawn",
-        params: "rows (default 3), cols (default 3)",
-        summary: "Gardner's Hexapawn; 4x4 is octapawn",
-    },
-    GameInfo {
-        name: "octapawn",
-        params: "rows (default 4), cols (default 4)",
-        summary: "Hexapawn on 4x4 (another name for hexapawn with rows = cols = 4)",
-    },
-    GameInfo {
-        name: "fox-hounds",
-        params: "size (even, 2..16, default 8), escape (area | square | none, default area)",
-        summary: "Fox & Hounds: a fox against B/2 hounds on the dark squares (gilith/solve rules)",
-    },
-    GameInfo {
-        name: "hasenspiel",
-        params: "escape (rear-pawn | first-row | none, default rear-pawn)",
-        summary: "the rabbit game: White's rabbit against four black pawns on 8x8 (mancap314 rules)",
-    },
-    GameInfo {
-        name: "tictactoe",
-        params: "none",
-        summary: "tic-tac-toe, the cross-check",
-    },
-];
-
-/// A game chosen at run time.
-#[derive(Clone, Debug)]
-pub enum AnyGame {
-    Chase(Chase),
-    Hexapawn(Hexapawn),
-    TicTacToe(TicTacToe),
-}
-
-/// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`], so generic code
-/// is monomorphised per game.
-#[macro_export]
-macro_rules! with_game {
-    ($any:expr, $g:ident => $body:expr) => {
-        match $any {
-            $crate::games::AnyGame::Chase($g) => $body,
-            $crate::games::AnyGame::Hexapawn($g) => $body,
-            $crate::games::AnyGame::TicTacToe($g) => $body,
+/// Declares a game's parameter struct: every field with a doc comment (the help text) and a
+/// default (`name: type = default`). The struct's own attributes (derives, serde) pass through.
+macro_rules! game_params {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            $( $(#[doc = $doc:literal])+ $fvis:vis $field:ident : $ty:ty = $default:expr ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        $vis struct $name { $( $(#[doc = $doc])+ $fvis $field: $ty ),* }
+        impl Default for $name {
+            fn default() -> Self {
+                $name { $( $field: $default ),* }
+            }
+        }
+        impl $crate::games::ParamsDoc for $name {
+            const FIELDS: &'static [(&'static str, &'static str)] =
+                &[$( (stringify!($field), concat!($($doc),+)) ),*];
         }
     };
+}
+
+/// What makes a game from a name: its typed parameters are the key. The name, aliases and
+/// summary are what `solvedgym games` lists; `build` checks the parameters.
+pub trait GameSpec: Serialize + DeserializeOwned + Default + ParamsDoc {
+    /// The name on the command line and in configs ("fox-hounds").
+    const NAME: &'static str;
+    /// Other names it answers to ("fox-and-hounds").
+    const ALIASES: &'static [&'static str] = &[];
+    /// One line for `solvedgym games`.
+    const SUMMARY: &'static str;
+    type Game: Game;
+    fn build(self) -> Result<Self::Game, InvalidParams>;
+}
+
+/// The registry: one line per game, `module: Type(its specs)`. The module is the game's file or
+/// folder under `src/games/`; a spec is a parameter type implementing [`GameSpec`], and two
+/// specs may build the same type (Hexapawn and octapawn).
+macro_rules! games {
+    ($d:tt; $( $module:ident: $game:ident($($spec:ident),+), )*) => {
+        $(
+            pub mod $module;
+            pub use $module::{$game, $($spec),+};
+        )*
+
+        /// A game chosen at run time.
+        #[derive(Clone, Debug)]
+        pub enum AnyGame {
+            $( $game($game), )*
+        }
+
+        $( impl From<$game> for AnyGame {
+            fn from(g: $game) -> Self {
+                AnyGame::$game(g)
+            }
+        } )*
+
+        /// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`], so generic
+        /// code is monomorphised per game.
+        #[macro_export]
+        macro_rules! with_game {
+            ($d any:expr, $d g:ident => $d body:expr) => {
+                match $d any {
+                    $( $d crate::games::AnyGame::$game($d g) => $d body, )*
+                }
+            };
+        }
+
+        /// Every game the toolkit ships, in the order `solvedgym games` lists them.
+        pub const GAMES: &[GameInfo] = &[ $( $( GameInfo::of::<$spec>(), )+ )* ];
+    };
+}
+
+games!($;
+    hexapawn: Hexapawn(HexapawnParams, OctapawnParams),
+    chase: Chase(FoxHoundsParams, HasenspielParams),
+    tictactoe: TicTacToe(TicTacToeParams),
+    dice_race: DiceRace(DiceRaceParams),
+);
+
+pub use chase::Escape;
+
+/// What a user can ask for: a registered game's names, summary and parameters.
+pub struct GameInfo {
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    pub summary: &'static str,
+    /// Each parameter's name and help.
+    pub fields: &'static [(&'static str, &'static str)],
+    defaults: fn() -> toml::Table,
+    build: fn(toml::Table) -> Result<AnyGame, GameSpecError>,
+}
+
+impl GameInfo {
+    const fn of<S: GameSpec>() -> GameInfo
+    where
+        AnyGame: From<S::Game>,
+    {
+        GameInfo {
+            name: S::NAME,
+            aliases: S::ALIASES,
+            summary: S::SUMMARY,
+            fields: S::FIELDS,
+            defaults: defaults::<S>,
+            build: build::<S>,
+        }
+    }
+
+    /// The game with these parameters (unknown parameters are errors; missing ones take their
+    /// defaults).
+    pub fn build(&self, params: toml::Table) -> Result<AnyGame, GameSpecError> {
+        (self.build)(params)
+    }
+
+    /// The game with its default parameters.
+    pub fn default_game(&self) -> AnyGame {
+        self.build(toml::Table::new())
+            .expect("a game's default parameters make a game")
+    }
+
+    /// The parameters with their defaults and help: `rows = 3 (board rows), cols = 3 (...)`.
+    pub fn params_help(&self) -> String {
+        if self.fields.is_empty() {
+            return "none".to_string();
+        }
+        let defaults = (self.defaults)();
+        self.fields
+            .iter()
+            .map(|(name, doc)| match defaults.get(*name) {
+                Some(v) => format!("{name} = {v} ({})", doc.trim()),
+                None => format!("{name} ({})", doc.trim()),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// What the game is and how it can be solved, with its default parameters.
+    pub fn capabilities(&self) -> Capabilities {
+        let game = self.default_game();
+        with_game!(&game, g => g.capabilities())
+    }
+
+    fn answers_to(&self, key: &str) -> bool {
+        normalize(self.name) == key || self.aliases.iter().any(|a| normalize(a) == key)
+    }
+}
+
+fn defaults<S: GameSpec>() -> toml::Table {
+    match toml::Value::try_from(S::default()) {
+        Ok(toml::Value::Table(t)) => t,
+        _ => toml::Table::new(),
+    }
+}
+
+fn build<S: GameSpec>(table: toml::Table) -> Result<AnyGame, GameSpecError>
+where
+    AnyGame: From<S::Game>,
+{
+    let params = S::deserialize(toml::Value::Table(table)).map_err(|e| {
+        let message = e.to_string();
+        let key = message
+            .strip_prefix("unknown field `")
+            .and_then(|m| m.split('`').next())
+            .map(String::from);
+        bad::<S>(key, message)
+    })?;
+    params
+        .build()
+        .map(AnyGame::from)
+        .map_err(|e| bad::<S>(Some(e.key.to_string()), e.to_string()))
+}
+
+fn bad<S: GameSpec>(key: Option<String>, message: String) -> GameSpecError {
+    GameSpecError::BadParams {
+        game: S::NAME.to_string(),
+        key,
+        message: message.trim().to_string(),
+        params: GAMES
+            .iter()
+            .find(|g| g.name == S::NAME)
+            .map_or_else(String::new, GameInfo::params_help),
+    }
+}
+
+/// Names are case-insensitive and ignore `-` and `_` ("Tic-Tac-Toe" is tictactoe).
+fn normalize(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '-' && *c != '_')
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// Parameters a game's constructor rejects: which parameter, and why.
@@ -100,7 +241,7 @@ pub enum GameSpecError {
         /// The parameter at fault, when known.
         key: Option<String>,
         message: String,
-        params: &'static str,
+        params: String,
     },
 }
 
@@ -108,83 +249,21 @@ fn game_names() -> String {
     GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", ")
 }
 
-fn params<'de, P: Deserialize<'de>>(
-    game: &'static str,
-    table: toml::Table,
-) -> Result<P, GameSpecError> {
-    P::deserialize(toml::Value::Table(table)).map_err(|e| {
-        let message = e.to_string();
-        let key = message
-            .strip_prefix("unknown field `")
-            .and_then(|m| m.split('`').next())
-            .map(String::from);
-        bad(game, key, message)
-    })
-}
-
-fn bad(game: &'static str, key: Option<String>, message: String) -> GameSpecError {
-    let info = GAMES.iter().find(|g| g.name == game).expect("registered");
-    GameSpecError::BadParams {
-        game: game.to_string(),
-        key,
-        message: message.trim().to_string(),
-        params: info.params,
-    }
-}
-
-fn invalid(game: &'static str, e: InvalidParams) -> GameSpecError {
-    bad(game, Some(e.key.to_string()), e.to_string())
-}
-
 impl AnyGame {
     /// The game called `name` with the given parameters (unknown parameters are errors).
     /// Names are case-insensitive; `-` and `_` are ignored ("tic-tac-toe" works).
     pub fn from_spec(name: &str, table: toml::Table) -> Result<AnyGame, GameSpecError> {
-        let key: String = name
-            .chars()
-            .filter(|c| *c != '-' && *c != '_')
-            .flat_map(char::to_lowercase)
-            .collect();
-        match key.as_str() {
-            "hexapawn" | "octapawn" => {
-                let mut table = table;
-                if key == "octapawn" {
-                    // Octapawn is 4x4 unless told otherwise.
-                    for side in ["rows", "cols"] {
-                        table.entry(side).or_insert(toml::Value::Integer(4));
-                    }
-                }
-                let p: HexapawnParams = params("hexapawn", table)?;
-                Hexapawn::new(p)
-                    .map(AnyGame::Hexapawn)
-                    .map_err(|e| invalid("hexapawn", e))
-            }
-            "foxhounds" | "foxandhounds" | "foxhound" => {
-                let p: FoxHoundsParams = params("fox-hounds", table)?;
-                Chase::fox_hounds(p)
-                    .map(AnyGame::Chase)
-                    .map_err(|e| invalid("fox-hounds", e))
-            }
-            "hasenspiel" => {
-                let p: HasenspielParams = params("hasenspiel", table)?;
-                Chase::hasenspiel(p)
-                    .map(AnyGame::Chase)
-                    .map_err(|e| invalid("hasenspiel", e))
-            }
-            "tictactoe" => {
-                let p: TicTacToeParams = params("tictactoe", table)?;
-                TicTacToe::new(p)
-                    .map(AnyGame::TicTacToe)
-                    .map_err(|e| invalid("tictactoe", e))
-            }
-            _ => Err(GameSpecError::UnknownGame {
+        let key = normalize(name);
+        GAMES
+            .iter()
+            .find(|g| g.answers_to(&key))
+            .ok_or_else(|| GameSpecError::UnknownGame {
                 name: name.to_string(),
-            }),
-        }
+            })?
+            .build(table)
     }
 
     pub fn name(&self) -> &'static str {
-        use crate::game::Game;
         with_game!(self, g => g.name())
     }
 }

@@ -93,10 +93,22 @@ const SYMMETRY: [[u8; 9]; 8] = {
 /// The rotation by 90 degrees is undone by the one by 270; every other symmetry is its own inverse.
 const INVERSE: [usize; 8] = [0, 3, 2, 1, 4, 5, 6, 7];
 
-/// Tic-tac-toe has no parameters; the struct exists so configs can say `[game] name = "tictactoe"`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TicTacToeParams {}
+game_params! {
+    /// Tic-tac-toe has no parameters; the struct exists so configs can say
+    /// `[game] name = "tictactoe"`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct TicTacToeParams {}
+}
+
+impl super::GameSpec for TicTacToeParams {
+    const NAME: &'static str = "tictactoe";
+    const SUMMARY: &'static str = "tic-tac-toe, the cross-check";
+    type Game = TicTacToe;
+    fn build(self) -> Result<TicTacToe, InvalidParams> {
+        TicTacToe::new(self)
+    }
+}
 
 /// A position: the cells holding X and O (bit `i` = cell `i`). The side to move follows from
 /// the counts.

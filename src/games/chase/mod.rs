@@ -75,38 +75,46 @@ pub enum Kind {
     Hasenspiel,
 }
 
-/// Fox & Hounds parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct FoxHoundsParams {
-    /// Board side B (even, 2..=16); B/2 hounds.
-    pub size: usize,
-    /// `area` (default), `square` or `none`.
-    pub escape: Escape,
-}
-
-impl Default for FoxHoundsParams {
-    fn default() -> Self {
-        FoxHoundsParams {
-            size: 8,
-            escape: Escape::Area,
-        }
+game_params! {
+    /// Fox & Hounds parameters.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct FoxHoundsParams {
+        /// board side B, even, 2 to 16; B/2 hounds
+        pub size: usize = 8,
+        /// area | square | none
+        pub escape: Escape = Escape::Area,
     }
 }
 
-/// Hasenspiel parameters (the board is 8x8).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct HasenspielParams {
-    /// `rear-pawn` (default), `first-row` or `none`.
-    pub escape: Escape,
+impl crate::games::GameSpec for FoxHoundsParams {
+    const NAME: &'static str = "fox-hounds";
+    const ALIASES: &'static [&'static str] = &["fox-and-hounds", "fox-hound"];
+    const SUMMARY: &'static str =
+        "Fox & Hounds: a fox against B/2 hounds on the dark squares (gilith/solve rules)";
+    type Game = Chase;
+    fn build(self) -> Result<Chase, InvalidParams> {
+        Chase::fox_hounds(self)
+    }
 }
 
-impl Default for HasenspielParams {
-    fn default() -> Self {
-        HasenspielParams {
-            escape: Escape::RearPawn,
-        }
+game_params! {
+    /// Hasenspiel parameters (the board is 8x8).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct HasenspielParams {
+        /// rear-pawn | first-row | none
+        pub escape: Escape = Escape::RearPawn,
+    }
+}
+
+impl crate::games::GameSpec for HasenspielParams {
+    const NAME: &'static str = "hasenspiel";
+    const SUMMARY: &'static str =
+        "the rabbit game: White's rabbit against four black pawns on 8x8 (mancap314 rules)";
+    type Game = Chase;
+    fn build(self) -> Result<Chase, InvalidParams> {
+        Chase::hasenspiel(self)
     }
 }
 
