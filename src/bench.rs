@@ -8,11 +8,7 @@ use serde::Serialize;
 
 use crate::env::AecEnv;
 use crate::games::TicTacToe;
-use crate::learn::menace::{Matchbox, MatchboxConfig};
-use crate::learn::monte_carlo::{McConfig, MonteCarlo};
-use crate::learn::q_learning::{Algorithm, QConfig, QLearner};
-use crate::learn::td::{Td, TdConfig};
-use crate::learn::{Learner, play_self};
+use crate::learn::{LearnerConfig, play_self};
 use crate::solve::group;
 
 /// One solver benchmark.
@@ -64,29 +60,14 @@ impl fmt::Display for LearnerRow {
     }
 }
 
-type Make = fn(&TicTacToe) -> Box<dyn Learner<TicTacToe>>;
-
-/// The learners `bench --learn` times, each with its default config.
-const LEARNERS: [(&str, Make); 6] = [
-    ("Q-learning", |g| {
-        Box::new(QLearner::new(g, "q", QConfig::new(Algorithm::QLearning)))
-    }),
-    ("SARSA", |g| {
-        Box::new(QLearner::new(g, "sarsa", QConfig::new(Algorithm::Sarsa)))
-    }),
-    ("MC", |g| {
-        Box::new(MonteCarlo::new(g, "mc", McConfig::default()))
-    }),
-    ("TD(0)", |g| Box::new(Td::new(g, "td", TdConfig::new(0.0)))),
-    ("TD(0.8)", |g| {
-        Box::new(Td::new(g, "td", TdConfig::new(0.8)))
-    }),
-    ("MENACE", |_| {
-        Box::new(Matchbox::<TicTacToe>::new(
-            "menace",
-            MatchboxConfig::menace(),
-        ))
-    }),
+/// The learners `bench --learn` times: each kind with its defaults, as a config names it.
+const LEARNERS: [(&str, &str, &str); 6] = [
+    ("Q-learning", "q-learning", ""),
+    ("SARSA", "q-learning", "algorithm = \"sarsa\""),
+    ("MC", "monte-carlo", ""),
+    ("TD(0)", "td", ""),
+    ("TD(0.8)", "td", "lambda = 0.8"),
+    ("MENACE", "matchbox", "scheme = \"menace\""),
 ];
 
 /// "TD(0.8)" is asked for as td0.8, "Q-learning" as q-learning.
@@ -106,12 +87,12 @@ pub fn learners(
     only: Option<&str>,
     on_row: &mut dyn FnMut(&LearnerRow),
 ) -> Result<Vec<LearnerRow>> {
-    let chosen: Vec<&(&str, Make)> = LEARNERS
+    let chosen: Vec<_> = LEARNERS
         .iter()
-        .filter(|(name, _)| only.is_none_or(|o| key(name) == key(o)))
+        .filter(|(name, ..)| only.is_none_or(|o| key(name) == key(o)))
         .collect();
     if let (Some(only), true) = (only, chosen.is_empty()) {
-        let names: Vec<String> = LEARNERS.iter().map(|(n, _)| key(n)).collect();
+        let names: Vec<String> = LEARNERS.iter().map(|(n, ..)| key(n)).collect();
         bail!(
             "--only {only}: no such learner; use one of {}",
             names.join(", ")
@@ -119,10 +100,13 @@ pub fn learners(
     }
     let game = TicTacToe;
     let mut rows = Vec::new();
-    for (name, make) in chosen {
+    for (name, kind, keys) in chosen {
+        let keys: toml::Table = keys.parse()?;
+        let config = LearnerConfig::deserialize(kind, toml::Value::Table(keys))
+            .expect("a registered kind")?;
         let mut best = f64::INFINITY;
         for run in 0..repeat.max(1) {
-            let mut learner = make(&game);
+            let mut learner = config.build(&game, name.to_string());
             let mut env = AecEnv::new(game.clone(), run as u64);
             let mut rng = crate::rng(run as u64);
             let started = std::time::Instant::now();

@@ -57,28 +57,7 @@ enum Command {
         quiet: bool,
     },
     /// Run an experiment described by a TOML file; writes curves, summary and plots.
-    #[command(after_help = "\
-A config names a [game] (or several [[games]]: a study), one or more [[learners]] and, unless the
-learners play themselves, [[opponents]]. Every key is checked; a mistake names file, line and key.
-
-Learners (kind):
-  matchbox      scheme = \"her\" (Gardner) | \"menace\" (Michie)
-  monte-carlo   visits = \"first\" | \"every\"; alpha = a step size or \"average\"
-  td            lambda = 0..1; traces = \"accumulating\" | \"replacing\" (afterstate values)
-  q-learning    algorithm = \"q-learning\" | \"sarsa\" | \"expected-sarsa\"; double = true|false
-  alpha and epsilon: a number or { kind = \"linear\" | \"exponential\", ... }
-Seats: seat = \"self-play\" (default), a player name, or \"alternate\" (every seat in turn).
-Opponents: policy = \"optimal\" | \"random\" | \"fuzzy\" (p, base) | \"frozen\" (a copy of the
-learner, refresh = N games; with seat = \"alternate\").
-
-Output: <out>/<name>/curves.parquet, curves.csv, config.toml (resolved: reruns to the same
-bytes), summary.json, summary.md, <metric>.png/.svg. The full format: README.md and the
-commented files of experiments/ and configs/.
-
-Examples:
-  solvedgym run experiments/her-gardner.toml
-  solvedgym run experiments/learners-compare.toml     # the study: 6 learners x 6 games
-  solvedgym run configs/regimes-tictactoe.toml --out /tmp/runs --json")]
+    #[command(after_help = run_help())]
     Run {
         /// The experiment config (TOML).
         config: PathBuf,
@@ -274,6 +253,31 @@ impl GameArgs {
         }
         Ok(AnyGame::from_spec(&self.game, table)?)
     }
+}
+
+fn run_help() -> String {
+    format!(
+        "{}Learners (kind):\n{}{}",
+        "\
+A config names a [game] (or several [[games]]: a study), one or more [[learners]] and, unless the
+learners play themselves, [[opponents]]. Every key is checked; a mistake names file, line and key.
+
+",
+        solvedgym::learn::LearnerConfig::help(),
+        "  alpha and epsilon: a number or { kind = \"linear\" | \"exponential\", ... }
+Seats: seat = \"self-play\" (default), a player name, or \"alternate\" (every seat in turn).
+Opponents: policy = \"optimal\" | \"random\" | \"fuzzy\" (p, base) | \"frozen\" (a copy of the
+learner, refresh = N games; with seat = \"alternate\").
+
+Output: <out>/<name>/curves.parquet, curves.csv, config.toml (resolved: reruns to the same
+bytes), summary.json, summary.md, <metric>.png/.svg. The full format: README.md and the
+commented files of experiments/ and configs/.
+
+Examples:
+  solvedgym run experiments/her-gardner.toml
+  solvedgym run experiments/learners-compare.toml     # the study: 6 learners x 6 games
+  solvedgym run configs/regimes-tictactoe.toml --out /tmp/runs --json"
+    )
 }
 
 fn games_help() -> String {

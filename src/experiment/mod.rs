@@ -8,8 +8,10 @@
 //! order, so the output is the same bytes whatever the number of threads.
 
 pub mod config;
+pub mod opponents;
 pub mod output;
 pub mod plot;
+mod source;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -25,18 +27,14 @@ use crate::eval::{
     worst_case_of,
 };
 use crate::game::{Game, GameResult, Player};
-use crate::graph::StateGraph;
-use crate::learn::menace::{Matchbox, count_boxes, count_boxes_gardner};
-use crate::learn::monte_carlo::MonteCarlo;
-use crate::learn::q_learning::QLearner;
-use crate::learn::td::Td;
+use crate::learn::LearnerConfig;
+use crate::learn::menace::{count_boxes, count_boxes_gardner};
 use crate::learn::{Learner, play_self, play_vs_opponent};
-use crate::policy::{FuzzyPolicy, OptimalPolicy, Policy, RandomPolicy, SharedPolicy};
+use crate::policy::{OptimalPolicy, Policy, RandomPolicy, SharedPolicy};
 use crate::solve::{DEFAULT_STATE_LIMIT, Solution, SolveReport};
 use crate::{derive_seed, rng};
-use config::{
-    BandSpec, ExperimentConfig, FrozenPlay, LearnerKind, LearnerSpec, OpponentPolicy, SeatSpec,
-};
+use config::{BandSpec, ExperimentConfig, LearnerEntry, Seat};
+use opponents::{OpponentSpec, copy_of};
 use output::{Curves, write_atomic, write_curves};
 use plot::{Band, PlotSpec, plot_metric};
 
@@ -49,7 +47,7 @@ pub fn run_file(path: &Path, out_root: &Path, progress: bool) -> Result<Vec<RunS
     let runs = config::parse(path, &text)?;
     let mut summaries = Vec::with_capacity(runs.len());
     for (config, game) in &runs {
-        let dir = out_root.join(&config.name);
+        let dir = out_root.join(config.name());
         summaries.push(with_game!(game, g => run(g, config, &dir, progress))?);
     }
     if summaries.len() > 1 {
@@ -84,9 +82,9 @@ pub fn run_file(path: &Path, out_root: &Path, progress: bool) -> Result<Vec<RunS
 
 /// One (learner, opponent) pairing; it is trained once per seed.
 struct Condition<'a> {
-    learner: &'a LearnerSpec,
+    learner: &'a LearnerEntry,
     /// `None`: self-play.
-    opponent: Option<&'a config::OpponentSpec>,
+    opponent: Option<&'a OpponentSpec>,
 }
 
 impl Condition<'_> {
@@ -135,13 +133,13 @@ pub fn run<G: Game>(
     report.seconds = None;
 
     let conditions: Vec<Condition> = config
-        .learners
+        .learners()
         .iter()
         .flat_map(|learner| {
-            let opponents: Vec<Option<&config::OpponentSpec>> = if config.opponents.is_empty() {
+            let opponents: Vec<Option<&OpponentSpec>> = if config.opponents().is_empty() {
                 vec![None]
             } else {
-                config.opponents.iter().map(Some).collect()
+                config.opponents().iter().map(Some).collect()
             };
             opponents
                 .into_iter()
@@ -149,7 +147,7 @@ pub fn run<G: Game>(
         })
         .collect();
     let jobs: Vec<(usize, u64)> = (0..conditions.len())
-        .flat_map(|c| config.seeds.iter().map(move |&s| (c, s)))
+        .flat_map(|c| config.seeds().iter().map(move |&s| (c, s)))
         .collect();
 
     // The return each seat is guaranteed with perfect play: the bar for "perfect".
@@ -167,9 +165,13 @@ pub fn run<G: Game>(
         opponents: conditions
             .iter()
             .map(|c| {
-                c.opponent
-                    .filter(|o| frozen(o).is_none())
-                    .map(|o| everywhere(build_policy(&o.policy, &solution).as_ref()))
+                c.opponent.filter(|o| o.frozen().is_none()).map(|o| {
+                    everywhere(
+                        o.policy
+                            .build(Some(&solution as &dyn crate::oracle::Oracle<G>))
+                            .as_ref(),
+                    )
+                })
             })
             .collect(),
     };
@@ -179,11 +181,11 @@ pub fn run<G: Game>(
         .map(String::from)
         .to_vec();
     for (c, cond) in conditions.iter().enumerate() {
-        let learner = build_learner::<G>(game, cond.learner);
-        let seats = learner_seats(game, cond.learner);
+        let learner = cond.learner.config.build(game, cond.learner.label.clone());
+        let seats = cond.learner.seat.players(game.num_players());
         let first_copy = cond
             .opponent
-            .and_then(frozen)
+            .and_then(OpponentSpec::frozen)
             .map(|(_, play)| copy_of(graph, learner.as_ref(), play));
         let names = evaluation(
             game,
@@ -203,7 +205,7 @@ pub fn run<G: Game>(
     }
     // `<metric>_as_*` plots the metric for every seat (a study's games name their seats apart).
     let plot_metrics: Vec<String> = config
-        .plot_metrics
+        .plot_metrics()
         .iter()
         .flat_map(|m| match m.strip_suffix("_as_*") {
             Some(base) => (0..game.num_players())
@@ -219,7 +221,7 @@ pub fn run<G: Game>(
         );
     }
 
-    let total = jobs.len() as u64 * config.episodes;
+    let total = jobs.len() as u64 * config.episodes();
     let bar = if progress {
         let bar = ProgressBar::new(total);
         bar.set_style(
@@ -232,7 +234,7 @@ pub fn run<G: Game>(
         bar.set_message(format!(
             "{} runs x {} episodes on {} threads",
             jobs.len(),
-            config.episodes,
+            config.episodes(),
             rayon::current_num_threads()
         ));
         bar
@@ -257,7 +259,7 @@ pub fn run<G: Game>(
         .collect::<Result<_>>()?;
     bar.finish_and_clear();
 
-    let mut curves = Curves::new(&config.name, game.name(), &config_hash);
+    let mut curves = Curves::new(config.name(), game.name(), &config_hash);
     for r in &results {
         curves.append(r.curves.clone());
     }
@@ -315,10 +317,10 @@ fn run_job<G: Game>(
     seed: u64,
     bar: &ProgressBar,
 ) -> Result<JobResult> {
-    let mut learner = build_learner::<G>(game, cond.learner);
+    let mut learner = cond.learner.config.build(game, cond.learner.label.clone());
     let mut rng = rng(derive_seed(seed, 1));
     let env_seed = derive_seed(seed, 2);
-    let seats = learner_seats(game, cond.learner);
+    let seats = cond.learner.seat.players(game.num_players());
     let mut job = JobResult {
         reached: [None; 2],
         curves: Curves::default(),
@@ -337,10 +339,13 @@ fn run_job<G: Game>(
     }
     let graph = solution.graph();
     // A frozen copy of the learner, shared by the environments and refreshed every so often.
-    let copy = cond.opponent.and_then(frozen).map(|(refresh, play)| {
-        let policy = SharedPolicy::new(copy_of(graph, learner.as_ref(), play));
-        (policy, refresh, play)
-    });
+    let copy = cond
+        .opponent
+        .and_then(OpponentSpec::frozen)
+        .map(|(refresh, play)| {
+            let policy = SharedPolicy::new(copy_of(graph, learner.as_ref(), play));
+            (policy, refresh, play)
+        });
     let mut arena = match cond.opponent {
         Some(o) => {
             let mut envs = Vec::with_capacity(seats.len());
@@ -349,7 +354,9 @@ fn run_job<G: Game>(
                     .map(|p| {
                         (p != seat).then(|| match &copy {
                             Some((shared, ..)) => Box::new(shared.clone()) as Box<dyn Policy<G>>,
-                            None => build_policy(&o.policy, solution),
+                            None => o
+                                .policy
+                                .build(Some(solution as &dyn crate::oracle::Oracle<G>)),
                         })
                     })
                     .collect();
@@ -397,7 +404,7 @@ fn run_job<G: Game>(
     note_thresholds(&mut job.reached, &metrics, 0);
     let (mut result_sum, mut games_since, mut losses_since) = (0.0, 0u64, 0u64);
     let mut pending = 0;
-    for episode in 1..=config.episodes {
+    for episode in 1..=config.episodes() {
         let (outcome, seat) = match &mut arena {
             Arena::Seats(envs) => {
                 let turn = ((episode - 1) % envs.len() as u64) as usize;
@@ -419,7 +426,7 @@ fn run_job<G: Game>(
             job.last_loss = episode;
             losses_since += 1;
         }
-        if episode % config.eval_interval == 0 || episode == config.episodes {
+        if episode % config.eval_interval() == 0 || episode == config.episodes() {
             let mut push = |metric: &str, value: f64| {
                 job.curves
                     .push(label, opponent_name, seed, episode, metric, value)
@@ -438,7 +445,7 @@ fn run_job<G: Game>(
             shared.replace(copy_of(graph, learner.as_ref(), *play));
         }
         pending += 1;
-        if pending == 64 || episode == config.episodes {
+        if pending == 64 || episode == config.episodes() {
             bar.inc(pending);
             pending = 0;
         }
@@ -579,68 +586,6 @@ fn value_errors<G: Game>(
     (n > 0).then(|| (plain / n as f64, discounted / n as f64))
 }
 
-/// The seats a learner holds: one, or all of them (at once in self-play, in turn when seats
-/// alternate).
-fn learner_seats<G: Game>(game: &G, spec: &LearnerSpec) -> Vec<Player> {
-    match &spec.seat {
-        SeatSpec::Player(name) => vec![
-            game.player_by_name(name)
-                .expect("validated with the config"),
-        ],
-        SeatSpec::SelfPlay | SeatSpec::Alternate => (0..game.num_players()).collect(),
-    }
-}
-
-/// `(refresh, play)` when the opponent is a frozen copy of the learner.
-fn frozen(o: &config::OpponentSpec) -> Option<(u64, FrozenPlay)> {
-    match o.policy {
-        OpponentPolicy::Frozen { refresh, play } => Some((refresh, play)),
-        _ => None,
-    }
-}
-
-/// A frozen copy of how `learner` plays now.
-fn copy_of<'g, G: Game>(
-    graph: &'g StateGraph<G>,
-    learner: &dyn Learner<G>,
-    play: FrozenPlay,
-) -> FrozenPolicy<'g, G> {
-    match play {
-        FrozenPlay::Behaviour => FrozenPolicy::new(graph, learner.policy().as_ref()),
-        FrozenPlay::Greedy => FrozenPolicy::new(graph, learner.greedy_policy().as_ref()),
-    }
-}
-
-fn build_learner<G: Game>(game: &G, spec: &LearnerSpec) -> Box<dyn Learner<G>> {
-    match &spec.kind {
-        LearnerKind::Matchbox(cfg) => Box::new(Matchbox::<G>::new(spec.label.clone(), cfg.clone())),
-        LearnerKind::MonteCarlo(cfg) => {
-            Box::new(MonteCarlo::new(game, spec.label.clone(), cfg.clone()))
-        }
-        LearnerKind::Td(cfg) => Box::new(Td::new(game, spec.label.clone(), cfg.clone())),
-        LearnerKind::QLearning(cfg) => {
-            Box::new(QLearner::new(game, spec.label.clone(), cfg.clone()))
-        }
-    }
-}
-
-fn build_policy<'s, G: Game>(
-    p: &OpponentPolicy,
-    solution: &'s Solution<G>,
-) -> Box<dyn Policy<G> + 's> {
-    match p {
-        OpponentPolicy::Random => Box::new(RandomPolicy),
-        OpponentPolicy::Optimal => Box::new(OptimalPolicy::new(solution)),
-        OpponentPolicy::Fuzzy { p, base } => Box::new(FuzzyPolicy {
-            base: build_policy(base, solution),
-            p: *p,
-        }),
-        OpponentPolicy::Frozen { .. } => {
-            unreachable!("a frozen copy is made from its learner (copy_of), never built alone")
-        }
-    }
-}
-
 /// Labels and the ground-truth line of a plotted metric.
 fn plot_spec<G: Game>(
     game: &G,
@@ -661,11 +606,11 @@ fn plot_spec<G: Game>(
     let seats: Vec<Player> = match seat_of_metric {
         Some(p) => vec![p],
         None => config
-            .learners
+            .learners()
             .iter()
             .map(|l| match &l.seat {
-                SeatSpec::Player(name) => game.player_by_name(name).expect("validated"),
-                SeatSpec::SelfPlay | SeatSpec::Alternate => 0,
+                Seat::Player(p, _) => *p,
+                Seat::SelfPlay | Seat::Alternate => 0,
             })
             .collect(),
     };
@@ -718,7 +663,7 @@ fn plot_spec<G: Game>(
         file_stem: metric.to_string(),
         title: format!(
             "{}: {}{seat_note}",
-            config.name,
+            config.name(),
             if title.is_empty() { metric } else { title }
         ),
         metric: metric.to_string(),
@@ -726,7 +671,7 @@ fn plot_spec<G: Game>(
         y_label: y_label.to_string(),
         reference,
         y_range: (base.contains("rate") || base.contains("prob")).then_some((0.0, 1.02)),
-        band: match config.band {
+        band: match config.band() {
             BandSpec::Bootstrap95 => Band::Bootstrap95,
             BandSpec::MinMax => Band::MinMax,
         },
@@ -823,7 +768,7 @@ fn summarise<G: Game>(
     report: SolveReport,
     config_hash: &str,
 ) -> Result<RunSummary> {
-    let per = config.seeds.len();
+    let per = config.seeds().len();
     let mut out = Vec::new();
     for (c, cond) in conditions.iter().enumerate() {
         let jobs = &results[c * per..(c + 1) * per];
@@ -839,7 +784,7 @@ fn summarise<G: Game>(
             opponent: cond.opponent_name().to_string(),
             seat: cond.learner.seat.describe(),
             seeds: per,
-            episodes: config.episodes,
+            episodes: config.episodes(),
             losses: Spread::of(jobs.iter().map(|j| j.losses as f64)),
             last_loss_episode: Spread::of(jobs.iter().map(|j| j.last_loss as f64)),
             never_lost_share: jobs.iter().filter(|j| j.losses == 0).count() as f64 / per as f64,
@@ -854,9 +799,9 @@ fn summarise<G: Game>(
         });
     }
     let mut boxes_possible = Vec::new();
-    for l in &config.learners {
-        if let (LearnerKind::Matchbox(_), SeatSpec::Player(name)) = (&l.kind, &l.seat) {
-            let seat = game.player_by_name(name).expect("validated");
+    for l in config.learners() {
+        if let (LearnerConfig::Matchbox(_), Seat::Player(seat, name)) = (&l.config, &l.seat) {
+            let seat = *seat;
             let with = count_boxes(solution.graph(), seat, true);
             let without = count_boxes(solution.graph(), seat, false);
             boxes_possible.push(BoxesPossible {
@@ -870,8 +815,8 @@ fn summarise<G: Game>(
         }
     }
     Ok(RunSummary {
-        name: config.name.clone(),
-        description: config.description.clone(),
+        name: config.name().to_string(),
+        description: config.description().to_string(),
         config_hash: config_hash.to_string(),
         solution: report,
         boxes_possible,

@@ -38,9 +38,10 @@ pub enum Reinforce {
 }
 
 /// The bead rules. [`MatchboxConfig::her`] and [`MatchboxConfig::menace`] are the two
-/// historical schemes; every field can be changed on its own.
+/// historical schemes; every field can be changed on its own. In a config (`kind = "matchbox"`)
+/// `scheme` picks the scheme (HER unless told) and any field given overrides it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "MatchboxToml")]
 pub struct MatchboxConfig {
     /// Positions that are images of each other under the board's symmetries share a box.
     pub symmetry: bool,
@@ -54,6 +55,79 @@ pub struct MatchboxConfig {
     pub reinforce: Reinforce,
     /// A move never drops below this many beads (0 lets boxes empty, and the learner resign).
     pub min_beads: u32,
+}
+
+/// The two historical bead schemes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Scheme {
+    Her,
+    Menace,
+}
+
+/// A matchbox learner's table in a config: a scheme and overrides of its fields.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MatchboxToml {
+    scheme: Option<Scheme>,
+    symmetry: Option<bool>,
+    #[serde(default, deserialize_with = "bead_counts")]
+    initial_beads: Option<Vec<u32>>,
+    win_beads: Option<i32>,
+    draw_beads: Option<i32>,
+    loss_beads: Option<i32>,
+    reinforce: Option<Reinforce>,
+    min_beads: Option<u32>,
+}
+
+fn bead_counts<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<u32>>, D::Error> {
+    let counts = Vec::<u32>::deserialize(d)?;
+    if counts.is_empty() || counts.contains(&0) {
+        return Err(serde::de::Error::custom(
+            "give at least one count, each at least 1",
+        ));
+    }
+    Ok(Some(counts))
+}
+
+impl From<MatchboxToml> for MatchboxConfig {
+    fn from(t: MatchboxToml) -> Self {
+        let base = match t.scheme {
+            None | Some(Scheme::Her) => MatchboxConfig::her(),
+            Some(Scheme::Menace) => MatchboxConfig::menace(),
+        };
+        MatchboxConfig {
+            symmetry: t.symmetry.unwrap_or(base.symmetry),
+            initial_beads: t.initial_beads.unwrap_or(base.initial_beads),
+            win_beads: t.win_beads.unwrap_or(base.win_beads),
+            draw_beads: t.draw_beads.unwrap_or(base.draw_beads),
+            loss_beads: t.loss_beads.unwrap_or(base.loss_beads),
+            reinforce: t.reinforce.unwrap_or(base.reinforce),
+            min_beads: t.min_beads.unwrap_or(base.min_beads),
+        }
+    }
+}
+
+impl super::LearnerSpec for MatchboxConfig {
+    const KIND: &'static str = "matchbox";
+    const KEYS: &'static str = "scheme = \"her\" (Gardner) | \"menace\" (Michie)";
+    /// The scheme's name: "menace" where every move is reinforced, "her" otherwise.
+    fn default_label(&self) -> String {
+        match self.reinforce {
+            Reinforce::EveryMove => "menace".into(),
+            Reinforce::LastMove => "her".into(),
+        }
+    }
+    fn build<G: Game>(&self, _: &G, label: String) -> Box<dyn Learner<G>> {
+        Box::new(Matchbox::<G>::new(label, self.clone()))
+    }
+}
+
+impl Default for MatchboxConfig {
+    /// Gardner's HER.
+    fn default() -> Self {
+        MatchboxConfig::her()
+    }
 }
 
 impl MatchboxConfig {

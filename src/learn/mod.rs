@@ -5,17 +5,107 @@
 //! opponent policy; [`play_self`] lets it hold every seat of an [`AecEnv`].
 
 pub mod backup;
-pub mod menace;
-pub mod monte_carlo;
-pub mod q_learning;
 pub mod schedule;
 pub mod table;
-pub mod td;
+
+use std::fmt::Debug;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use crate::SgRng;
 use crate::env::{AecEnv, Env};
 use crate::game::{Action, Game, Player, Returns};
 use crate::policy::Policy;
+
+/// A learner kind as a config names it: its config type (every key with a default, unknown
+/// keys refused, values checked where they are read) is the key of the registry.
+pub trait LearnerSpec:
+    Serialize + DeserializeOwned + Default + Clone + Debug + PartialEq + Send + Sync
+{
+    /// `kind = "..."` in a config.
+    const KIND: &'static str;
+    /// Its own keys, one line for `run --help`.
+    const KEYS: &'static str;
+    /// The label of a learner whose config gives none.
+    fn default_label(&self) -> String;
+    /// A fresh learner for `game`.
+    fn build<G: Game>(&self, game: &G, label: String) -> Box<dyn Learner<G>>;
+}
+
+/// The registry of learners: one line per learner, `module: Variant(its config type)`.
+macro_rules! learners {
+    ($( $module:ident: $variant:ident($config:ident), )*) => {
+        $( pub mod $module; )*
+
+        /// A learner's config, of any registered kind.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum LearnerConfig {
+            $( $variant($module::$config), )*
+        }
+
+        impl LearnerConfig {
+            /// The kinds a config may name, in registry order.
+            pub const KINDS: &[&str] = &[$( <$module::$config as LearnerSpec>::KIND ),*];
+
+            /// Reads the config of `kind` (`None`: no learner has that kind).
+            pub fn deserialize<'de, D: serde::Deserializer<'de>>(
+                kind: &str,
+                d: D,
+            ) -> Option<Result<Self, D::Error>> {
+                $( if kind == <$module::$config as LearnerSpec>::KIND {
+                    return Some(
+                        <$module::$config as serde::Deserialize>::deserialize(d)
+                            .map(LearnerConfig::$variant),
+                    );
+                } )*
+                None
+            }
+            /// The kind's name.
+            pub fn kind(&self) -> &'static str {
+                match self { $( LearnerConfig::$variant(c) => learner_kind(c), )* }
+            }
+            pub fn default_label(&self) -> String {
+                match self { $( LearnerConfig::$variant(c) => c.default_label(), )* }
+            }
+            /// A fresh learner for `game`.
+            pub fn build<G: Game>(&self, game: &G, label: String) -> Box<dyn Learner<G>> {
+                match self { $( LearnerConfig::$variant(c) => c.build(game, label), )* }
+            }
+            /// Every key of the config with its value (for the resolved config file).
+            pub fn to_table(&self) -> toml::Table {
+                let value = match self {
+                    $( LearnerConfig::$variant(c) => toml::Value::try_from(c), )*
+                };
+                match value {
+                    Ok(toml::Value::Table(t)) => t,
+                    _ => toml::Table::new(),
+                }
+            }
+            /// Each kind with its own keys, for `run --help`.
+            pub fn help() -> String {
+                let mut out = String::new();
+                $( out.push_str(&format!(
+                    "  {:<13} {}\n",
+                    <$module::$config as LearnerSpec>::KIND,
+                    <$module::$config as LearnerSpec>::KEYS
+                )); )*
+                out
+            }
+        }
+    };
+}
+
+fn learner_kind<S: LearnerSpec>(_: &S) -> &'static str {
+    S::KIND
+}
+
+learners! {
+    menace: Matchbox(MatchboxConfig),
+    monte_carlo: MonteCarlo(McConfig),
+    td: Td(TdConfig),
+    q_learning: QLearning(QConfig),
+}
 
 /// A decision the learner is asked to make.
 pub struct Decision<'a, G: Game> {

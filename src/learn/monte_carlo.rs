@@ -14,7 +14,7 @@ use serde::de::{self, MapAccess, Unexpected, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::backup::{discount, epsilon_greedy, max_of, row_probabilities};
-use super::schedule::{Decay, Schedule};
+use super::schedule::{Decay, Schedule, checked};
 use super::table::Table;
 use super::{Decision, Learner};
 use crate::SgRng;
@@ -80,18 +80,46 @@ impl<'de> Deserialize<'de> for StepSize {
     }
 }
 
+/// `kind = "monte-carlo"` in a config; every key optional.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct McConfig {
     pub visits: Visits,
     /// The step size: sample averages or α by episode.
+    #[serde(deserialize_with = "checked_step_size")]
     pub alpha: StepSize,
     /// Exploration rate ε by episode.
+    #[serde(deserialize_with = "checked::probability_schedule")]
     pub epsilon: Schedule,
     /// Discount per ply.
+    #[serde(deserialize_with = "checked::discount")]
     pub gamma: f64,
     /// The value of an action never tried.
+    #[serde(deserialize_with = "checked::finite")]
     pub initial: f64,
+}
+
+fn checked_step_size<'de, D: Deserializer<'de>>(d: D) -> Result<StepSize, D::Error> {
+    let step = StepSize::deserialize(d)?;
+    if let StepSize::Schedule(s) = &step {
+        s.check(checked::STEP_SIZE).map_err(de::Error::custom)?;
+    }
+    Ok(step)
+}
+
+impl super::LearnerSpec for McConfig {
+    const KIND: &'static str = "monte-carlo";
+    const KEYS: &'static str =
+        "visits = \"first\" | \"every\"; alpha = a step size or \"average\"";
+    fn default_label(&self) -> String {
+        match self.visits {
+            Visits::First => "MC".into(),
+            Visits::Every => "MC (every visit)".into(),
+        }
+    }
+    fn build<G: Game>(&self, game: &G, label: String) -> Box<dyn Learner<G>> {
+        Box::new(MonteCarlo::new(game, label, self.clone()))
+    }
 }
 
 impl Default for McConfig {

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::backup::{
     Pending, discount, epsilon_greedy, epsilon_greedy_expectation, max_of, row_probabilities,
 };
-use super::schedule::{Decay, Schedule};
+use super::schedule::{Decay, Schedule, checked};
 use super::table::Table;
 use super::{Decision, Learner};
 use crate::SgRng;
@@ -47,20 +47,49 @@ impl Algorithm {
     }
 }
 
+/// `kind = "q-learning"` in a config; every key optional.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct QConfig {
     pub algorithm: Algorithm,
     /// Double learning: two tables, each updated half the time with the other's valuation.
     pub double: bool,
     /// Step size α by episode.
+    #[serde(deserialize_with = "checked::step_size_schedule")]
     pub alpha: Schedule,
     /// Exploration rate ε by episode.
+    #[serde(deserialize_with = "checked::probability_schedule")]
     pub epsilon: Schedule,
     /// Discount per ply.
+    #[serde(deserialize_with = "checked::discount")]
     pub gamma: f64,
     /// The value of an action never tried.
+    #[serde(deserialize_with = "checked::finite")]
     pub initial: f64,
+}
+
+impl Default for QConfig {
+    /// Q-learning.
+    fn default() -> Self {
+        QConfig::new(Algorithm::QLearning)
+    }
+}
+
+impl super::LearnerSpec for QConfig {
+    const KIND: &'static str = "q-learning";
+    const KEYS: &'static str =
+        "algorithm = \"q-learning\" | \"sarsa\" | \"expected-sarsa\"; double = true|false";
+    fn default_label(&self) -> String {
+        let name = self.algorithm.label();
+        if self.double {
+            format!("Double {name}")
+        } else {
+            name.to_string()
+        }
+    }
+    fn build<G: Game>(&self, game: &G, label: String) -> Box<dyn Learner<G>> {
+        Box::new(QLearner::new(game, label, self.clone()))
+    }
 }
 
 impl QConfig {

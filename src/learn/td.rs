@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::backup::{
     Backup, Pending, discount, epsilon_greedy, epsilon_greedy_probabilities, max_of,
 };
-use super::schedule::{Decay, Schedule};
+use super::schedule::{Decay, Schedule, checked};
 use super::table::Table;
 use super::{Decision, Learner};
 use crate::SgRng;
@@ -36,20 +36,45 @@ pub enum Traces {
     Replacing,
 }
 
+/// `kind = "td"` in a config; every key optional.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct TdConfig {
     /// Trace decay λ (0: TD(0)).
+    #[serde(deserialize_with = "checked::trace_decay")]
     pub lambda: f64,
     pub traces: Traces,
     /// Step size α by episode.
+    #[serde(deserialize_with = "checked::step_size_schedule")]
     pub alpha: Schedule,
     /// Exploration rate ε by episode.
+    #[serde(deserialize_with = "checked::probability_schedule")]
     pub epsilon: Schedule,
     /// Discount per ply.
+    #[serde(deserialize_with = "checked::discount")]
     pub gamma: f64,
     /// The value of an afterstate never met.
+    #[serde(deserialize_with = "checked::finite")]
     pub initial: f64,
+}
+
+impl Default for TdConfig {
+    /// TD(0).
+    fn default() -> Self {
+        TdConfig::new(0.0)
+    }
+}
+
+impl super::LearnerSpec for TdConfig {
+    const KIND: &'static str = "td";
+    const KEYS: &'static str =
+        "lambda = 0..1; traces = \"accumulating\" | \"replacing\" (afterstate values)";
+    fn default_label(&self) -> String {
+        format!("TD({})", self.lambda)
+    }
+    fn build<G: Game>(&self, game: &G, label: String) -> Box<dyn Learner<G>> {
+        Box::new(Td::new(game, label, self.clone()))
+    }
 }
 
 impl TdConfig {

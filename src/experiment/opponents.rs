@@ -1,0 +1,246 @@
+//! Training opponents: the `[[opponents]]` tables of a config and the policies they become
+//! (random play, the oracle's perfect play, a fuzzed one, or a frozen copy of the learner).
+
+use std::num::NonZeroU64;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::source::{ConfigError, Source};
+use crate::eval::FrozenPolicy;
+use crate::game::Game;
+use crate::graph::StateGraph;
+use crate::learn::Learner;
+use crate::learn::schedule::checked;
+use crate::oracle::Oracle;
+use crate::policy::{FuzzyPolicy, OptimalPolicy, Policy, RandomPolicy};
+
+/// A training opponent.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OpponentPolicy {
+    Random,
+    Optimal,
+    Fuzzy {
+        p: f64,
+        base: Box<OpponentPolicy>,
+    },
+    /// A copy of the learner itself, frozen, replaced by a fresh copy every `refresh` episodes.
+    Frozen {
+        refresh: NonZeroU64,
+        play: FrozenPlay,
+    },
+}
+
+/// Which of the learner's policies its frozen copy plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FrozenPlay {
+    /// How the learner played when copied, exploration included.
+    Behaviour,
+    /// Its greedy policy when copied.
+    Greedy,
+}
+
+/// Episodes between two copies of a frozen opponent when the config does not say.
+pub const DEFAULT_REFRESH: NonZeroU64 = NonZeroU64::new(10_000).expect("not zero");
+
+/// An opponent of an experiment: its name (unique) and its policy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpponentSpec {
+    pub name: String,
+    pub policy: OpponentPolicy,
+}
+
+/// An `[[opponents]]` table as a config writes it, and as the resolved config writes it back.
+#[derive(Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct OpponentToml {
+    name: Option<String>,
+    policy: PolicyName,
+    #[serde(
+        default,
+        deserialize_with = "some_probability",
+        skip_serializing_if = "Option::is_none"
+    )]
+    p: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    base: Option<PolicyName>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    refresh: Option<NonZeroU64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    play: Option<FrozenPlay>,
+}
+
+fn some_probability<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    checked::probability(d).map(Some)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum PolicyName {
+    Random,
+    Optimal,
+    Fuzzy,
+    Frozen,
+}
+
+impl PolicyName {
+    fn as_str(self) -> &'static str {
+        match self {
+            PolicyName::Random => "random",
+            PolicyName::Optimal => "optimal",
+            PolicyName::Fuzzy => "fuzzy",
+            PolicyName::Frozen => "frozen",
+        }
+    }
+}
+
+impl OpponentToml {
+    /// The opponent's name and policy; a key of another policy, or a missing one, is an error
+    /// at `path` (`opponents[i]`).
+    pub(super) fn resolve(
+        self,
+        src: &Source,
+        path: &str,
+    ) -> Result<(String, OpponentPolicy), ConfigError> {
+        let owners = [
+            ("p", self.p.is_some(), PolicyName::Fuzzy),
+            ("base", self.base.is_some(), PolicyName::Fuzzy),
+            ("refresh", self.refresh.is_some(), PolicyName::Frozen),
+            ("play", self.play.is_some(), PolicyName::Frozen),
+        ];
+        for (key, given, owner) in owners {
+            if given && self.policy != owner {
+                return Err(src.error(
+                    &format!("{path}.{key}"),
+                    format!(
+                        "`{key}` belongs to policy = \"{}\", not \"{}\"",
+                        owner.as_str(),
+                        self.policy.as_str()
+                    ),
+                ));
+            }
+        }
+        let policy = match self.policy {
+            PolicyName::Random => OpponentPolicy::Random,
+            PolicyName::Optimal => OpponentPolicy::Optimal,
+            PolicyName::Fuzzy => OpponentPolicy::Fuzzy {
+                p: self.p.ok_or_else(|| {
+                    src.error(
+                        &format!("{path}.p"),
+                        "missing: the probability of a random move",
+                    )
+                })?,
+                base: Box::new(match self.base {
+                    None | Some(PolicyName::Optimal) => OpponentPolicy::Optimal,
+                    Some(PolicyName::Random) => OpponentPolicy::Random,
+                    Some(_) => {
+                        return Err(src.error(
+                            &format!("{path}.base"),
+                            "a fuzzy opponent's base is \"optimal\" or \"random\"",
+                        ));
+                    }
+                }),
+            },
+            PolicyName::Frozen => OpponentPolicy::Frozen {
+                refresh: self.refresh.unwrap_or(DEFAULT_REFRESH),
+                play: self.play.unwrap_or(FrozenPlay::Behaviour),
+            },
+        };
+        let name = self.name.unwrap_or_else(|| policy.describe());
+        Ok((name, policy))
+    }
+}
+
+impl OpponentSpec {
+    /// The table the resolved config writes, every default filled in.
+    pub(super) fn resolved(&self) -> OpponentToml {
+        let mut t = OpponentToml {
+            name: Some(self.name.clone()),
+            policy: PolicyName::Random,
+            p: None,
+            base: None,
+            refresh: None,
+            play: None,
+        };
+        match &self.policy {
+            OpponentPolicy::Random => {}
+            OpponentPolicy::Optimal => t.policy = PolicyName::Optimal,
+            OpponentPolicy::Fuzzy { p, base } => {
+                t.policy = PolicyName::Fuzzy;
+                t.p = Some(*p);
+                t.base = Some(match **base {
+                    OpponentPolicy::Random => PolicyName::Random,
+                    _ => PolicyName::Optimal,
+                });
+            }
+            OpponentPolicy::Frozen { refresh, play } => {
+                (t.policy, t.refresh, t.play) = (PolicyName::Frozen, Some(*refresh), Some(*play));
+            }
+        }
+        t
+    }
+
+    /// `(refresh, play)` when the opponent is a frozen copy of the learner.
+    pub fn frozen(&self) -> Option<(u64, FrozenPlay)> {
+        match self.policy {
+            OpponentPolicy::Frozen { refresh, play } => Some((refresh.get(), play)),
+            _ => None,
+        }
+    }
+}
+
+impl OpponentPolicy {
+    /// The name an opponent gets when the config gives none ("fuzzy 0.3 optimal").
+    fn describe(&self) -> String {
+        match self {
+            OpponentPolicy::Random => "random".into(),
+            OpponentPolicy::Optimal => "optimal".into(),
+            OpponentPolicy::Fuzzy { p, base } => format!("fuzzy {p} {}", base.describe()),
+            OpponentPolicy::Frozen { refresh, play } => match play {
+                FrozenPlay::Behaviour => format!("frozen every {refresh}"),
+                FrozenPlay::Greedy => format!("frozen greedy every {refresh}"),
+            },
+        }
+    }
+
+    /// Whether playing it needs an oracle (perfect play).
+    pub fn needs_oracle(&self) -> bool {
+        match self {
+            OpponentPolicy::Optimal => true,
+            OpponentPolicy::Fuzzy { base, .. } => base.needs_oracle(),
+            OpponentPolicy::Random | OpponentPolicy::Frozen { .. } => false,
+        }
+    }
+
+    /// The policy, reading perfect play from `oracle` (`None`: a game without one; the config
+    /// check refuses such opponents before any work starts). A frozen copy is made from its
+    /// learner by [`copy_of`], never here.
+    pub fn build<'o, G: Game>(&self, oracle: Option<&'o dyn Oracle<G>>) -> Box<dyn Policy<G> + 'o> {
+        match self {
+            OpponentPolicy::Random => Box::new(RandomPolicy),
+            OpponentPolicy::Optimal => match oracle {
+                Some(oracle) => Box::new(OptimalPolicy::new(oracle)),
+                None => unreachable!("opponents that need an oracle are refused without one"),
+            },
+            OpponentPolicy::Fuzzy { p, base } => Box::new(FuzzyPolicy {
+                base: base.build(oracle),
+                p: *p,
+            }),
+            OpponentPolicy::Frozen { .. } => {
+                unreachable!("a frozen copy is made from its learner (copy_of), never built alone")
+            }
+        }
+    }
+}
+
+/// A frozen copy of how `learner` plays now.
+pub fn copy_of<'g, G: Game>(
+    graph: &'g StateGraph<G>,
+    learner: &dyn Learner<G>,
+    play: FrozenPlay,
+) -> FrozenPolicy<'g, G> {
+    match play {
+        FrozenPlay::Behaviour => FrozenPolicy::new(graph, learner.policy().as_ref()),
+        FrozenPlay::Greedy => FrozenPolicy::new(graph, learner.greedy_policy().as_ref()),
+    }
+}
