@@ -181,7 +181,6 @@ pub struct Solution<G: Game> {
     games: Vec<GameCount>,
     wins: [Vec<GameCount>; 2],
     seconds: f64,
-    keeping: std::sync::OnceLock<Vec<bool>>,
 }
 
 impl<G: Game> Solution<G> {
@@ -252,7 +251,6 @@ impl<G: Game> Solution<G> {
             games,
             wins,
             seconds: started.elapsed().as_secs_f64(),
-            keeping: std::sync::OnceLock::new(),
         })
     }
 
@@ -292,31 +290,6 @@ impl<G: Game> Solution<G> {
             .iter()
             .zip(self.graph.children(id))
             .map(|(&a, &c)| (a, self.values[c as usize].one_ply_earlier()))
-    }
-
-    /// Whether each move of the mover at `id` keeps the best achievable result (win, draw or
-    /// loss; distance ignored), in action order. Empty at terminal states.
-    pub fn value_preserving(&self, id: StateId, out: &mut Vec<bool>) {
-        out.clear();
-        if let Turn::Player(p) = self.graph.turn(id) {
-            let best = self.value_of(id).result_for(p);
-            out.extend(self.move_values(id).map(|(_, v)| v.result_for(p) == best));
-        }
-    }
-
-    /// For every edge of the graph (aligned with its edges), whether the move keeps its mover's
-    /// best result; chance edges count as keeping. Computed once.
-    pub fn value_keeping_edges(&self) -> &[bool] {
-        self.keeping.get_or_init(|| {
-            let mut all = Vec::with_capacity(self.graph.num_edges());
-            let mut keeps = Vec::new();
-            for id in 0..self.graph.len() as StateId {
-                self.value_preserving(id, &mut keeps);
-                keeps.resize(self.graph.children(id).len(), true);
-                all.extend_from_slice(&keeps);
-            }
-            all
-        })
     }
 
     /// The moves that are optimal to the ply: fastest win, longest defence (ties kept).

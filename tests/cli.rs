@@ -369,3 +369,96 @@ fn an_unknown_plot_metric_is_refused_before_training_and_json_summaries_print() 
     assert_eq!(summary["conditions"][0]["seeds"], 3);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+const TINY_MATCH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny-match.toml");
+
+/// The match evaluator: a learner against random play, a few hundred seeded games per point;
+/// the win rate and its interval land in the curves and in a plot with its band.
+#[test]
+fn the_match_evaluator_writes_win_rates_with_intervals() {
+    let out_dir = temp_dir("match");
+    run_ok(TINY_MATCH, &out_dir, &["--quiet"]);
+    let dir = out_dir.join("tiny-match");
+    for f in [
+        "curves.parquet",
+        "greedy_win_rate_vs_random.png",
+        "greedy_win_rate_vs_random.svg",
+    ] {
+        assert!(dir.join(f).exists(), "missing {f}");
+    }
+    let csv = std::fs::read_to_string(dir.join("curves.csv")).unwrap();
+    let value = |seed: &str, episode: &str, metric: &str| -> f64 {
+        csv.lines()
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .find(|c| c[4] == seed && c[5] == episode && c[6] == metric)
+            .unwrap_or_else(|| panic!("no {metric} at {episode}"))[7]
+            .parse()
+            .unwrap()
+    };
+    for episode in ["0", "2000", "4000"] {
+        let m = "greedy_win_rate_vs_random";
+        let (v, lo, hi) = (
+            value("0", episode, m),
+            value("0", episode, &format!("{m}_low")),
+            value("0", episode, &format!("{m}_high")),
+        );
+        assert!(
+            lo < v && v < hi && hi - lo < 0.2,
+            "{episode}: {lo} {v} {hi}"
+        );
+    }
+    // Q-learning against random play learns to win more often than it did untrained.
+    let m = "greedy_win_rate_vs_random";
+    assert!(value("0", "4000", m) > value("0", "0", m) + 0.1);
+    // A game the exact evaluator cannot take is refused with the reason, at its key.
+    let bad = out_dir.join("bad.toml");
+    std::fs::write(
+        &bad,
+        "name = \"b\"\nepisodes = 10\n[game]\nname = \"dice-race\"\n[[learners]]\nkind = \"td\"\n[evaluation]\nevaluator = \"exact\"\n",
+    )
+    .unwrap();
+    let out = solvedgym(&["run", bad.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("evaluation.evaluator") && err.contains("3 players, chance"),
+        "{err}"
+    );
+}
+
+/// The toy game registered through the same list as the real ones: listed, refused by `solve`
+/// with the reason (three players and chance), played by learners under the match evaluator.
+#[test]
+fn the_dice_race_is_listed_refused_by_solve_and_learned_by_matches() {
+    let games = String::from_utf8(solvedgym(&["games"]).stdout).unwrap();
+    assert!(
+        games.contains("dice-race") && games.contains("players = 3"),
+        "{games}"
+    );
+    let out = solvedgym(&["solve", "dice-race", "--players", "4"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && err.contains("cannot be solved exactly")
+            && err.contains("4 players"),
+        "{err}"
+    );
+    let dir = temp_dir("dice");
+    let config = dir.join("dice.toml");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        &config,
+        "name = \"dice\"\nepisodes = 600\nseeds = 2\n[game]\nname = \"dice-race\"\n[[learners]]\nkind = \"q-learning\"\n[evaluation]\ngames = 60\n",
+    )
+    .unwrap();
+    let out = run_ok(config.to_str().unwrap(), &dir, &["--quiet", "--json"]);
+    let summary = json(&out);
+    let finals = &summary["conditions"][0]["final_metrics"];
+    let rate = finals["greedy_win_rate_vs_random"]["mean"]
+        .as_f64()
+        .unwrap();
+    assert!((0.0..=1.0).contains(&rate), "{summary}");
+    assert!(
+        summary.get("solution").is_none(),
+        "no exact solution: {summary}"
+    );
+}

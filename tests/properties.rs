@@ -145,7 +145,7 @@ proptest! {
             let r = expected_result(graph, &policies, seat).unwrap();
             prop_assert!(r.expected_return >= value - 1e-12, "perfect play never earns less than the game value");
             prop_assert!((r.win + r.draw + r.loss - 1.0).abs() < 1e-9);
-            let report = evaluate_policy(&sol, &[seat], &optimal);
+            let report = evaluate_policy(&sol, &[seat], &optimal).unwrap();
             prop_assert!((report.optimal_rate_all - 1.0).abs() < 1e-12 || report.states_all == 0);
             prop_assert_eq!(report.blunders, 0);
         }

@@ -43,6 +43,8 @@ struct File {
     plots: Plots,
     #[serde(default)]
     opponents: Vec<OpponentToml>,
+    #[serde(default)]
+    evaluation: EvaluationToml,
     // Read on their own below, a game by its name and a learner by its kind.
     #[serde(rename = "game")]
     _game: Option<IgnoredAny>,
@@ -53,6 +55,34 @@ struct File {
     #[serde(rename = "learners")]
     _learners: Option<IgnoredAny>,
 }
+
+/// `[evaluation]`: which evaluator, and how many games the match evaluator plays.
+#[derive(Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+struct EvaluationToml {
+    evaluator: Option<EvaluatorName>,
+    games: Option<NonZeroU64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum EvaluatorName {
+    Exact,
+    Match,
+}
+
+/// How a run measures its learners.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evaluation {
+    /// By dynamic programming over every position ([`crate::eval::exact`]).
+    Exact,
+    /// By `games` seeded games against reference policies at each evaluation
+    /// ([`crate::eval::matches`]).
+    Match { games: NonZeroU64 },
+}
+
+/// Games per reference of the match evaluator when the config does not say.
+pub const DEFAULT_MATCH_GAMES: NonZeroU64 = NonZeroU64::new(200).expect("not zero");
 
 /// `seeds = 20` (seeds base_seed..base_seed+20) or `seeds = [3, 7, 11]`.
 enum Seeds {
@@ -166,9 +196,14 @@ pub struct ExperimentConfig {
     opponents: Vec<OpponentSpec>,
     plot_metrics: Vec<String>,
     band: BandSpec,
+    evaluation: Evaluation,
 }
 
 impl ExperimentConfig {
+    /// The evaluator the run uses (chosen from the game's capabilities unless the config says).
+    pub fn evaluation(&self) -> Evaluation {
+        self.evaluation
+    }
     /// The run's name, which names its folder (`study/label` for a game of a study).
     pub fn name(&self) -> &str {
         &self.name
@@ -206,12 +241,13 @@ impl ExperimentConfig {
     }
 }
 
-/// The metrics plotted when a config does not say.
+/// The metrics plotted when a config does not say, with the exact evaluator and the match one.
 pub const DEFAULT_PLOTS: &[&str] = &[
     "cumulative_losses",
     "optimal_rate_faced",
     "return_vs_optimal",
 ];
+pub const DEFAULT_MATCH_PLOTS: &[&str] = &["cumulative_losses", "greedy_win_rate_vs_random"];
 
 /// Reads and checks an experiment file's text; returns each config and its game.
 ///
@@ -282,14 +318,24 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
             "expected [[opponents]] tables (leave the key out for self-play)",
         ));
     }
-    let plot_metrics = top
-        .plots
-        .metrics
-        .unwrap_or_else(|| DEFAULT_PLOTS.iter().map(|s| s.to_string()).collect());
+    if top.evaluation.games.is_some() && top.evaluation.evaluator == Some(EvaluatorName::Exact) {
+        return Err(src.error(
+            "evaluation.games",
+            "`games` belongs to evaluator = \"match\"",
+        ));
+    }
 
     let study = entries.len() > 1 || entries[0].label.is_some();
     let mut out = Vec::with_capacity(entries.len());
     for entry in entries {
+        let evaluation = evaluation_of(&src, &top.evaluation, &entry, &opponents)?;
+        let plot_metrics = top.plots.metrics.clone().unwrap_or_else(|| {
+            let defaults = match evaluation {
+                Evaluation::Exact => DEFAULT_PLOTS,
+                Evaluation::Match { .. } => DEFAULT_MATCH_PLOTS,
+            };
+            defaults.iter().map(|s| s.to_string()).collect()
+        });
         let mut resolved = Vec::with_capacity(learners.len());
         for ((label, seat, config), path) in learners.iter().zip(&learner_paths) {
             let seat_path = format!("{path}.seat");
@@ -331,12 +377,63 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
             game_params: entry.params,
             learners: resolved,
             opponents: opponents.clone(),
-            plot_metrics: plot_metrics.clone(),
+            plot_metrics,
             band: top.plots.band,
+            evaluation,
         };
         out.push((config, entry.game));
     }
     Ok(out)
+}
+
+/// The evaluator of a game's run: the config's choice, or the exact one where the game's
+/// capabilities allow it; opponents that the game cannot supply are refused here, before work.
+fn evaluation_of(
+    src: &Source,
+    given: &EvaluationToml,
+    entry: &GameEntry,
+    opponents: &[OpponentSpec],
+) -> Result<Evaluation, ConfigError> {
+    let caps = with_game!(&entry.game, g => g.capabilities());
+    let refusal = caps.enumeration_refusal(crate::solve::DEFAULT_STATE_LIMIT);
+    let evaluation = match (given.evaluator, &refusal) {
+        (Some(EvaluatorName::Exact), Some(why)) => {
+            return Err(src.error(
+                "evaluation.evaluator",
+                format!(
+                    "{} cannot be evaluated exactly: {why}; use evaluator = \"match\"",
+                    entry.game.name()
+                ),
+            ));
+        }
+        (None, None) if given.games.is_some() => {
+            return Err(src.error(
+                "evaluation.games",
+                format!(
+                    "`games` belongs to the match evaluator; {} is evaluated exactly unless evaluator = \"match\"",
+                    entry.game.name()
+                ),
+            ));
+        }
+        (Some(EvaluatorName::Exact), None) | (None, None) => Evaluation::Exact,
+        _ => Evaluation::Match {
+            games: given.games.unwrap_or(DEFAULT_MATCH_GAMES),
+        },
+    };
+    for (i, o) in opponents.iter().enumerate() {
+        let why = if o.policy.needs_oracle() && caps.solver == crate::game::Solver::None {
+            "has no exact solver, so no perfect play to train against"
+        } else if o.frozen().is_some() && refusal.is_some() {
+            "cannot have every position enumerated, and a frozen copy is tabulated over them"
+        } else {
+            continue;
+        };
+        return Err(src.error(
+            &format!("opponents[{i}].policy"),
+            format!("{} {why}", entry.game.name()),
+        ));
+    }
+    Ok(evaluation)
 }
 
 /// The paths of `[one]` or of each `[[many]]` table (`what`: how to write them).
@@ -543,6 +640,9 @@ struct Resolved<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     opponents: Vec<OpponentToml>,
     plots: ResolvedPlots<'a>,
+    /// Written for the match evaluator (exact is what a file without it means).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evaluation: Option<EvaluationToml>,
 }
 
 #[derive(Serialize)]
@@ -592,6 +692,13 @@ impl ExperimentConfig {
             plots: ResolvedPlots {
                 metrics: &self.plot_metrics,
                 band: self.band,
+            },
+            evaluation: match self.evaluation {
+                Evaluation::Exact => None,
+                Evaluation::Match { games } => Some(EvaluationToml {
+                    evaluator: Some(EvaluatorName::Match),
+                    games: Some(games),
+                }),
             },
         };
         // Through a table, whose keys are sorted.

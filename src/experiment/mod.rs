@@ -1,6 +1,8 @@
 //! Experiments: a TOML config names a game, learners, opponents, episodes and seeds; the runner
-//! solves the game once, trains one learner per (learner, opponent, seed) in parallel with
-//! rayon, evaluates it against the solution on a fixed schedule, and writes
+//! finds the game's truth once (every position enumerated for the exact evaluator, or the
+//! game's own solver where only opponents need perfect play), trains one learner per
+//! (learner, opponent, seed) in parallel with rayon, evaluates it on a fixed schedule with the
+//! evaluator the game's capabilities allow ([`crate::eval::Evaluator`]), and writes
 //! `<out>/<name>/`: `curves.parquet` and `curves.csv` (long form, one row per measurement),
 //! the resolved `config.toml`, `summary.json` and plots (PNG and SVG).
 //!
@@ -12,31 +14,31 @@ pub mod opponents;
 pub mod output;
 pub mod plot;
 mod source;
+pub mod summary;
 
-use std::fmt;
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::path::Path;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use serde::Serialize;
 
 use crate::env::{AecEnv, Env};
-use crate::eval::{
-    FrozenPolicy, Objective, Profile, evaluate_profile, expected_result_of, minimax_return,
-    worst_case_of,
-};
+use crate::eval::exact::{ExactEvaluator, ExactTruth};
+use crate::eval::matches::{MatchEvaluator, Reference};
+use crate::eval::{Evaluator, Metric, Profile, Role};
 use crate::game::{Game, GameResult, Player};
-use crate::learn::LearnerConfig;
-use crate::learn::menace::{count_boxes, count_boxes_gardner};
+use crate::graph::StateGraph;
 use crate::learn::{Learner, play_self, play_vs_opponent};
+use crate::oracle::Oracle;
 use crate::policy::{OptimalPolicy, Policy, RandomPolicy, SharedPolicy};
-use crate::solve::{DEFAULT_STATE_LIMIT, Solution, SolveReport};
+use crate::solve::{DEFAULT_STATE_LIMIT, Solution, SolveOptions};
 use crate::{derive_seed, rng};
-use config::{BandSpec, ExperimentConfig, LearnerEntry, Seat};
+use config::{BandSpec, Evaluation, ExperimentConfig, LearnerEntry, Seat};
 use opponents::{OpponentSpec, copy_of};
 use output::{Curves, write_atomic, write_curves};
 use plot::{Band, PlotSpec, plot_metric};
+use summary::{ConditionSummary, RunSummary, Spread, THRESHOLDS};
 
 /// Reads the config at `path`, runs it and writes the results under `out_root/<name>/`.
 /// A study (`[[games]]`) runs each game in turn into `out_root/<name>/<label>/` and writes
@@ -59,15 +61,14 @@ pub fn run_file(path: &Path, out_root: &Path, progress: bool) -> Result<Vec<RunS
         for s in &summaries {
             // The game's label tells apart two boards of one game (hexapawn-3x3, hexapawn-4x4).
             let label = s.name.rsplit_once('/').map_or(s.name.as_str(), |(_, l)| l);
-            let game = if label == s.solution.game {
+            let game = if label == s.game {
                 String::new()
             } else {
-                format!("{}, ", s.solution.game)
+                format!("{}, ", s.game)
             };
             table.push_str(&format!(
-                "\n## {label} ({game}{} states, {})\n\n{}",
-                s.solution.states,
-                s.solution.start,
+                "\n## {label} ({game}{})\n\n{}",
+                s.heading(),
                 s.table()
             ));
         }
@@ -105,6 +106,17 @@ struct JobResult {
     final_metrics: Vec<(String, f64)>,
 }
 
+/// What a run knows of its game, found once: every position with its value (the exact
+/// evaluator), or the game's own solver (perfect play for opponents), or nothing.
+struct Truth<'s, G: Game> {
+    exact: Option<ExactTruth<'s, G>>,
+    oracle: Option<&'s dyn Oracle<G>>,
+    /// The state graph frozen copies are tabulated over.
+    graph: Option<&'s StateGraph<G>>,
+    /// The fixed training opponent of each condition, tabulated for the exact evaluator.
+    opponents: Vec<Option<Profile>>,
+}
+
 /// Runs an experiment on `game` and writes its results into `dir`.
 pub fn run<G: Game>(
     game: &G,
@@ -114,24 +126,6 @@ pub fn run<G: Game>(
 ) -> Result<RunSummary> {
     let resolved = config.resolved_toml();
     let config_hash = format!("{:016x}", fnv1a(resolved.as_bytes()));
-    if progress {
-        eprintln!("solving {} ...", game.name());
-    }
-    let solution = Solution::solve(game, DEFAULT_STATE_LIMIT)
-        .with_context(|| format!("solving {} for the evaluator", game.name()))?;
-    let mut report = solution.report();
-    if progress {
-        eprintln!(
-            "  {}: {} states, {} ({:.3} s)",
-            game.name(),
-            report.states,
-            report.start,
-            solution.seconds()
-        );
-    }
-    // The summary must be the same bytes on every run.
-    report.seconds = None;
-
     let conditions: Vec<Condition> = config
         .learners()
         .iter()
@@ -150,59 +144,97 @@ pub fn run<G: Game>(
         .flat_map(|c| config.seeds().iter().map(move |&s| (c, s)))
         .collect();
 
-    // The return each seat is guaranteed with perfect play: the bar for "perfect".
-    let values: Vec<f64> = (0..game.num_players())
-        .map(|p| minimax_return(solution.graph(), p))
-        .collect::<Result<_, _>>()?;
-    // Opponents' play never changes: tabulate it once, for every evaluation to reuse.
-    let graph = solution.graph();
-    let everywhere = |p: &dyn Policy<G>| Profile::new(graph, &vec![Some(p); game.num_players()]);
-    let optimal = OptimalPolicy::new(&solution);
-    let baselines = Baselines {
-        values,
-        optimal: everywhere(&optimal),
-        random: everywhere(&RandomPolicy),
-        opponents: conditions
-            .iter()
-            .map(|c| {
-                c.opponent.filter(|o| o.frozen().is_none()).map(|o| {
-                    everywhere(
-                        o.policy
-                            .build(Some(&solution as &dyn crate::oracle::Oracle<G>))
-                            .as_ref(),
-                    )
-                })
-            })
-            .collect(),
-    };
-    // Refuse plots of metrics that will not be recorded before any training starts: a fresh
-    // learner's evaluation names every metric.
-    let mut recorded: Vec<String> = ["result", "losses", "cumulative_losses"]
-        .map(String::from)
-        .to_vec();
-    for (c, cond) in conditions.iter().enumerate() {
-        let learner = cond.learner.config.build(game, cond.learner.label.clone());
-        let seats = cond.learner.seat.players(game.num_players());
-        let first_copy = cond
-            .opponent
-            .and_then(OpponentSpec::frozen)
-            .map(|(_, play)| copy_of(graph, learner.as_ref(), play));
-        let names = evaluation(
-            game,
-            &solution,
-            &baselines,
-            baselines.opponents[c]
-                .as_ref()
-                .or(first_copy.as_ref().map(FrozenPolicy::profile)),
-            learner.as_ref(),
-            &seats,
-        )?;
-        for (name, _) in names {
-            if !recorded.contains(&name) {
-                recorded.push(name);
-            }
+    // The truth: every position where the game allows it (the exact evaluator reads them all;
+    // the match evaluator plays perfect play from them; frozen copies are tabulated over them),
+    // else the game's own solver where an opponent plays perfectly.
+    let exact = config.evaluation() == Evaluation::Exact;
+    let enumerable = game
+        .capabilities()
+        .enumeration_refusal(DEFAULT_STATE_LIMIT)
+        .is_none();
+    let needs_oracle = conditions
+        .iter()
+        .any(|c| c.opponent.is_some_and(|o| o.policy.needs_oracle()));
+    let solution = if exact || enumerable {
+        if progress {
+            eprintln!("solving {} ...", game.name());
         }
+        let solution = Solution::solve(game, DEFAULT_STATE_LIMIT)
+            .with_context(|| format!("solving {} for the evaluator", game.name()))?;
+        if progress {
+            eprintln!(
+                "  {}: {} states, {} ({:.3} s)",
+                game.name(),
+                solution.graph().len(),
+                solution.value_of(solution.graph().start()).describe(game),
+                solution.seconds()
+            );
+        }
+        Some(solution)
+    } else {
+        None
+    };
+    let own = if solution.is_none() && needs_oracle {
+        if progress {
+            eprintln!(
+                "solving {} with its own solver for perfect play ...",
+                game.name()
+            );
+        }
+        let options = SolveOptions {
+            counts: false,
+            progress,
+            ..SolveOptions::default()
+        };
+        Some(game.solve(&options)?)
+    } else {
+        None
+    };
+    let oracle: Option<&dyn Oracle<G>> = match (&solution, &own) {
+        (Some(s), _) => Some(s),
+        (None, Some(o)) => Some(o.as_ref()),
+        (None, None) => None,
+    };
+    let exact_truth = match (&solution, exact) {
+        (Some(s), true) => Some(ExactTruth::new(s.graph(), s)?),
+        _ => None,
+    };
+    let opponents = conditions
+        .iter()
+        .map(|c| match (&exact_truth, c.opponent) {
+            (Some(t), Some(o)) if o.frozen().is_none() => {
+                Ok(Some(t.tabulate(o.policy.build(oracle).as_ref())?))
+            }
+            _ => Ok(None),
+        })
+        .collect::<Result<_>>()?;
+    let truth = Truth {
+        exact: exact_truth,
+        oracle,
+        graph: solution.as_ref().map(Solution::graph),
+        opponents,
+    };
+    let mut report = oracle.map(|o| o.report());
+    if let Some(r) = &mut report {
+        // The summary must be the same bytes on every run.
+        r.seconds = None;
     }
+
+    // What each condition records, known before any training: the runner's own figures, the
+    // evaluator's metrics and the learner's statistics.
+    let recorded: Vec<Vec<Metric>> = conditions
+        .iter()
+        .enumerate()
+        .map(|(c, cond)| {
+            let learner = cond.learner.config.build(game, cond.learner.label.clone());
+            let mut metrics = runner_metrics(game, &truth, cond);
+            metrics.extend_from_slice(
+                evaluator(game, config, &truth, c, cond, 0, learner.as_ref()).metrics(),
+            );
+            metrics.extend(learner.statistics().into_iter().map(|(m, _)| m));
+            metrics
+        })
+        .collect();
     // `<metric>_as_*` plots the metric for every seat (a study's games name their seats apart).
     let plot_metrics: Vec<String> = config
         .plot_metrics()
@@ -214,10 +246,16 @@ pub fn run<G: Game>(
             None => vec![m.clone()],
         })
         .collect();
-    if let Some(missing) = plot_metrics.iter().find(|m| !recorded.contains(m)) {
+    let mut names: Vec<&str> = Vec::new();
+    for m in recorded.iter().flatten() {
+        if !names.contains(&m.name.as_str()) {
+            names.push(&m.name);
+        }
+    }
+    if let Some(missing) = plot_metrics.iter().find(|m| !names.contains(&m.as_str())) {
         anyhow::bail!(
             "`plots.metrics`: this experiment records no metric `{missing}`; it records: {}",
-            recorded.join(", ")
+            names.join(", ")
         );
     }
 
@@ -244,18 +282,7 @@ pub fn run<G: Game>(
 
     let results: Vec<JobResult> = jobs
         .par_iter()
-        .map(|&(c, seed)| {
-            run_job(
-                game,
-                &solution,
-                &baselines,
-                c,
-                config,
-                &conditions[c],
-                seed,
-                &bar,
-            )
-        })
+        .map(|&(c, seed)| run_job(game, &truth, c, config, &conditions[c], seed, &bar))
         .collect::<Result<_>>()?;
     bar.finish_and_clear();
 
@@ -265,13 +292,14 @@ pub fn run<G: Game>(
     }
     let summary = summarise(
         game,
-        &solution,
+        truth.graph,
         config,
         &conditions,
+        &recorded,
         &results,
         report,
         &config_hash,
-    )?;
+    );
 
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     write_curves(dir, &curves)?;
@@ -289,28 +317,96 @@ pub fn run<G: Game>(
         dir.join("summary.md"),
     ];
     for metric in &plot_metrics {
-        let spec = plot_spec(game, &solution, config, metric)?;
+        let spec = plot_spec(config, &recorded, metric);
         written.extend(plot_metric(dir, &curves, &spec)?);
     }
     Ok(RunSummary { written, ..summary })
 }
 
-/// What every evaluation compares against, computed once per run.
-struct Baselines {
-    /// The return perfect play guarantees each seat.
-    values: Vec<f64>,
-    optimal: Profile,
-    random: Profile,
-    /// The training opponent of each condition (none in self-play, none for a frozen copy,
-    /// which changes during training).
-    opponents: Vec<Option<Profile>>,
+/// The seat a condition's losses and results are counted at: its one seat, or the first.
+fn first_seat(cond: &Condition) -> Player {
+    match &cond.learner.seat {
+        Seat::Player(p, _) => *p,
+        Seat::SelfPlay | Seat::Alternate => 0,
+    }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The figures the runner records itself: the mean result and the losses since the last
+/// evaluation, and the losses so far.
+fn runner_metrics<G: Game>(game: &G, truth: &Truth<G>, cond: &Condition) -> Vec<Metric> {
+    let never_loses = truth
+        .exact
+        .as_ref()
+        .is_some_and(|t| t.value(first_seat(cond)) >= 0.0);
+    let _ = game;
+    let mut cumulative = Metric::new(
+        "cumulative_losses",
+        "Losses so far",
+        "cumulative losses (games)",
+    );
+    if never_loses {
+        cumulative = cumulative.reference(0.0, "perfect play never loses (solver)");
+    }
+    vec![
+        Metric::new(
+            "result",
+            "Mean result of the games played",
+            "mean return (+1 win, -1 loss)",
+        ),
+        Metric::new("losses", "Losses between two evaluations", "losses (games)"),
+        cumulative,
+    ]
+}
+
+/// The evaluator of condition `c` for the job seeded `seed` (the match evaluator's deals come
+/// from it); `learner` tells whether the learner learns values.
+fn evaluator<'t, G: Game>(
+    game: &G,
+    config: &ExperimentConfig,
+    truth: &'t Truth<'t, G>,
+    c: usize,
+    cond: &Condition,
+    seed: u64,
+    learner: &dyn Learner<G>,
+) -> Box<dyn Evaluator<G> + 't> {
+    let seats = cond.learner.seat.players(game.num_players());
+    let copy = cond.opponent.is_some_and(|o| o.frozen().is_some());
+    match (config.evaluation(), &truth.exact) {
+        (Evaluation::Exact, Some(exact)) => Box::new(ExactEvaluator::new(
+            exact,
+            seats,
+            truth.opponents[c].as_ref(),
+            copy,
+            learner.learns_values(),
+        )),
+        (evaluation, _) => {
+            let games = match evaluation {
+                Evaluation::Match { games } => games.get(),
+                Evaluation::Exact => config::DEFAULT_MATCH_GAMES.get(),
+            };
+            let mut references: Vec<Reference<'t, G>> =
+                vec![("random".into(), Some(Box::new(RandomPolicy)))];
+            if let Some(oracle) = truth.oracle {
+                references.push(("optimal".into(), Some(Box::new(OptimalPolicy::new(oracle)))));
+            }
+            if let Some(o) = cond.opponent {
+                let policy = (!copy).then(|| o.policy.build(truth.oracle));
+                references.push(("opponent".into(), policy));
+            }
+            Box::new(MatchEvaluator::new(
+                game,
+                seats,
+                references,
+                games,
+                derive_seed(seed, 3),
+            ))
+        }
+    }
+}
+
 fn run_job<G: Game>(
     game: &G,
-    solution: &Solution<G>,
-    baselines: &Baselines,
+    truth: &Truth<G>,
     condition: usize,
     config: &ExperimentConfig,
     cond: &Condition,
@@ -321,6 +417,8 @@ fn run_job<G: Game>(
     let mut rng = rng(derive_seed(seed, 1));
     let env_seed = derive_seed(seed, 2);
     let seats = cond.learner.seat.players(game.num_players());
+    let evaluator = evaluator(game, config, truth, condition, cond, seed, learner.as_ref());
+    let roles: Vec<Role> = evaluator.metrics().iter().map(|m| m.role).collect();
     let mut job = JobResult {
         reached: [None; 2],
         curves: Curves::default(),
@@ -337,15 +435,14 @@ fn run_job<G: Game>(
         Seats(Vec<Env<'p, G>>),
         SelfPlay(Box<AecEnv<G>>),
     }
-    let graph = solution.graph();
     // A frozen copy of the learner, shared by the environments and refreshed every so often.
-    let copy = cond
-        .opponent
-        .and_then(OpponentSpec::frozen)
-        .map(|(refresh, play)| {
-            let policy = SharedPolicy::new(copy_of(graph, learner.as_ref(), play));
-            (policy, refresh, play)
-        });
+    let copy = match (cond.opponent.and_then(OpponentSpec::frozen), truth.graph) {
+        (Some((refresh, play)), Some(graph)) => {
+            let policy = SharedPolicy::new(copy_of(graph, learner.as_ref(), play)?);
+            Some((policy, refresh, play, graph))
+        }
+        _ => None,
+    };
     let mut arena = match cond.opponent {
         Some(o) => {
             let mut envs = Vec::with_capacity(seats.len());
@@ -354,9 +451,7 @@ fn run_job<G: Game>(
                     .map(|p| {
                         (p != seat).then(|| match &copy {
                             Some((shared, ..)) => Box::new(shared.clone()) as Box<dyn Policy<G>>,
-                            None => o
-                                .policy
-                                .build(Some(solution as &dyn crate::oracle::Oracle<G>)),
+                            None => o.policy.build(truth.oracle),
                         })
                     })
                     .collect();
@@ -375,25 +470,36 @@ fn run_job<G: Game>(
         None => Arena::SelfPlay(Box::new(AecEnv::new(game.clone(), env_seed))),
     };
 
+    // Every evaluation: the evaluator's metrics, then the learner's statistics.
     let evaluate = |learner: &dyn Learner<G>,
                     curves: &mut Curves,
                     episode: u64|
      -> Result<Vec<(String, f64)>> {
         let current_copy = copy.as_ref().map(|(shared, ..)| shared.read());
-        let metrics = evaluation(
-            game,
-            solution,
-            baselines,
-            baselines.opponents[condition]
-                .as_ref()
-                .or(current_copy.as_deref().map(FrozenPolicy::profile)),
-            learner,
-            &seats,
-        )?;
+        let values = evaluator.evaluate(learner, current_copy.as_deref())?;
+        let mut metrics: Vec<(String, f64)> = evaluator
+            .metrics()
+            .iter()
+            .zip(values)
+            .map(|(m, v)| (m.name.clone(), v))
+            .collect();
+        metrics.extend(learner.statistics().into_iter().map(|(m, v)| (m.name, v)));
         for (m, v) in &metrics {
             curves.push(label, opponent_name, seed, episode, m, *v);
         }
         Ok(metrics)
+    };
+    let note_thresholds = |reached: &mut [Option<u64>; 2], metrics: &[(String, f64)], episode| {
+        let rate = roles
+            .iter()
+            .zip(metrics)
+            .find(|(r, _)| **r == Role::Threshold)
+            .map(|(_, (_, v))| *v);
+        for (r, t) in reached.iter_mut().zip(THRESHOLDS) {
+            if r.is_none() && rate.is_some_and(|v| v >= t - 1e-12) {
+                *r = Some(episode);
+            }
+        }
     };
 
     // Games are summarised at each evaluation: the mean result and the losses since the last
@@ -439,10 +545,10 @@ fn run_job<G: Game>(
             note_thresholds(&mut job.reached, &metrics, episode);
         }
         // Evaluated against the copy it trained against; the next episodes meet a new one.
-        if let Some((shared, refresh, play)) = &copy
+        if let Some((shared, refresh, play, graph)) = &copy
             && episode % refresh == 0
         {
-            shared.replace(copy_of(graph, learner.as_ref(), *play));
+            shared.replace(copy_of(graph, learner.as_ref(), *play)?);
         }
         pending += 1;
         if pending == 64 || episode == config.episodes() {
@@ -450,305 +556,47 @@ fn run_job<G: Game>(
             pending = 0;
         }
     }
-    job.perfect = metrics.iter().any(|(m, v)| m == "perfect" && *v == 1.0);
+    job.perfect = roles
+        .iter()
+        .zip(&metrics)
+        .any(|(r, (_, v))| *r == Role::Perfect && *v == 1.0);
     job.final_metrics = metrics;
     Ok(job)
 }
 
-/// The optimal-move-rate thresholds of the summary table.
-pub const THRESHOLDS: [f64; 2] = [0.95, 0.99];
-
-fn note_thresholds(reached: &mut [Option<u64>; 2], metrics: &[(String, f64)], episode: u64) {
-    let rate = metrics
+/// Labels and the reference line of a plotted metric, from what its conditions say of it: the
+/// reference is drawn where every condition recording the metric gives the same one.
+fn plot_spec(config: &ExperimentConfig, recorded: &[Vec<Metric>], metric: &str) -> PlotSpec {
+    let defs: Vec<&Metric> = recorded
         .iter()
-        .find(|(m, _)| m == "greedy_optimal_rate_optimal_play")
-        .map(|(_, v)| *v);
-    for (r, t) in reached.iter_mut().zip(THRESHOLDS) {
-        if r.is_none() && rate.is_some_and(|v| v >= t - 1e-12) {
-            *r = Some(episode);
-        }
-    }
-}
-
-/// Every measurement of a learner against the solution, as (metric, value) pairs.
-fn evaluation<G: Game>(
-    game: &G,
-    solution: &Solution<G>,
-    baselines: &Baselines,
-    trained_against: Option<&Profile>,
-    learner: &dyn Learner<G>,
-    seats: &[Player],
-) -> Result<Vec<(String, f64)>> {
-    let graph = solution.graph();
-    let at_seats = |p: &'_ dyn Policy<G>| -> Profile {
-        let policies: Vec<Option<&dyn Policy<G>>> = (0..game.num_players())
-            .map(|q| seats.contains(&q).then_some(p))
-            .collect();
-        Profile::new(graph, &policies)
-    };
-    let policy = learner.policy();
-    let behaviour = at_seats(policy.as_ref());
-    let greedy = at_seats(learner.greedy_policy().as_ref());
-    let mut out: Vec<(String, f64)> = Vec::new();
-    let b = evaluate_profile(solution, seats, &behaviour);
-    out.push(("optimal_rate_all".into(), b.optimal_rate_all));
-    out.push(("optimal_rate_faced".into(), b.optimal_rate_faced));
-    out.push((
-        "optimal_rate_optimal_play".into(),
-        b.optimal_rate_optimal_play,
-    ));
-    out.push(("blunders".into(), b.blunders as f64));
-    out.push(("mistakes".into(), b.mistakes as f64));
-    out.push(("states_faced".into(), b.states_faced as f64));
-    let g = evaluate_profile(solution, seats, &greedy);
-    out.push(("greedy_optimal_rate_all".into(), g.optimal_rate_all));
-    out.push(("greedy_optimal_rate_faced".into(), g.optimal_rate_faced));
-    out.push((
-        "greedy_optimal_rate_optimal_play".into(),
-        g.optimal_rate_optimal_play,
-    ));
-
-    let mut perfect = true;
-    for &seat in seats {
-        let suffix = if seats.len() > 1 {
-            format!("_as_{}", game.player_name(seat))
-        } else {
-            String::new()
-        };
-        let mut against = |name: &str, other: &Profile| -> Result<()> {
-            let paired = Profile::mix(graph, &[&behaviour, other], |p| usize::from(p != seat));
-            let r = expected_result_of(graph, &paired, seat)?;
-            out.push((format!("return_vs_{name}{suffix}"), r.expected_return));
-            out.push((format!("win_prob_vs_{name}{suffix}"), r.win));
-            out.push((format!("loss_prob_vs_{name}{suffix}"), r.loss));
-            Ok(())
-        };
-        against("optimal", &baselines.optimal)?;
-        against("random", &baselines.random)?;
-        if let Some(o) = trained_against {
-            against("opponent", o)?;
-        }
-        let paired = Profile::mix(graph, &[&greedy, &baselines.optimal], |p| {
-            usize::from(p != seat)
-        });
-        let r = expected_result_of(graph, &paired, seat)?;
-        out.push((
-            format!("greedy_return_vs_optimal{suffix}"),
-            r.expected_return,
-        ));
-        let worst = worst_case_of(graph, seat, &behaviour, Objective::ExpectedReturn)?;
-        out.push((format!("worst_case_return{suffix}"), worst.expected_return));
-        perfect &= worst.expected_return >= baselines.values[seat] - 1e-9;
-    }
-    out.push(("perfect".into(), perfect as u8 as f64));
-    if let Some((plain, discounted)) = value_errors(game, solution, learner, seats) {
-        out.push(("value_error".into(), plain));
-        out.push(("value_error_discounted".into(), discounted));
-    }
-    for (name, v) in learner.statistics() {
-        out.push((name.to_string(), v));
-    }
-    Ok(out)
-}
-
-/// Mean absolute error of a value learner's values over the positions where one of its
-/// `seats` is to move, against the solution's values mapped to +1 (win), 0 (draw), -1 (loss),
-/// and against the discounted truth `±γ^(n-1)` for a result `n` plies away (γ the learner's
-/// discount per ply; equal to the first when γ = 1). `None` for learners without values.
-fn value_errors<G: Game>(
-    game: &G,
-    solution: &Solution<G>,
-    learner: &dyn Learner<G>,
-    seats: &[Player],
-) -> Option<(f64, f64)> {
-    let graph = solution.graph();
-    let gamma = learner.discount();
-    let (mut plain, mut discounted, mut n) = (0.0, 0.0, 0usize);
-    for id in 0..graph.len() as crate::graph::StateId {
-        let Some(p) = graph.turn(id).player() else {
-            continue;
-        };
-        if !seats.contains(&p) {
-            continue;
-        }
-        let estimate = learner.value(game, graph.state(id))?;
-        let value = solution.value_of(id);
-        let sign = match value.result_for(p) {
-            GameResult::Win => 1.0,
-            GameResult::Draw => 0.0,
-            GameResult::Loss => -1.0,
-        };
-        let far = value.plies().map_or(0, |k| k.saturating_sub(1));
-        plain += (estimate - sign).abs();
-        discounted += (estimate - sign * gamma.powi(far as i32)).abs();
-        n += 1;
-    }
-    (n > 0).then(|| (plain / n as f64, discounted / n as f64))
-}
-
-/// Labels and the ground-truth line of a plotted metric.
-fn plot_spec<G: Game>(
-    game: &G,
-    solution: &Solution<G>,
-    config: &ExperimentConfig,
-    metric: &str,
-) -> Result<PlotSpec> {
-    let graph = solution.graph();
-    // A metric measured for one seat in self-play ends in "_as_<player>".
-    let (base, seat_of_metric) = match metric.rsplit_once("_as_") {
-        Some((base, name)) => match game.player_by_name(name) {
-            Some(p) => (base, Some(p)),
-            None => (metric, None),
-        },
-        None => (metric, None),
-    };
-    // The return perfect play guarantees the learner's seat (when all learners agree on it).
-    let seats: Vec<Player> = match seat_of_metric {
-        Some(p) => vec![p],
-        None => config
-            .learners()
-            .iter()
-            .map(|l| match &l.seat {
-                Seat::Player(p, _) => *p,
-                Seat::SelfPlay | Seat::Alternate => 0,
-            })
-            .collect(),
-    };
-    let values: Vec<f64> = seats
-        .iter()
-        .map(|&p| minimax_return(graph, p))
-        .collect::<Result<_, _>>()?;
-    let value = values.windows(2).all(|w| w[0] == w[1]).then(|| values[0]);
-    let game_value = || value.map(|v| (v, "game value (solver)".to_string()));
-    let (title, y_label, reference) = match base {
-        "cumulative_losses" => (
-            "Losses so far",
-            "cumulative losses (games)",
-            value
-                .filter(|&v| v >= 0.0)
-                .map(|_| (0.0, "perfect play never loses (solver)".to_string())),
-        ),
-        m if m.contains("optimal_rate") => (
-            "Optimal-move rate",
-            "probability of a value-keeping move",
-            Some((1.0, "optimal (solver)".to_string())),
-        ),
-        "return_vs_optimal" => (
-            "Exact expected return against perfect play",
-            "expected return (+1 win, -1 loss)",
-            game_value(),
-        ),
-        "worst_case_return" => (
-            "Exact return against the strongest opponent (best response)",
-            "expected return (+1 win, -1 loss)",
-            game_value(),
-        ),
-        m if m.starts_with("return_vs_") => (
-            "Exact expected return",
-            "expected return (+1 win, -1 loss)",
-            None,
-        ),
-        m if m.contains("prob") => ("Exact probability", "probability", None),
-        "boxes" => ("Matchboxes opened", "boxes", None),
-        m if m.starts_with("value_error") => (
-            "Value error (mean absolute, against the solver's values)",
-            "mean |learned value - true value|",
-            Some((0.0, "exact values (solver)".to_string())),
-        ),
-        _ => ("", metric, None),
-    };
-    let seat_note =
-        seat_of_metric.map_or(String::new(), |p| format!(" (as {})", game.player_name(p)));
-    Ok(PlotSpec {
+        .flatten()
+        .filter(|m| m.name == metric)
+        .collect();
+    let first = defs[0];
+    let reference = first
+        .reference
+        .clone()
+        .filter(|r| defs.iter().all(|m| m.reference.as_ref() == Some(r)));
+    let seat_note = first.seat.map_or(String::new(), |_| {
+        format!(" (as {})", metric.rsplit("_as_").next().unwrap_or(""))
+    });
+    PlotSpec {
         file_stem: metric.to_string(),
-        title: format!(
-            "{}: {}{seat_note}",
-            config.name(),
-            if title.is_empty() { metric } else { title }
-        ),
+        title: format!("{}: {}{seat_note}", config.name(), first.title),
         metric: metric.to_string(),
         x_label: "games played".to_string(),
-        y_label: y_label.to_string(),
+        y_label: first.unit.clone(),
         reference,
-        y_range: (base.contains("rate") || base.contains("prob")).then_some((0.0, 1.02)),
-        band: match config.band() {
-            BandSpec::Bootstrap95 => Band::Bootstrap95,
-            BandSpec::MinMax => Band::MinMax,
+        y_range: first.range,
+        band: match (config.band(), &first.interval) {
+            (_, Some((low, high))) => Band::Interval {
+                low: low.clone(),
+                high: high.clone(),
+            },
+            (BandSpec::Bootstrap95, None) => Band::Bootstrap95,
+            (BandSpec::MinMax, None) => Band::MinMax,
         },
-    })
-}
-
-/// Mean, minimum and maximum over seeds.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct Spread {
-    pub mean: f64,
-    pub min: f64,
-    pub max: f64,
-}
-
-impl Spread {
-    fn of(values: impl IntoIterator<Item = f64>) -> Spread {
-        let v: Vec<f64> = values.into_iter().collect();
-        let n = v.len().max(1) as f64;
-        Spread {
-            mean: v.iter().sum::<f64>() / n,
-            min: v.iter().copied().fold(f64::INFINITY, f64::min),
-            max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        }
     }
-}
-
-/// Per (learner, opponent): what the machines did over their episodes.
-#[derive(Clone, Debug, Serialize)]
-pub struct ConditionSummary {
-    pub learner: String,
-    pub opponent: String,
-    pub seat: String,
-    pub seeds: usize,
-    pub episodes: u64,
-    /// Games lost per machine.
-    pub losses: Spread,
-    /// The game after which the machine never lost again (0: it never lost).
-    pub last_loss_episode: Spread,
-    /// Share of machines that never lost a game.
-    pub never_lost_share: f64,
-    /// Share of machines whose final play is perfect: no opponent can do better against it
-    /// than against perfect play (exact worst case equals the game value).
-    pub perfect_share: f64,
-    /// Every evaluation metric at the last episode.
-    pub final_metrics: std::collections::BTreeMap<String, Spread>,
-    /// Episodes until the greedy policy keeps the value in 95% / 99% of the positions of
-    /// optimal play (over the seeds that got there), and the share of seeds that did.
-    pub episodes_to_95: Option<Spread>,
-    pub reached_95_share: f64,
-    pub episodes_to_99: Option<Spread>,
-    pub reached_99_share: f64,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct RunSummary {
-    pub name: String,
-    pub description: String,
-    pub config_hash: String,
-    pub solution: SolveReport,
-    /// Matchboxes needed to cover every position a learner's seat can face.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub boxes_possible: Vec<BoxesPossible>,
-    pub conditions: Vec<ConditionSummary>,
-    #[serde(skip)]
-    pub written: Vec<PathBuf>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct BoxesPossible {
-    pub learner: String,
-    pub seat: String,
-    /// Every position and its symmetric images share a box (what the learner does).
-    pub with_symmetry: usize,
-    pub with_symmetry_and_a_choice: usize,
-    pub without_symmetry: usize,
-    /// A hand-built machine in Gardner's manner (see `count_boxes_gardner`): 24 for Hexapawn.
-    pub gardner_convention: usize,
 }
 
 fn reached_spread(jobs: &[JobResult], k: usize) -> Option<Spread> {
@@ -759,26 +607,30 @@ fn reached_spread(jobs: &[JobResult], k: usize) -> Option<Spread> {
     (!v.is_empty()).then(|| Spread::of(v))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn summarise<G: Game>(
     game: &G,
-    solution: &Solution<G>,
+    graph: Option<&StateGraph<G>>,
     config: &ExperimentConfig,
     conditions: &[Condition],
+    recorded: &[Vec<Metric>],
     results: &[JobResult],
-    report: SolveReport,
+    solution: Option<crate::solve::SolveReport>,
     config_hash: &str,
-) -> Result<RunSummary> {
+) -> RunSummary {
     let per = config.seeds().len();
+    let share = |n: usize| n as f64 / per as f64;
     let mut out = Vec::new();
     for (c, cond) in conditions.iter().enumerate() {
         let jobs = &results[c * per..(c + 1) * per];
-        let mut final_metrics = std::collections::BTreeMap::new();
+        let mut final_metrics = BTreeMap::new();
         for (i, (name, _)) in jobs[0].final_metrics.iter().enumerate() {
             final_metrics.insert(
                 name.clone(),
                 Spread::of(jobs.iter().map(|j| j.final_metrics[i].1)),
             );
         }
+        let measures_perfect = recorded[c].iter().any(|m| m.role == Role::Perfect);
         out.push(ConditionSummary {
             learner: cond.learner.label.clone(),
             opponent: cond.opponent_name().to_string(),
@@ -787,214 +639,48 @@ fn summarise<G: Game>(
             episodes: config.episodes(),
             losses: Spread::of(jobs.iter().map(|j| j.losses as f64)),
             last_loss_episode: Spread::of(jobs.iter().map(|j| j.last_loss as f64)),
-            never_lost_share: jobs.iter().filter(|j| j.losses == 0).count() as f64 / per as f64,
-            perfect_share: jobs.iter().filter(|j| j.perfect).count() as f64 / per as f64,
+            never_lost_share: share(jobs.iter().filter(|j| j.losses == 0).count()),
+            perfect_share: measures_perfect
+                .then(|| share(jobs.iter().filter(|j| j.perfect).count())),
             final_metrics,
             episodes_to_95: reached_spread(jobs, 0),
-            reached_95_share: jobs.iter().filter(|j| j.reached[0].is_some()).count() as f64
-                / per as f64,
+            reached_95_share: share(jobs.iter().filter(|j| j.reached[0].is_some()).count()),
             episodes_to_99: reached_spread(jobs, 1),
-            reached_99_share: jobs.iter().filter(|j| j.reached[1].is_some()).count() as f64
-                / per as f64,
+            reached_99_share: share(jobs.iter().filter(|j| j.reached[1].is_some()).count()),
+            metrics: recorded[c].clone(),
+            seat_names: (0..game.num_players())
+                .map(|p| game.player_name(p).to_string())
+                .collect(),
         });
     }
-    let mut boxes_possible = Vec::new();
-    for l in config.learners() {
-        if let (LearnerConfig::Matchbox(_), Seat::Player(seat, name)) = (&l.config, &l.seat) {
-            let seat = *seat;
-            let with = count_boxes(solution.graph(), seat, true);
-            let without = count_boxes(solution.graph(), seat, false);
-            boxes_possible.push(BoxesPossible {
-                learner: l.label.clone(),
-                seat: name.clone(),
-                with_symmetry: with.boxes,
-                with_symmetry_and_a_choice: with.with_choice,
-                without_symmetry: without.boxes,
-                gardner_convention: count_boxes_gardner(game, seat),
-            });
+    let mut notes: BTreeMap<&'static str, Vec<_>> = BTreeMap::new();
+    if let Some(graph) = graph {
+        for l in config.learners() {
+            let seat = match &l.seat {
+                Seat::Player(p, name) => Some((*p, name.as_str())),
+                _ => None,
+            };
+            if let Some((key, note)) = l.config.note(&l.label, seat, graph) {
+                notes.entry(key).or_default().push(note);
+            }
         }
     }
-    Ok(RunSummary {
+    let evaluation = match config.evaluation() {
+        Evaluation::Exact => "exact evaluation".to_string(),
+        Evaluation::Match { games } => {
+            format!("evaluated by matches, {games} games per reference")
+        }
+    };
+    RunSummary {
         name: config.name().to_string(),
         description: config.description().to_string(),
         config_hash: config_hash.to_string(),
-        solution: report,
-        boxes_possible,
+        solution,
+        notes,
         conditions: out,
+        game: game.name().to_string(),
+        evaluation,
         written: Vec::new(),
-    })
-}
-
-impl ConditionSummary {
-    /// What its greedy policy reached: the episodes it needed to keep the value in 95% / 99%
-    /// of the positions of optimal play (mean over the seeds that got there, and their share;
-    /// `None`: no seed did), its final rates along optimal play and over all positions, and its
-    /// exact final result against perfect play from each seat it held.
-    fn learned(&self) -> Learned {
-        let rate = |m: &str| self.final_metrics.get(m).map(|s| s.mean);
-        let mut results: Vec<String> = self
-            .final_metrics
-            .iter()
-            .filter_map(|(k, v)| {
-                let seat = k.strip_prefix("greedy_return_vs_optimal")?;
-                Some(match seat.strip_prefix("_as_") {
-                    Some(seat) => format!("{:+.3} as {seat}", v.mean),
-                    None => format!("{:+.3}", v.mean),
-                })
-            })
-            .collect();
-        results.sort();
-        Learned {
-            reached: [
-                self.episodes_to_95.map(|s| (s.mean, self.reached_95_share)),
-                self.episodes_to_99.map(|s| (s.mean, self.reached_99_share)),
-            ],
-            rate_optimal_play: rate("greedy_optimal_rate_optimal_play"),
-            rate_all: rate("greedy_optimal_rate_all"),
-            results: results.join(", "),
-        }
-    }
-}
-
-struct Learned {
-    /// (mean episodes, share of seeds) for 95% and 99%.
-    reached: [Option<(f64, f64)>; 2],
-    rate_optimal_play: Option<f64>,
-    rate_all: Option<f64>,
-    results: String,
-}
-
-impl Learned {
-    /// A row's cells: episodes to 95% and 99%, the two final rates, the results. `compact`
-    /// for the terminal ("440000 (50%)", "98.3%"), else for summary.md ("440000 (50% of
-    /// seeds)", "0.9832").
-    fn cells(self, compact: bool) -> [String; 5] {
-        let to = |r: Option<(f64, f64)>| match r {
-            None => "never".to_string(),
-            Some((mean, share)) if compact && share >= 1.0 => format!("{mean:.0}"),
-            Some((mean, share)) if compact => format!("{mean:.0} ({:.0}%)", 100.0 * share),
-            Some((mean, share)) => format!("{mean:.0} ({:.0}% of seeds)", 100.0 * share),
-        };
-        let rate = |r: Option<f64>| match r {
-            None => "-".to_string(),
-            Some(v) if compact => format!("{:.1}%", 100.0 * v),
-            Some(v) => format!("{v:.4}"),
-        };
-        [
-            to(self.reached[0]),
-            to(self.reached[1]),
-            rate(self.rate_optimal_play),
-            rate(self.rate_all),
-            self.results,
-        ]
-    }
-}
-
-impl RunSummary {
-    /// The study table in Markdown: per learner and opponent, what its greedy policy reached
-    /// (see [`ConditionSummary::learned`]).
-    pub fn table(&self) -> String {
-        let mut out = String::from(
-            "| learner | opponent | episodes to 95% | episodes to 99% | final rate, optimal play | final rate, all positions | final result vs perfect play |\n|---|---|---|---|---|---|---|\n",
-        );
-        for c in &self.conditions {
-            let cells = c.learned().cells(false);
-            out.push_str(&format!(
-                "| {} | {} | {} |\n",
-                c.learner,
-                c.opponent,
-                cells.join(" | ")
-            ));
-        }
-        out
-    }
-}
-
-impl fmt::Display for RunSummary {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "{}: {} ({} states, {})",
-            self.name, self.solution.game, self.solution.states, self.solution.start
-        )?;
-        for b in &self.boxes_possible {
-            writeln!(
-                f,
-                "  boxes for {} at {}: {} with symmetry ({} with a choice of move), {} without, {} in Gardner's manner",
-                b.learner,
-                b.seat,
-                b.with_symmetry,
-                b.with_symmetry_and_a_choice,
-                b.without_symmetry,
-                b.gardner_convention
-            )?;
-        }
-        let lw = self
-            .conditions
-            .iter()
-            .map(|c| c.learner.chars().count())
-            .fold(12, usize::max);
-        let ow = self
-            .conditions
-            .iter()
-            .map(|c| c.opponent.chars().count())
-            .fold(16, usize::max);
-        writeln!(
-            f,
-            "  {:<lw$} {:<ow$} {:>6} {:>12} {:>14} {:>10} {:>10} {:>11}",
-            "learner",
-            "opponent",
-            "seeds",
-            "losses/run",
-            "last loss at",
-            "never lost",
-            "perfect",
-            "boxes used"
-        )?;
-        for c in &self.conditions {
-            let boxes = c
-                .final_metrics
-                .get("boxes")
-                .map_or("-".to_string(), |s| format!("{:.1}", s.mean));
-            writeln!(
-                f,
-                "  {:<lw$} {:<ow$} {:>6} {:>12.2} {:>14.2} {:>9.1}% {:>9.1}% {:>11}",
-                c.learner,
-                c.opponent,
-                c.seeds,
-                c.losses.mean,
-                c.last_loss_episode.mean,
-                100.0 * c.never_lost_share,
-                100.0 * c.perfect_share,
-                boxes
-            )?;
-        }
-        writeln!(
-            f,
-            "  greedy policy: games until it keeps the value in 95% / 99% of the positions of optimal play,\n  its final optimal-move rates and its exact result against perfect play"
-        )?;
-        writeln!(
-            f,
-            "  {:<lw$} {:<ow$} {:>12} {:>12} {:>14} {:>14}  result",
-            "learner", "opponent", "95% at", "99% at", "optimal play", "all positions"
-        )?;
-        for c in &self.conditions {
-            let [to_95, to_99, rate_optimal_play, rate_all, results] = c.learned().cells(true);
-            writeln!(
-                f,
-                "  {:<lw$} {:<ow$} {to_95:>12} {to_99:>12} {rate_optimal_play:>14} {rate_all:>14}  {results}",
-                c.learner, c.opponent,
-            )?;
-        }
-        if let Some(dir) = self.written.first().and_then(|p| p.parent()) {
-            let names: Vec<String> = self
-                .written
-                .iter()
-                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .collect();
-            write!(f, "  wrote {}/: {}", dir.display(), names.join(", "))?;
-        }
-        Ok(())
     }
 }
 

@@ -238,7 +238,7 @@ pub fn copy_of<'g, G: Game>(
     graph: &'g StateGraph<G>,
     learner: &dyn Learner<G>,
     play: FrozenPlay,
-) -> FrozenPolicy<'g, G> {
+) -> Result<FrozenPolicy<'g, G>, crate::eval::EvalError> {
     match play {
         FrozenPlay::Behaviour => FrozenPolicy::new(graph, learner.policy().as_ref()),
         FrozenPlay::Greedy => FrozenPolicy::new(graph, learner.greedy_policy().as_ref()),

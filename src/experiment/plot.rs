@@ -16,19 +16,23 @@ use rand::{RngExt, SeedableRng};
 use super::output::{Curves, write_atomic, write_atomic_with};
 
 /// Which spread around the mean is shaded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Band {
     /// 95% percentile-bootstrap confidence interval of the mean over seeds.
     Bootstrap95,
     /// Smallest to largest value over seeds.
     MinMax,
+    /// The metric's own confidence interval, recorded as two other metrics (the match
+    /// evaluator's), averaged over seeds.
+    Interval { low: String, high: String },
 }
 
 impl Band {
-    fn legend_label(self) -> &'static str {
+    fn legend_label(&self) -> &'static str {
         match self {
             Band::Bootstrap95 => "shaded: 95% bootstrap CI of the mean",
             Band::MinMax => "shaded: min–max over seeds",
+            Band::Interval { .. } => "shaded: 95% CI of each point (mean over seeds)",
         }
     }
 }
@@ -116,7 +120,7 @@ const LEGEND_OFFSET: u32 = 5;
 pub fn aggregate(
     curves: &Curves,
     metric: &str,
-    band: Band,
+    band: &Band,
 ) -> Vec<((String, String), Vec<SeriesPoint>)> {
     aggregate_series(curves, metric, band)
         .into_iter()
@@ -131,7 +135,23 @@ struct Series {
     seeds: usize,
 }
 
-fn aggregate_series(curves: &Curves, metric: &str, band: Band) -> Vec<Series> {
+fn aggregate_series(curves: &Curves, metric: &str, band: &Band) -> Vec<Series> {
+    // The means over seeds of a band's own metrics, by series and episode.
+    let bound = |name: &str| -> HashMap<((String, String), u64), f64> {
+        group(curves, name)
+            .into_iter()
+            .flat_map(|g| {
+                let key = g.key;
+                g.by_episode
+                    .into_iter()
+                    .map(move |(e, v)| ((key.clone(), e), mean(&v)))
+            })
+            .collect()
+    };
+    let bounds = match band {
+        Band::Interval { low, high } => Some((bound(low), bound(high))),
+        _ => None,
+    };
     group(curves, metric)
         .into_iter()
         .map(|g| {
@@ -140,6 +160,15 @@ fn aggregate_series(curves: &Curves, metric: &str, band: Band) -> Vec<Series> {
                 .iter()
                 .map(|(&episode, values)| {
                     let (low, high) = match band {
+                        Band::Interval { .. } => {
+                            let at = (g.key.clone(), episode);
+                            let (lows, highs) = bounds.as_ref().expect("interval bounds");
+                            let m = mean(values);
+                            (
+                                lows.get(&at).copied().unwrap_or(m),
+                                highs.get(&at).copied().unwrap_or(m),
+                            )
+                        }
                         Band::MinMax => min_max(values),
                         Band::Bootstrap95 => {
                             let seed = point_seed(&g.key.0, &g.key.1, metric, episode);
@@ -178,7 +207,7 @@ pub fn plot_metric(dir: &Path, curves: &Curves, spec: &PlotSpec) -> Result<Vec<P
         spec.file_stem
     );
     curves.ensure_rectangular()?;
-    let series = aggregate_series(curves, &spec.metric, spec.band);
+    let series = aggregate_series(curves, &spec.metric, &spec.band);
     if series.is_empty() {
         bail!(
             "cannot plot {:?}: no finite values for metric {:?} (metrics present: {:?})",
@@ -787,7 +816,7 @@ mod tests {
 
     #[test]
     fn aggregate_min_max_exact() {
-        let agg = aggregate(&small_table(), "loss", Band::MinMax);
+        let agg = aggregate(&small_table(), "loss", &Band::MinMax);
         let keys: Vec<(&str, &str)> = agg
             .iter()
             .map(|((l, o), _)| (l.as_str(), o.as_str()))
@@ -828,10 +857,10 @@ mod tests {
             }]
         );
 
-        let draws = aggregate(&small_table(), "draws", Band::MinMax);
+        let draws = aggregate(&small_table(), "draws", &Band::MinMax);
         assert_eq!(draws.len(), 1);
         assert_eq!(draws[0].1[0].mean, 100.0);
-        assert!(aggregate(&small_table(), "nope", Band::MinMax).is_empty());
+        assert!(aggregate(&small_table(), "nope", &Band::MinMax).is_empty());
     }
 
     #[test]
@@ -843,10 +872,10 @@ mod tests {
                 c.push("q", "random", seed, episode, "loss", v);
             }
         }
-        let a = aggregate(&c, "loss", Band::Bootstrap95);
-        let b = aggregate(&c, "loss", Band::Bootstrap95);
+        let a = aggregate(&c, "loss", &Band::Bootstrap95);
+        let b = aggregate(&c, "loss", &Band::Bootstrap95);
         assert_eq!(a, b);
-        let minmax = aggregate(&c, "loss", Band::MinMax);
+        let minmax = aggregate(&c, "loss", &Band::MinMax);
         for (p, m) in a[0].1.iter().zip(&minmax[0].1) {
             assert_eq!(p.n, 10);
             assert!(p.low < p.mean && p.mean < p.high, "{p:?}");
@@ -856,7 +885,7 @@ mod tests {
         }
         // Appending another series must not change this one's band.
         c.push("other", "random", 0, 0, "loss", 1.0);
-        assert_eq!(aggregate(&c, "loss", Band::Bootstrap95)[0], a[0]);
+        assert_eq!(aggregate(&c, "loss", &Band::Bootstrap95)[0], a[0]);
     }
 
     #[test]
@@ -873,7 +902,7 @@ mod tests {
             );
         }
         for band in [Band::Bootstrap95, Band::MinMax] {
-            for p in &aggregate(&c, "loss", band)[0].1 {
+            for p in &aggregate(&c, "loss", &band)[0].1 {
                 assert_eq!(p.n, 1);
                 assert!(p.low == p.mean && p.high == p.mean, "{band:?} {p:?}");
             }

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Decision, Learner};
 use crate::SgRng;
+use crate::eval::{Metric, Role};
 use crate::game::{Action, Game, GameResult, MAX_PLAYERS, Player, Returns, Turn};
 use crate::graph::StateGraph;
 use crate::policy::Policy;
@@ -108,8 +109,57 @@ impl From<MatchboxToml> for MatchboxConfig {
     }
 }
 
+/// Matchboxes needed to cover every position a learner's seat can face: a matchbox learner's
+/// note in a run's summary (`boxes_possible`).
+#[derive(Clone, Debug, Serialize)]
+pub struct BoxesPossible {
+    pub learner: String,
+    pub seat: String,
+    /// Every position and its symmetric images share a box (what the learner does).
+    pub with_symmetry: usize,
+    pub with_symmetry_and_a_choice: usize,
+    pub without_symmetry: usize,
+    /// A hand-built machine in Gardner's manner (see `count_boxes_gardner`): 24 for Hexapawn.
+    pub gardner_convention: usize,
+}
+
+impl std::fmt::Display for BoxesPossible {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "boxes for {} at {}: {} with symmetry ({} with a choice of move), {} without, {} in Gardner's manner",
+            self.learner,
+            self.seat,
+            self.with_symmetry,
+            self.with_symmetry_and_a_choice,
+            self.without_symmetry,
+            self.gardner_convention
+        )
+    }
+}
+
 impl super::LearnerSpec for MatchboxConfig {
     const KIND: &'static str = "matchbox";
+    type Note = BoxesPossible;
+    const NOTE: &'static str = "boxes_possible";
+    /// The boxes a learner at one seat needs (self-play and alternating seats: none listed).
+    fn note<G: Game>(
+        &self,
+        label: &str,
+        seat: Option<(Player, &str)>,
+        graph: &StateGraph<G>,
+    ) -> Option<BoxesPossible> {
+        let (seat, name) = seat?;
+        let with = count_boxes(graph, seat, true);
+        Some(BoxesPossible {
+            learner: label.to_string(),
+            seat: name.to_string(),
+            with_symmetry: with.boxes,
+            with_symmetry_and_a_choice: with.with_choice,
+            without_symmetry: count_boxes(graph, seat, false).boxes,
+            gardner_convention: count_boxes_gardner(graph.game(), seat),
+        })
+    }
     const KEYS: &'static str = "scheme = \"her\" (Gardner) | \"menace\" (Michie)";
     /// The scheme's name: "menace" where every move is reinforced, "her" otherwise.
     fn default_label(&self) -> String {
@@ -382,13 +432,19 @@ impl<G: Game> Learner<G> for Matchbox<G> {
         })
     }
 
-    fn statistics(&self) -> Vec<(&'static str, f64)> {
+    fn statistics(&self) -> Vec<(Metric, f64)> {
         let empty = self.boxes.values().filter(|b| b.total() == 0).count();
         let beads: u64 = self.boxes.values().map(|b| b.total()).sum();
         vec![
-            ("boxes", self.boxes.len() as f64),
-            ("empty_boxes", empty as f64),
-            ("beads", beads as f64),
+            (
+                Metric::new("boxes", "Matchboxes opened", "boxes").role(Role::Column("boxes used")),
+                self.boxes.len() as f64,
+            ),
+            (
+                Metric::new("empty_boxes", "Empty matchboxes", "boxes"),
+                empty as f64,
+            ),
+            (Metric::new("beads", "Beads in all boxes", "beads"), beads as f64),
         ]
     }
 }

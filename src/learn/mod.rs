@@ -15,8 +15,29 @@ use serde::de::DeserializeOwned;
 
 use crate::SgRng;
 use crate::env::{AecEnv, Env};
+use crate::eval::Metric;
 use crate::game::{Action, Game, Player, Returns};
 use crate::policy::Policy;
+
+/// The statistics every value learner keeps: states (or afterstates) in its table, ε and α.
+pub(crate) fn value_learner_statistics(
+    table: (&'static str, &'static str, usize),
+    epsilon: f64,
+    alpha: Option<f64>,
+) -> Vec<(Metric, f64)> {
+    let (name, what, rows) = table;
+    let mut out = vec![
+        (
+            Metric::new(name, format!("{what} visited"), what.to_lowercase()),
+            rows as f64,
+        ),
+        (Metric::new("epsilon", "Exploration rate", "ε"), epsilon),
+    ];
+    if let Some(alpha) = alpha {
+        out.push((Metric::new("alpha", "Step size", "α"), alpha));
+    }
+    out
+}
 
 /// A learner kind as a config names it: its config type (every key with a default, unknown
 /// keys refused, values checked where they are read) is the key of the registry.
@@ -27,6 +48,21 @@ pub trait LearnerSpec:
     const KIND: &'static str;
     /// Its own keys, one line for `run --help`.
     const KEYS: &'static str;
+    /// Figures this kind adds to a run's summary, listed under the key [`LearnerSpec::NOTE`]
+    /// ([`NoNote`] for none).
+    type Note: Serialize + std::fmt::Display + Clone + Debug + Send + Sync;
+    const NOTE: &'static str = "";
+    /// The note for a learner labelled `label` at `seat` (a single seat: the player and its
+    /// name) of the game whose every position `graph` holds.
+    fn note<G: Game>(
+        &self,
+        label: &str,
+        seat: Option<(Player, &str)>,
+        graph: &crate::graph::StateGraph<G>,
+    ) -> Option<Self::Note> {
+        let _ = (label, seat, graph);
+        None
+    }
     /// The label of a learner whose config gives none.
     fn default_label(&self) -> String;
     /// A fresh learner for `game`.
@@ -37,6 +73,19 @@ pub trait LearnerSpec:
 macro_rules! learners {
     ($( $module:ident: $variant:ident($config:ident), )*) => {
         $( pub mod $module; )*
+
+        /// The summary note of any registered kind (serialized as the note itself).
+        #[derive(Clone, Debug, Serialize)]
+        #[serde(untagged)]
+        pub enum LearnerNote {
+            $( $variant(<$module::$config as LearnerSpec>::Note), )*
+        }
+
+        impl std::fmt::Display for LearnerNote {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                match self { $( LearnerNote::$variant(n) => std::fmt::Display::fmt(n, f), )* }
+            }
+        }
 
         /// A learner's config, of any registered kind.
         #[derive(Clone, Debug, PartialEq)]
@@ -72,6 +121,17 @@ macro_rules! learners {
             pub fn build<G: Game>(&self, game: &G, label: String) -> Box<dyn Learner<G>> {
                 match self { $( LearnerConfig::$variant(c) => c.build(game, label), )* }
             }
+            /// Its kind's summary note and the key it is listed under (see [`LearnerSpec::note`]).
+            pub fn note<G: Game>(
+                &self,
+                label: &str,
+                seat: Option<(Player, &str)>,
+                graph: &crate::graph::StateGraph<G>,
+            ) -> Option<(&'static str, LearnerNote)> {
+                match self { $( LearnerConfig::$variant(c) => c
+                    .note(label, seat, graph)
+                    .map(|n| (<$module::$config as LearnerSpec>::NOTE, LearnerNote::$variant(n))), )* }
+            }
             /// Every key of the config with its value (for the resolved config file).
             pub fn to_table(&self) -> toml::Table {
                 let value = match self {
@@ -94,6 +154,16 @@ macro_rules! learners {
             }
         }
     };
+}
+
+/// The note of a learner kind that adds none to a summary.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub enum NoNote {}
+
+impl std::fmt::Display for NoNote {
+    fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {}
+    }
 }
 
 fn learner_kind<S: LearnerSpec>(_: &S) -> &'static str {
@@ -133,9 +203,14 @@ pub trait Learner<G: Game>: Send {
     fn policy(&self) -> Box<dyn Policy<G> + '_>;
     /// Its greedy policy: the best action by what it has learned, ties shared equally.
     fn greedy_policy(&self) -> Box<dyn Policy<G> + '_>;
-    /// Figures about the learner's memory, recorded with the learning curves (e.g. boxes used).
-    fn statistics(&self) -> Vec<(&'static str, f64)> {
+    /// Figures about the learner's memory, recorded with the learning curves (e.g. boxes used),
+    /// each with what it is. A fresh learner names the same metrics as a trained one.
+    fn statistics(&self) -> Vec<(Metric, f64)> {
         Vec::new()
+    }
+    /// Whether it learns values ([`Learner::value`] answers).
+    fn learns_values(&self) -> bool {
+        false
     }
     /// What the learner believes `state` is worth to the player to move (`None`: it learns no
     /// values). The evaluator compares this with the solution.
@@ -297,7 +372,7 @@ pub(crate) mod tests {
                 ));
             }
         }
-        let report = evaluate_policy(&solution, &[0, 1], greedy.as_ref());
+        let report = evaluate_policy(&solution, &[0, 1], greedy.as_ref()).unwrap();
         if report.optimal_rate_optimal_play < 0.99 {
             return Err(format!(
                 "{what} on {}: optimal-move rate along optimal play {}",

@@ -108,6 +108,7 @@ fn checked_step_size<'de, D: Deserializer<'de>>(d: D) -> Result<StepSize, D::Err
 }
 
 impl super::LearnerSpec for McConfig {
+    type Note = super::NoNote;
     const KIND: &'static str = "monte-carlo";
     const KEYS: &'static str =
         "visits = \"first\" | \"every\"; alpha = a step size or \"average\"";
@@ -243,11 +244,12 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
         })
     }
 
-    fn statistics(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("states_visited", self.table.rows() as f64),
-            ("epsilon", self.epsilon),
-        ]
+    fn statistics(&self) -> Vec<(crate::eval::Metric, f64)> {
+        super::value_learner_statistics(("states_visited", "States", self.table.rows()), self.epsilon, None)
+    }
+
+    fn learns_values(&self) -> bool {
+        true
     }
 
     fn value(&self, game: &G, state: &G::State) -> Option<f64> {

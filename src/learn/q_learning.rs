@@ -76,6 +76,7 @@ impl Default for QConfig {
 }
 
 impl super::LearnerSpec for QConfig {
+    type Note = super::NoNote;
     const KIND: &'static str = "q-learning";
     const KEYS: &'static str =
         "algorithm = \"q-learning\" | \"sarsa\" | \"expected-sarsa\"; double = true|false";
@@ -302,12 +303,12 @@ impl<G: Game> Learner<G> for QLearner<G> {
         })
     }
 
-    fn statistics(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("states_visited", self.table.rows() as f64),
-            ("epsilon", self.epsilon),
-            ("alpha", self.alpha),
-        ]
+    fn statistics(&self) -> Vec<(crate::eval::Metric, f64)> {
+        super::value_learner_statistics(("states_visited", "States", self.table.rows()), self.epsilon, Some(self.alpha))
+    }
+
+    fn learns_values(&self) -> bool {
+        true
     }
 
     fn value(&self, game: &G, state: &G::State) -> Option<f64> {

@@ -66,6 +66,7 @@ impl Default for TdConfig {
 }
 
 impl super::LearnerSpec for TdConfig {
+    type Note = super::NoNote;
     const KIND: &'static str = "td";
     const KEYS: &'static str =
         "lambda = 0..1; traces = \"accumulating\" | \"replacing\" (afterstate values)";
@@ -266,12 +267,12 @@ impl<G: Game> Learner<G> for Td<G> {
         })
     }
 
-    fn statistics(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("afterstates_visited", self.table.rows() as f64),
-            ("epsilon", self.epsilon),
-            ("alpha", self.alpha),
-        ]
+    fn statistics(&self) -> Vec<(crate::eval::Metric, f64)> {
+        super::value_learner_statistics(("afterstates_visited", "Afterstates", self.table.rows()), self.epsilon, Some(self.alpha))
+    }
+
+    fn learns_values(&self) -> bool {
+        true
     }
 
     fn value(&self, game: &G, state: &G::State) -> Option<f64> {

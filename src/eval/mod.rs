@@ -1,4 +1,10 @@
-//! The evaluator: a policy measured against the exact solution, computed (never sampled).
+//! Evaluators: how a learner's play compares with the truth. [`Evaluator`] is the seam the
+//! experiment runner uses; [`exact::ExactEvaluator`] computes everything by dynamic programming
+//! over the state graph (this module's functions), [`matches::MatchEvaluator`] plays seeded
+//! games against reference policies where no graph can be enumerated. Both record typed
+//! [`Metric`]s.
+//!
+//! The dynamic programs, a policy measured against an oracle's truth, computed (never sampled):
 //!
 //! - Optimal-move rate: the probability that the policy plays a move keeping the best result
 //!   the position allows (win, draw, loss), averaged over three sets of positions of its seat:
@@ -10,10 +16,89 @@
 //!   dynamic programming over the state graph, chance events at their probabilities.
 //! - Worst case: the same against opponents that play to hurt it most (a best response).
 
+pub mod exact;
+pub mod matches;
+pub mod metric;
+
+use thiserror::Error;
+
+pub use metric::{Metric, Role};
+
 use crate::game::{Action, Game, GameResult, Player, Turn};
 use crate::graph::{GraphError, StateGraph, StateId};
+use crate::learn::Learner;
+use crate::oracle::Oracle;
 use crate::policy::{Policy, resign_probability};
-use crate::solve::Solution;
+use crate::solve::{Solution, Value};
+
+/// Why an evaluation could not be made.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum EvalError {
+    #[error(transparent)]
+    Graph(#[from] GraphError),
+    #[error(
+        "the exact evaluator reads every policy's full distribution; `{policy}` only chooses moves (use the match evaluator)"
+    )]
+    NoDistribution { policy: String },
+    #[error("the oracle does not know this position of the state graph:\n{state}")]
+    Unknown { state: String },
+}
+
+/// A source of measurements of a learner: the experiment runner records what it returns, in
+/// the order of [`Evaluator::metrics`], at every evaluation.
+pub trait Evaluator<G: Game>: Send + Sync {
+    /// What one evaluation records.
+    fn metrics(&self) -> &[Metric];
+    /// One value per metric. `copy` is the frozen copy of the learner it trains against, if
+    /// its opponent is one.
+    fn evaluate(
+        &self,
+        learner: &dyn Learner<G>,
+        copy: Option<&FrozenPolicy<'_, G>>,
+    ) -> Result<Vec<f64>, EvalError>;
+}
+
+/// An oracle's verdicts tabulated over a state graph: the value of every state and, for every
+/// edge, whether the move keeps its mover's result (chance edges keep it).
+pub struct GraphTruth {
+    values: Vec<Value>,
+    keeps: Vec<bool>,
+}
+
+impl GraphTruth {
+    /// Asks `oracle` about every state of `graph` (once; the evaluations read the tables).
+    pub fn new<G: Game>(graph: &StateGraph<G>, oracle: &dyn Oracle<G>) -> Result<Self, EvalError> {
+        let values = graph
+            .states()
+            .iter()
+            .map(|s| {
+                oracle.value(s).ok_or_else(|| EvalError::Unknown {
+                    state: graph.game().render(s),
+                })
+            })
+            .collect::<Result<Vec<Value>, _>>()?;
+        let mut keeps = Vec::with_capacity(graph.num_edges());
+        for id in 0..graph.len() as StateId {
+            let children = graph.children(id).iter();
+            match graph.turn(id) {
+                Turn::Player(p) => {
+                    let best = values[id as usize].result_for(p);
+                    keeps.extend(children.map(|&c| values[c as usize].result_for(p) == best));
+                }
+                _ => keeps.extend(children.map(|_| true)),
+            }
+        }
+        Ok(GraphTruth { values, keeps })
+    }
+    /// The value of state `id`.
+    pub fn value(&self, id: StateId) -> Value {
+        self.values[id as usize]
+    }
+    /// Aligned with the graph's edges.
+    pub fn keeps(&self) -> &[bool] {
+        &self.keeps
+    }
+}
 
 /// Probabilities of every edge of the graph under one policy per seat (seats without a policy
 /// get none), chance edges at their chance probabilities.
@@ -27,7 +112,10 @@ pub struct Profile {
 }
 
 impl Profile {
-    pub fn new<G: Game>(graph: &StateGraph<G>, policies: &[Option<&dyn Policy<G>>]) -> Self {
+    pub fn new<G: Game>(
+        graph: &StateGraph<G>,
+        policies: &[Option<&dyn Policy<G>>],
+    ) -> Result<Self, EvalError> {
         let game = graph.game();
         let n = graph.len();
         let mut edge = Vec::with_capacity(graph.num_edges());
@@ -38,7 +126,16 @@ impl Profile {
             match graph.turn(id) {
                 Turn::Player(p) => match policies.get(p).copied().flatten() {
                     Some(policy) => {
-                        policy.probabilities(game, graph.state(id), graph.actions(id), &mut probs);
+                        if !policy.probabilities(
+                            game,
+                            graph.state(id),
+                            graph.actions(id),
+                            &mut probs,
+                        ) {
+                            return Err(EvalError::NoDistribution {
+                                policy: policy.name(),
+                            });
+                        }
                         debug_assert_eq!(
                             probs.len(),
                             graph.actions(id).len(),
@@ -57,11 +154,11 @@ impl Profile {
                 Turn::Terminal => known[id as usize] = true,
             }
         }
-        Profile {
+        Ok(Profile {
             edge,
             resign,
             known,
-        }
+        })
     }
 
     fn probs<'a, G: Game>(&'a self, graph: &StateGraph<G>, id: StateId) -> &'a [f64] {
@@ -105,13 +202,13 @@ pub struct FrozenPolicy<'g, G: Game> {
 
 impl<'g, G: Game> FrozenPolicy<'g, G> {
     /// Tabulates `policy` at every seat.
-    pub fn new(graph: &'g StateGraph<G>, policy: &dyn Policy<G>) -> Self {
+    pub fn new(graph: &'g StateGraph<G>, policy: &dyn Policy<G>) -> Result<Self, EvalError> {
         let everywhere = vec![Some(policy); graph.game().num_players()];
-        FrozenPolicy {
+        Ok(FrozenPolicy {
             graph,
-            profile: Profile::new(graph, &everywhere),
+            profile: Profile::new(graph, &everywhere)?,
             name: format!("frozen {}", policy.name()),
-        }
+        })
     }
     /// The tabulated probabilities, for the evaluator.
     pub fn profile(&self) -> &Profile {
@@ -170,28 +267,35 @@ pub struct PolicyReport {
     pub mistakes: usize,
 }
 
-/// Measures `policy`, played at `seats`, against `solution`.
+/// Measures `policy`, played at `seats`, against the enumerated `solution`.
 pub fn evaluate_policy<G: Game>(
     solution: &Solution<G>,
     seats: &[Player],
     policy: &dyn Policy<G>,
-) -> PolicyReport {
+) -> Result<PolicyReport, EvalError> {
     let graph = solution.graph();
     let policies: Vec<Option<&dyn Policy<G>>> = (0..graph.game().num_players())
         .map(|p| seats.contains(&p).then_some(policy))
         .collect();
-    evaluate_profile(solution, seats, &Profile::new(graph, &policies))
+    let truth = GraphTruth::new(graph, solution)?;
+    Ok(evaluate_profile(
+        graph,
+        &truth,
+        seats,
+        &Profile::new(graph, &policies)?,
+    ))
 }
 
-/// [`evaluate_policy`] for a policy already tabulated in `profile` (at least at `seats`).
+/// [`evaluate_policy`] for a policy already tabulated in `profile` (at least at `seats`),
+/// against `truth` tabulated over `graph`.
 pub fn evaluate_profile<G: Game>(
-    solution: &Solution<G>,
+    graph: &StateGraph<G>,
+    truth: &GraphTruth,
     seats: &[Player],
     profile: &Profile,
 ) -> PolicyReport {
-    let graph = solution.graph();
     let n = graph.len();
-    let keep_edge = solution.value_keeping_edges();
+    let keep_edge = truth.keeps();
 
     // Probability of a value-keeping move, and of a move that worsens a win or a draw.
     let mut rate = vec![f64::NAN; n];
@@ -205,7 +309,7 @@ pub fn evaluate_profile<G: Game>(
         }
         let keeps = &keep_edge[graph.edge_range(id)];
         let probs = profile.probs(graph, id);
-        let result = solution.value_of(id).result_for(p);
+        let result = truth.value(id).result_for(p);
         let resign = profile.resign[id as usize];
         let mut r: f64 = probs
             .iter()
@@ -260,7 +364,7 @@ pub fn evaluate_profile<G: Game>(
             && throws[i]
             && let Turn::Player(p) = graph.turn(i as StateId)
         {
-            match solution.value_of(i as StateId).result_for(p) {
+            match truth.value(i as StateId).result_for(p) {
                 GameResult::Win => blunders += 1,
                 GameResult::Draw => mistakes += 1,
                 GameResult::Loss => {}
@@ -333,9 +437,13 @@ pub fn expected_result<G: Game>(
     graph: &StateGraph<G>,
     policies: &[&dyn Policy<G>],
     seat: Player,
-) -> Result<ExpectedResult, GraphError> {
+) -> Result<ExpectedResult, EvalError> {
     let opt: Vec<Option<&dyn Policy<G>>> = policies.iter().map(|&p| Some(p)).collect();
-    expected_result_of(graph, &Profile::new(graph, &opt), seat)
+    Ok(expected_result_of(
+        graph,
+        &Profile::new(graph, &opt)?,
+        seat,
+    )?)
 }
 
 /// [`expected_result`] for policies already tabulated in `profile` (every seat).
@@ -362,11 +470,16 @@ pub fn worst_case<G: Game>(
     seat: Player,
     policy: &dyn Policy<G>,
     objective: Objective,
-) -> Result<ExpectedResult, GraphError> {
+) -> Result<ExpectedResult, EvalError> {
     let policies: Vec<Option<&dyn Policy<G>>> = (0..graph.game().num_players())
         .map(|p| (p == seat).then_some(policy))
         .collect();
-    worst_case_of(graph, seat, &Profile::new(graph, &policies), objective)
+    Ok(worst_case_of(
+        graph,
+        seat,
+        &Profile::new(graph, &policies)?,
+        objective,
+    )?)
 }
 
 /// [`worst_case`] for a policy already tabulated in `profile` at `seat`; the profile's other
@@ -466,11 +579,11 @@ mod tests {
     fn optimal_policy_is_perfect_and_random_is_not() {
         let sol = Solution::solve(&TicTacToe, 1 << 20).unwrap();
         let opt = OptimalPolicy::new(&sol);
-        let r = evaluate_policy(&sol, &[0], &opt);
+        let r = evaluate_policy(&sol, &[0], &opt).unwrap();
         assert!((r.optimal_rate_all - 1.0).abs() < 1e-12);
         assert!((r.optimal_rate_faced - 1.0).abs() < 1e-12);
         assert_eq!(r.blunders + r.mistakes, 0);
-        let rnd = evaluate_policy(&sol, &[0], &RandomPolicy);
+        let rnd = evaluate_policy(&sol, &[0], &RandomPolicy).unwrap();
         assert!(rnd.optimal_rate_all < 1.0 && rnd.mistakes > 0);
         assert_eq!(
             rnd.states_faced, rnd.states_all,
@@ -494,7 +607,7 @@ mod tests {
         let sol = Solution::solve(&TicTacToe, 1 << 20).unwrap();
         let g = sol.graph();
         let opt = OptimalPolicy::new(&sol);
-        let frozen = FrozenPolicy::new(g, &opt);
+        let frozen = FrozenPolicy::new(g, &opt).unwrap();
         let (mut a, mut b) = (Vec::new(), Vec::new());
         for id in 0..g.len() as StateId {
             if let Turn::Player(_) = g.turn(id) {
@@ -513,7 +626,7 @@ mod tests {
         let clone = shared.clone();
         let r = expected_result(g, &[&clone, &clone], 0).unwrap();
         assert!((r.draw - 1.0).abs() < 1e-12);
-        shared.replace(FrozenPolicy::new(g, &RandomPolicy));
+        shared.replace(FrozenPolicy::new(g, &RandomPolicy).unwrap());
         let r = expected_result(g, &[&clone, &clone], 0).unwrap();
         assert!((r.win - 0.5849).abs() < 1e-4, "{r:?}");
         assert!(clone.name().contains("random"), "{}", clone.name());

@@ -1,0 +1,233 @@
+//! The match evaluator, for games whose states cannot all be enumerated: the learner's greedy
+//! policy plays seeded games against reference policies (random play, perfect play where an
+//! oracle exists, the opponent it trains against) and the evaluator reports its win rate, mean
+//! rank and mean return, each with a 95% confidence interval.
+//!
+//! Games come in deals: deal `d` is played once with the learner at each seat it holds (the
+//! seats rotated), every game of the deal from the same seed (paired seats: the same dice and
+//! cards for every seat, and the same deals at every evaluation of a run, so a learning curve
+//! is not blurred by new luck at every point). A deal's figure is the mean over its games; the
+//! interval is the normal one over deals, `mean ± 1.96·s/√n`, clipped to the figure's range.
+
+use super::{EvalError, Evaluator, FrozenPolicy, Metric};
+use crate::game::{Game, GameResult, Player, Returns, Turn};
+use crate::learn::Learner;
+use crate::policy::{Policy, sample};
+use crate::{SgRng, derive_seed, rng};
+
+/// Where a game is cut off when it has not ended (a game whose states repeat says its own cap).
+const DEFAULT_MAX_PLIES: u32 = 10_000;
+
+/// A reference policy by name; `None`: the frozen copy of the learner handed to each
+/// evaluation.
+pub type Reference<'p, G> = (String, Option<Box<dyn Policy<G> + 'p>>);
+
+/// The match evaluator of one learner at its seats.
+pub struct MatchEvaluator<'p, G: Game> {
+    game: G,
+    seats: Vec<Player>,
+    /// (name, policy) of every reference; the training opponent is last, when it is a frozen
+    /// copy of the learner `None`: that copy comes with each evaluation.
+    references: Vec<Reference<'p, G>>,
+    deals: u64,
+    seed: u64,
+    max_plies: u32,
+    metrics: Vec<Metric>,
+}
+
+impl<'p, G: Game> MatchEvaluator<'p, G> {
+    /// Evaluates at `seats` against `references` (a `None` policy: the frozen copy handed to
+    /// each evaluation), `games` games per reference at least (whole deals), the deals drawn
+    /// from `seed`.
+    pub fn new(
+        game: &G,
+        seats: Vec<Player>,
+        references: Vec<Reference<'p, G>>,
+        games: u64,
+        seed: u64,
+    ) -> Self {
+        let deals = games.div_ceil(seats.len() as u64).max(2);
+        let players = game.num_players() as f64;
+        let mut metrics = Vec::new();
+        for (name, _) in &references {
+            let against = if name == "optimal" {
+                "perfect play".to_string()
+            } else {
+                format!("{name} play")
+            };
+            let kinds = [
+                (
+                    "win_rate",
+                    "Win rate",
+                    "share of games won",
+                    Some((0.0, 1.02)),
+                ),
+                (
+                    "mean_rank",
+                    "Mean rank",
+                    "rank (1 = first)",
+                    Some((1.0, players)),
+                ),
+                (
+                    "return",
+                    "Mean return",
+                    "mean return (+1 win, -1 loss)",
+                    None,
+                ),
+            ];
+            for (kind, title, unit, range) in kinds {
+                let base = format!("greedy_{kind}_vs_{name}");
+                let title = format!(
+                    "{title} of the greedy policy against {against} ({} games, 95% CI)",
+                    deals * seats.len() as u64
+                );
+                let bound = |end: &str| Metric {
+                    range,
+                    ..Metric::new(format!("{base}_{end}"), format!("{title}: {end} end"), unit)
+                };
+                let mut main = Metric {
+                    range,
+                    interval: Some((format!("{base}_low"), format!("{base}_high"))),
+                    ..Metric::new(base.clone(), title.clone(), unit)
+                };
+                if kind == "return" && name == "optimal" {
+                    main = main.role(super::Role::GreedyResult);
+                }
+                metrics.extend([main, bound("low"), bound("high")]);
+            }
+        }
+        MatchEvaluator {
+            game: game.clone(),
+            seats,
+            references,
+            deals,
+            seed,
+            max_plies: game.capabilities().max_plies.unwrap_or(DEFAULT_MAX_PLIES),
+            metrics,
+        }
+    }
+
+    /// One game: `policy` at `seat`, `other` everywhere else.
+    fn play(
+        &self,
+        policy: &dyn Policy<G>,
+        seat: Player,
+        other: &dyn Policy<G>,
+        rng: &mut SgRng,
+    ) -> Returns {
+        let game = &self.game;
+        let mut state = game.initial_state();
+        let (mut legal, mut outcomes) = (Vec::new(), Vec::new());
+        for _ in 0..self.max_plies {
+            let action = match game.turn(&state) {
+                Turn::Terminal => return game.returns(&state),
+                Turn::Chance => {
+                    game.chance_outcomes(&state, &mut outcomes);
+                    let (actions, probs): (Vec<_>, Vec<_>) = outcomes.iter().copied().unzip();
+                    sample(&actions, &probs, rng).expect("chance outcomes sum to one")
+                }
+                Turn::Player(p) => {
+                    game.legal_actions(&state, &mut legal);
+                    let mover = if p == seat { policy } else { other };
+                    match mover.choose(game, &state, &legal, rng) {
+                        Some(a) => a,
+                        None => return game.resignation_returns(&state, p),
+                    }
+                }
+            };
+            state = game.apply(&state, action);
+        }
+        // Cut off: the game's own returns of the position (zero where it has none).
+        game.returns(&state)
+    }
+}
+
+/// The rank of `seat` by returns: 1 + the players ahead + half the players level.
+fn rank(returns: &Returns, seat: Player) -> f64 {
+    let mine = returns[seat];
+    let others = returns
+        .as_slice()
+        .iter()
+        .enumerate()
+        .filter(|&(q, _)| q != seat);
+    1.0 + others
+        .map(|(_, &v)| {
+            if v > mine {
+                1.0
+            } else if v == mine {
+                0.5
+            } else {
+                0.0
+            }
+        })
+        .sum::<f64>()
+}
+
+/// Mean and the 95% normal interval over `samples`, clipped to `range`.
+fn interval(samples: &[f64], range: Option<(f64, f64)>) -> [f64; 3] {
+    let n = samples.len() as f64;
+    let mean = samples.iter().sum::<f64>() / n;
+    let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    let half = 1.96 * (var / n).sqrt();
+    let (lo, hi) = range.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+    let clip = |x: f64| x.clamp(lo, hi);
+    [mean, clip(mean - half), clip(mean + half)]
+}
+
+impl<G: Game> Evaluator<G> for MatchEvaluator<'_, G> {
+    fn metrics(&self) -> &[Metric] {
+        &self.metrics
+    }
+
+    fn evaluate(
+        &self,
+        learner: &dyn Learner<G>,
+        copy: Option<&FrozenPolicy<'_, G>>,
+    ) -> Result<Vec<f64>, EvalError> {
+        let greedy = learner.greedy_policy();
+        let players = self.game.num_players() as f64;
+        let mut out = Vec::with_capacity(self.metrics.len());
+        for (_, reference) in &self.references {
+            let other: &dyn Policy<G> = match (reference, copy) {
+                (Some(p), _) => p.as_ref(),
+                (None, Some(c)) => c,
+                (None, None) => unreachable!("a frozen-copy reference gets its copy"),
+            };
+            let (mut wins, mut ranks, mut returns) = (Vec::new(), Vec::new(), Vec::new());
+            for deal in 0..self.deals {
+                let deal_seed = derive_seed(self.seed, deal);
+                let (mut w, mut k, mut r) = (0.0, 0.0, 0.0);
+                for &seat in &self.seats {
+                    let result = self.play(greedy.as_ref(), seat, other, &mut rng(deal_seed));
+                    w += (result.result_for(seat) == GameResult::Win) as u8 as f64;
+                    k += rank(&result, seat);
+                    r += result[seat];
+                }
+                let n = self.seats.len() as f64;
+                wins.push(w / n);
+                ranks.push(k / n);
+                returns.push(r / n);
+            }
+            out.extend(interval(&wins, Some((0.0, 1.0))));
+            out.extend(interval(&ranks, Some((1.0, players))));
+            out.extend(interval(&returns, None));
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_share_ties_and_intervals_cover_the_mean() {
+        let r = Returns::from_slice(&[1.0, -0.5, -0.5]);
+        assert_eq!((rank(&r, 0), rank(&r, 1)), (1.0, 2.5));
+        let [mean, lo, hi] = interval(&[0.0, 1.0, 1.0, 0.0], Some((0.0, 1.0)));
+        assert_eq!(mean, 0.5);
+        assert!(lo < 0.5 && hi > 0.5 && lo >= 0.0 && hi <= 1.0);
+        let [m, lo, hi] = interval(&[1.0, 1.0], Some((0.0, 1.0)));
+        assert_eq!((m, lo, hi), (1.0, 1.0, 1.0));
+    }
+}

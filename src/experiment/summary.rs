@@ -1,0 +1,298 @@
+//! What a run reports: per (learner, opponent) what the machines did and what their greedy
+//! policy reached, as `summary.json`, `summary.md` and the console tables. The columns come from
+//! the metrics' roles ([`Role`]), never from their names.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::eval::{Metric, Role};
+use crate::learn::LearnerNote;
+use crate::solve::SolveReport;
+
+/// The optimal-move-rate thresholds of the summary table.
+pub const THRESHOLDS: [f64; 2] = [0.95, 0.99];
+
+/// Mean, minimum and maximum over seeds.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Spread {
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    pub(super) fn of(values: impl IntoIterator<Item = f64>) -> Spread {
+        let v: Vec<f64> = values.into_iter().collect();
+        let n = v.len().max(1) as f64;
+        Spread {
+            mean: v.iter().sum::<f64>() / n,
+            min: v.iter().copied().fold(f64::INFINITY, f64::min),
+            max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+}
+
+/// Per (learner, opponent): what the machines did over their episodes.
+#[derive(Clone, Debug, Serialize)]
+pub struct ConditionSummary {
+    pub learner: String,
+    pub opponent: String,
+    pub seat: String,
+    pub seeds: usize,
+    pub episodes: u64,
+    /// Games lost per machine.
+    pub losses: Spread,
+    /// The game after which the machine never lost again (0: it never lost).
+    pub last_loss_episode: Spread,
+    /// Share of machines that never lost a game.
+    pub never_lost_share: f64,
+    /// Share of machines whose final play is perfect: no opponent can do better against it
+    /// than against perfect play (exact worst case equals the game value; exact evaluator).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub perfect_share: Option<f64>,
+    /// Every evaluation metric at the last episode.
+    pub final_metrics: BTreeMap<String, Spread>,
+    /// Episodes until the greedy policy keeps the value in 95% / 99% of the positions of
+    /// optimal play (over the seeds that got there), and the share of seeds that did.
+    pub episodes_to_95: Option<Spread>,
+    pub reached_95_share: f64,
+    pub episodes_to_99: Option<Spread>,
+    pub reached_99_share: f64,
+    /// The metrics it recorded, for the tables.
+    #[serde(skip)]
+    pub(super) metrics: Vec<Metric>,
+    #[serde(skip)]
+    pub(super) seat_names: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RunSummary {
+    pub name: String,
+    pub description: String,
+    pub config_hash: String,
+    /// The exact solution's figures (where the run has one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solution: Option<SolveReport>,
+    /// What learner kinds add (a matchbox learner's `boxes_possible`), by key.
+    #[serde(flatten)]
+    pub notes: BTreeMap<&'static str, Vec<LearnerNote>>,
+    pub conditions: Vec<ConditionSummary>,
+    /// The game's name and how the run was evaluated, for the tables' heading.
+    #[serde(skip)]
+    pub game: String,
+    #[serde(skip)]
+    pub evaluation: String,
+    #[serde(skip)]
+    pub written: Vec<PathBuf>,
+}
+
+impl ConditionSummary {
+    fn with_role(&self, role: Role) -> impl Iterator<Item = &Metric> {
+        self.metrics.iter().filter(move |m| m.role == role)
+    }
+    fn mean_of(&self, role: Role) -> Option<f64> {
+        let m = self.with_role(role).next()?;
+        self.final_metrics.get(&m.name).map(|s| s.mean)
+    }
+    /// The console column of a learner's own statistic (title and mean), if it has one.
+    fn column(&self) -> Option<(&'static str, Option<f64>)> {
+        self.metrics.iter().find_map(|m| match m.role {
+            Role::Column(title) => Some((title, self.final_metrics.get(&m.name).map(|s| s.mean))),
+            _ => None,
+        })
+    }
+
+    /// What its greedy policy reached: the episodes it needed to keep the value in 95% / 99%
+    /// of the positions of optimal play (mean over the seeds that got there, and their share),
+    /// its final rates along optimal play and over all positions, and its final result against
+    /// perfect play from each seat it held.
+    fn learned(&self) -> Learned {
+        let mut results: Vec<String> = self
+            .with_role(Role::GreedyResult)
+            .filter_map(|m| {
+                let v = self.final_metrics.get(&m.name)?.mean;
+                Some(match m.seat {
+                    Some(p) => format!("{v:+.3} as {}", self.seat_names[p]),
+                    None => format!("{v:+.3}"),
+                })
+            })
+            .collect();
+        results.sort();
+        let threshold = self.with_role(Role::Threshold).next().is_some();
+        let reached =
+            |spread: Option<Spread>, share: f64| threshold.then(|| spread.map(|s| (s.mean, share)));
+        Learned {
+            reached: [
+                reached(self.episodes_to_95, self.reached_95_share),
+                reached(self.episodes_to_99, self.reached_99_share),
+            ],
+            rate_optimal_play: self.mean_of(Role::Threshold),
+            rate_all: self.mean_of(Role::GreedyRateAll),
+            results: if results.is_empty() {
+                "-".to_string()
+            } else {
+                results.join(", ")
+            },
+        }
+    }
+}
+
+struct Learned {
+    /// (mean episodes, share of seeds) for 95% and 99% (`Some(None)`: never; `None`: the run
+    /// does not measure it).
+    reached: [Option<Option<(f64, f64)>>; 2],
+    rate_optimal_play: Option<f64>,
+    rate_all: Option<f64>,
+    results: String,
+}
+
+impl Learned {
+    /// A row's cells: episodes to 95% and 99%, the two final rates, the results. `compact`
+    /// for the terminal ("440000 (50%)", "98.3%"), else for summary.md ("440000 (50% of
+    /// seeds)", "0.9832").
+    fn cells(self, compact: bool) -> [String; 5] {
+        let to = |r: Option<Option<(f64, f64)>>| match r {
+            None => "-".to_string(),
+            Some(None) => "never".to_string(),
+            Some(Some((mean, share))) if compact && share >= 1.0 => format!("{mean:.0}"),
+            Some(Some((mean, share))) if compact => format!("{mean:.0} ({:.0}%)", 100.0 * share),
+            Some(Some((mean, share))) => format!("{mean:.0} ({:.0}% of seeds)", 100.0 * share),
+        };
+        let rate = |r: Option<f64>| match r {
+            None => "-".to_string(),
+            Some(v) if compact => format!("{:.1}%", 100.0 * v),
+            Some(v) => format!("{v:.4}"),
+        };
+        [
+            to(self.reached[0]),
+            to(self.reached[1]),
+            rate(self.rate_optimal_play),
+            rate(self.rate_all),
+            self.results,
+        ]
+    }
+}
+
+impl RunSummary {
+    /// "(135 states, black wins in 6 plies)", or how the run was evaluated.
+    pub fn heading(&self) -> String {
+        match &self.solution {
+            Some(s) => format!("{} states, {}", s.states, s.start),
+            None => self.evaluation.clone(),
+        }
+    }
+
+    /// The study table in Markdown: per learner and opponent, what its greedy policy reached.
+    pub fn table(&self) -> String {
+        let mut out = String::from(
+            "| learner | opponent | episodes to 95% | episodes to 99% | final rate, optimal play | final rate, all positions | final result vs perfect play |\n|---|---|---|---|---|---|---|\n",
+        );
+        for c in &self.conditions {
+            let cells = c.learned().cells(false);
+            out.push_str(&format!(
+                "| {} | {} | {} |\n",
+                c.learner,
+                c.opponent,
+                cells.join(" | ")
+            ));
+        }
+        out
+    }
+}
+
+impl fmt::Display for RunSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}: {} ({})", self.name, self.game, self.heading())?;
+        for note in self.notes.values().flatten() {
+            writeln!(f, "  {note}")?;
+        }
+        let lw = self
+            .conditions
+            .iter()
+            .map(|c| c.learner.chars().count())
+            .fold(12, usize::max);
+        let ow = self
+            .conditions
+            .iter()
+            .map(|c| c.opponent.chars().count())
+            .fold(16, usize::max);
+        let column = self
+            .conditions
+            .iter()
+            .find_map(|c| c.column())
+            .map(|(t, _)| t);
+        write!(
+            f,
+            "  {:<lw$} {:<ow$} {:>6} {:>12} {:>14} {:>10} {:>10}",
+            "learner", "opponent", "seeds", "losses/run", "last loss at", "never lost", "perfect",
+        )?;
+        match column {
+            Some(title) => writeln!(f, " {title:>11}")?,
+            None => writeln!(f)?,
+        }
+        for c in &self.conditions {
+            let perfect = c
+                .perfect_share
+                .map_or("-".to_string(), |s| format!("{:.1}%", 100.0 * s));
+            write!(
+                f,
+                "  {:<lw$} {:<ow$} {:>6} {:>12.2} {:>14.2} {:>9.1}% {:>10}",
+                c.learner,
+                c.opponent,
+                c.seeds,
+                c.losses.mean,
+                c.last_loss_episode.mean,
+                100.0 * c.never_lost_share,
+                perfect,
+            )?;
+            if column.is_some() {
+                let value = c
+                    .column()
+                    .and_then(|(_, v)| v)
+                    .map_or("-".to_string(), |v| format!("{v:.1}"));
+                write!(f, " {value:>11}")?;
+            }
+            writeln!(f)?;
+        }
+        let exact = self
+            .conditions
+            .iter()
+            .any(|c| c.with_role(Role::Threshold).next().is_some());
+        if exact {
+            writeln!(
+                f,
+                "  greedy policy: games until it keeps the value in 95% / 99% of the positions of optimal play,\n  its final optimal-move rates and its exact result against perfect play"
+            )?;
+        } else {
+            writeln!(
+                f,
+                "  greedy policy: its mean return against perfect play in the evaluation games (where the game has an oracle)"
+            )?;
+        }
+        writeln!(
+            f,
+            "  {:<lw$} {:<ow$} {:>12} {:>12} {:>14} {:>14}  result",
+            "learner", "opponent", "95% at", "99% at", "optimal play", "all positions"
+        )?;
+        for c in &self.conditions {
+            let [to_95, to_99, rate_optimal_play, rate_all, results] = c.learned().cells(true);
+            writeln!(
+                f,
+                "  {:<lw$} {:<ow$} {to_95:>12} {to_99:>12} {rate_optimal_play:>14} {rate_all:>14}  {results}",
+                c.learner, c.opponent,
+            )?;
+        }
+        if let Some(dir) = self.written.first().and_then(|p| p.parent()) {
+            let names: Vec<String> = self
+                .written
+                .iter()
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect();
+            write!(f, "  wrote {}/: {}", dir.display(), names.join(", "))?;
+        }
+        Ok(())
+    }
+}
