@@ -36,7 +36,7 @@ use crate::solve::{DEFAULT_STATE_LIMIT, Solution, SolveOptions};
 use crate::{derive_seed, rng};
 use config::{BandSpec, Evaluation, ExperimentConfig, LearnerEntry, Seat};
 use opponents::{OpponentSpec, copy_of};
-use output::{Curves, write_atomic, write_curves};
+use output::{Curves, FNV_OFFSET, fnv1a, write_atomic, write_curves};
 use plot::{Band, PlotSpec, plot_metric};
 use summary::{ConditionSummary, RunSummary, Spread, THRESHOLDS};
 
@@ -125,7 +125,8 @@ pub fn run<G: Game>(
     progress: bool,
 ) -> Result<RunSummary> {
     let resolved = config.resolved_toml();
-    let config_hash = format!("{:016x}", fnv1a(resolved.as_bytes()));
+    // A stable fingerprint of the resolved config.
+    let config_hash = format!("{:016x}", fnv1a(FNV_OFFSET, resolved.as_bytes()));
     let conditions: Vec<Condition> = config
         .learners()
         .iter()
@@ -682,11 +683,4 @@ fn summarise<G: Game>(
         evaluation,
         written: Vec::new(),
     }
-}
-
-/// FNV-1a, 64 bits: a stable fingerprint of the resolved config.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
 }

@@ -4,8 +4,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use polars::prelude::{
@@ -171,15 +170,26 @@ pub fn write_curves(dir: &Path, curves: &Curves) -> Result<()> {
     Ok(())
 }
 
+/// The starting state of FNV-1a (64 bits).
+pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a (64 bits) of `bytes` continued from state `h` (start from [`FNV_OFFSET`]): a hash that
+/// is the same on every platform and release, for fingerprints and seeds that must not move.
+pub fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same directory and
 /// a rename, so `path` either keeps its old content or has all of the new one.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     write_atomic_with(path, |tmp| {
         let mut file = OpenOptions::new()
             .write(true)
-            .create_new(true)
+            .truncate(true)
             .open(tmp)
-            .with_context(|| format!("creating {}", tmp.display()))?;
+            .with_context(|| format!("opening {}", tmp.display()))?;
         file.write_all(bytes)
             .with_context(|| format!("writing {}", tmp.display()))?;
         Ok(())
@@ -194,53 +204,39 @@ pub fn write_atomic_with<F>(path: &Path, write: F) -> Result<()>
 where
     F: FnOnce(&Path) -> Result<()>,
 {
-    let tmp = temp_path_for(path)?;
-    let result = write(&tmp).and_then(|()| {
-        // Flush to disk before the rename, otherwise a crash could leave the
-        // final name pointing at an empty or partial file.
-        File::open(&tmp)
-            .and_then(|f| f.sync_all())
-            .with_context(|| format!("syncing {}", tmp.display()))?;
-        fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
-    });
-    if result.is_err() {
-        // Best effort: the original error is the one worth reporting.
-        let _ = fs::remove_file(&tmp);
-    }
-    result?;
-    if let Some(dir) = path.parent() {
-        // Makes the rename itself durable on Unix; opening a directory is not
-        // supported everywhere (Windows), and the data is already in place.
-        let _ = File::open(non_empty_or_dot(dir)).and_then(|d| d.sync_all());
-    }
-    Ok(())
-}
-
-/// A fresh, hidden name next to `path`; unique per process and call so that
-/// concurrent writers (threads or processes) never share a temporary file.
-fn temp_path_for(path: &Path) -> Result<PathBuf> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
     let name = path
         .file_name()
         .with_context(|| format!("writing {}: path has no file name", path.display()))?;
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let mut tmp_name = std::ffi::OsString::from(format!(".tmp-{}-{n}.", std::process::id()));
-    tmp_name.push(name);
-    Ok(path.with_file_name(tmp_name))
-}
-
-fn non_empty_or_dot(dir: &Path) -> &Path {
-    if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    // A hidden temporary file beside `path`, removed if anything fails before the rename.
+    let tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .suffix(name)
+        .tempfile_in(dir)
+        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    write(tmp.path())?;
+    // Flush to disk before the rename, otherwise a crash could leave the final name pointing
+    // at an empty or partial file.
+    File::open(tmp.path())
+        .and_then(|f| f.sync_all())
+        .with_context(|| format!("syncing {}", tmp.path().display()))?;
+    tmp.persist(path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    // Makes the rename itself durable on Unix; opening a directory is not supported
+    // everywhere (Windows), and the data is already in place.
+    let _ = File::open(dir).and_then(|d| d.sync_all());
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use polars::prelude::{DataType, ParquetReader, SerReader};
+    use std::path::PathBuf;
+    use std::sync::atomic::{AtomicU64, Ordering};
 
     /// A fresh directory under the system temp dir; removed by the caller.
     fn scratch_dir(tag: &str) -> PathBuf {

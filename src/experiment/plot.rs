@@ -13,7 +13,7 @@ use plotters::style::register_font;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
-use super::output::{Curves, write_atomic, write_atomic_with};
+use super::output::{Curves, FNV_OFFSET, fnv1a, write_atomic, write_atomic_with};
 
 /// Which spread around the mean is shaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -319,12 +319,8 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
 /// FNV-1a over the point's identity: stable across platforms and Rust
 /// versions, unlike `std::hash`, so a plot can be regenerated identically.
 fn point_seed(learner: &str, opponent: &str, metric: &str, episode: u64) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ BOOTSTRAP_SEED;
-    let mut eat = |bytes: &[u8]| {
-        for &b in bytes {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    };
+    let mut h: u64 = FNV_OFFSET ^ BOOTSTRAP_SEED;
+    let mut eat = |bytes: &[u8]| h = fnv1a(h, bytes);
     // Length prefixes keep ("ab", "c") and ("a", "bc") apart.
     for s in [learner, opponent, metric] {
         eat(&(s.len() as u64).to_le_bytes());

@@ -6,59 +6,16 @@
 //! appended to one flat `Vec<f64>`: after warm-up, learning allocates nothing per step.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::game::Game;
 
 /// Largest dense index a table maps directly (4 bytes per entry: 16 MiB).
 pub const DENSE_LIMIT: usize = 1 << 22;
 
-/// A fast hasher for game states (FxHash's multiply-rotate; states are not adversarial).
-#[derive(Default, Clone, Copy)]
-pub struct StateHasher(u64);
+/// A map keyed by game states with rustc's fast hasher (states are not adversarial).
+pub type StateMap<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
 
-impl Hasher for StateHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-    }
-    #[inline]
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    #[inline]
-    fn write_u8(&mut self, v: u8) {
-        self.write_u64(v as u64)
-    }
-    #[inline]
-    fn write_u16(&mut self, v: u16) {
-        self.write_u64(v as u64)
-    }
-    #[inline]
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(v as u64)
-    }
-    #[inline]
-    fn write_u128(&mut self, v: u128) {
-        self.write_u64(v as u64);
-        self.write_u64((v >> 64) as u64);
-    }
-    #[inline]
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64)
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-pub type StateMap<K, V> = HashMap<K, V, BuildHasherDefault<StateHasher>>;
-
+#[derive(Clone)]
 enum Keys<G: Game> {
     /// Dense index -> row + 1 (0: no row yet).
     Dense(Vec<u32>),
@@ -66,24 +23,12 @@ enum Keys<G: Game> {
 }
 
 /// Rows of values keyed by state.
+#[derive(Clone)]
 pub struct Table<G: Game> {
     keys: Keys<G>,
     /// Row `r` is `values[start[r]..start[r + 1]]`.
     start: Vec<u32>,
     values: Vec<f64>,
-}
-
-impl<G: Game> Clone for Table<G> {
-    fn clone(&self) -> Self {
-        Table {
-            keys: match &self.keys {
-                Keys::Dense(v) => Keys::Dense(v.clone()),
-                Keys::Hashed(m) => Keys::Hashed(m.clone()),
-            },
-            start: self.start.clone(),
-            values: self.values.clone(),
-        }
-    }
 }
 
 impl<G: Game> Table<G> {
