@@ -1,5 +1,5 @@
 //! Fox & Hounds and Hasenspiel from the command line: the published figures of
-//! `shared/rules/chase-games-and-hexapawn.md` come out of `solve` and `fuzz`, `play` survives a
+//! reference programs (gilith/solve, mancap314/hasenspiel) come out of `solve` and `fuzz`, `play` survives a
 //! person, and the environments pass the shared checker. (10x10 is in `solvedgym bench`.)
 
 mod common;

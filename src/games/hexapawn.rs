@@ -1,7 +1,7 @@
 //! Hexapawn (Martin Gardner, 1962) on a board of any size up to 64 squares; 3x3 is Gardner's
 //! game, 4x4 is "octapawn".
 //!
-//! Rules (Gardner, as in `shared/rules/chase-games-and-hexapawn.md`): White's pawns start on the
+//! Rules (Martin Gardner, "Mathematical Games", Scientific American, March 1962): White's pawns start on the
 //! first rank, Black's on the last; White moves first. A pawn moves one square straight forward
 //! onto an empty square, or one square diagonally forward onto an enemy pawn, capturing it. No
 //! double step, no en passant, no promotion. The mover wins by reaching the far rank or by

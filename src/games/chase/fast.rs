@@ -14,7 +14,7 @@
 //! 4. sweeps backward layer by layer, in parallel within a layer, computing each position's
 //!    value (winner and plies, the winner hurrying, the loser holding out) from its children,
 //!    the exact number of games and of runner wins (kept only for the two layers in flight),
-//!    and on request the seed's FoxBox and maximum-FoxBox values.
+//!    and on request the FoxBox and maximum-FoxBox values of gilith/solve's strategy.
 //!
 //! Memory is about 2 bytes per reachable position for values (5 with FoxBox tables), one bit per
 //! dense index, and the game counts of three layers. The generic solver ([`crate::solve`])
@@ -968,7 +968,7 @@ fn solve_one<C: Count>(
 }
 
 impl Chase {
-    /// Whether FoxBox tables, and the seed's FoxBox AI and fuzz table, apply (Fox & Hounds).
+    /// Whether FoxBox tables and the FoxBox AI apply (Fox & Hounds).
     pub fn has_foxbox(&self) -> bool {
         self.kind() == Kind::FoxHounds
     }

@@ -1,7 +1,9 @@
 //! The chase games: one runner against k pawns on the dark squares of an even board.
 //! Fox & Hounds (gilith/solve) and Hasenspiel (mancap314/hasenspiel) are the same pieces,
 //! moves and first mover; they differ in the start squares' presentation and the terminal test,
-//! which is a parameter ([`Escape`]). The exact rules are `shared/rules/chase-games-and-hexapawn.md`.
+//! which is a parameter ([`Escape`]). The rules are the reference programs': Joe Leslie-Hurd's
+//! Haskell package `solve` (github.com/gilith/solve, `src/Solve/FoxHounds.hs`) and Manuel Capel's
+//! C program (github.com/mancap314/hasenspiel, `hasen.c`).
 //!
 //! Geometry (Fox & Hounds coordinates, used inside for both games): squares `(x, y)` with
 //! `0 <= x, y < B` and `x + y` odd; `y = 0` is the pawns' home row. The runner (fox, rabbit)

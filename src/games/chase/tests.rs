@@ -18,7 +18,7 @@ fn start_positions_follow_the_references() {
     let board = g.render(&s);
     assert!(board.contains("|* * F * |"), "{board}");
     assert!(board.contains("| H H H H|"), "{board}");
-    // Hasenspiel: black on 0..3, white on 29 in the seed's numbering.
+    // Hasenspiel: black on 0..3, white on 29 in mancap314/hasenspiel's numbering.
     let h = Chase::hasenspiel(HasenspielParams::default()).unwrap();
     let s = h.initial_state();
     assert_eq!(h.hasen_number(s.runner as usize), 29);
