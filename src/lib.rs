@@ -3,13 +3,16 @@
 //! Learners play games; an exact solver knows the truth; the evaluator shows how close learning
 //! gets. The parts, one module each:
 //!
-//! - [`game`]: the `Game` trait (pure rules) and [`games`]: Hexapawn, tic-tac-toe, ...
+//! - [`game`]: the `Game` trait (pure rules, capabilities) and [`games`]: the registry of
+//!   Hexapawn, the chase games, tic-tac-toe, the dice race.
 //! - [`env`](mod@env): Gymnasium-style single-agent and PettingZoo-style turn-based environments.
-//! - [`graph`] and [`solve`]: the reachable state graph and exact retrograde analysis.
-//! - [`policy`]: random, solved-optimal and fuzzy players; [`learn`]: the learners.
-//! - [`eval`]: learned policies against the exact solution, by dynamic programming.
+//! - [`graph`] and [`solve`]: the reachable state graph and exact retrograde analysis;
+//!   [`oracle`]: the trait every source of truth answers through.
+//! - [`policy`]: random, optimal and fuzzy players; [`learn`]: the learners and their registry.
+//! - [`eval`]: evaluators (exact dynamic programming, seeded matches) and typed metrics.
 //! - [`experiment`]: TOML-configured studies over many seeds, curves and plots.
-//! - [`check`]: the environment checker every game passes.
+//! - [`check`]: the environment checker and the playthroughs every game passes;
+//!   [`play`], [`fuzz`], [`bench`]: the commands' work, as library code.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -13,7 +13,6 @@ pub mod config;
 pub mod opponents;
 pub mod output;
 pub mod plot;
-mod source;
 pub mod summary;
 
 use std::collections::BTreeMap;

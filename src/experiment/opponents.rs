@@ -5,7 +5,7 @@ use std::num::NonZeroU64;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::source::{ConfigError, Source};
+use super::config::source::{ConfigError, Source};
 use crate::eval::FrozenPolicy;
 use crate::game::Game;
 use crate::graph::StateGraph;
@@ -53,7 +53,7 @@ pub struct OpponentSpec {
 /// An `[[opponents]]` table as a config writes it, and as the resolved config writes it back.
 #[derive(Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct OpponentToml {
+pub(crate) struct OpponentToml {
     name: Option<String>,
     policy: PolicyName,
     #[serde(
@@ -97,7 +97,7 @@ impl PolicyName {
 impl OpponentToml {
     /// The opponent's name and policy; a key of another policy, or a missing one, is an error
     /// at `path` (`opponents[i]`).
-    pub(super) fn resolve(
+    pub(crate) fn resolve(
         self,
         src: &Source,
         path: &str,
@@ -153,7 +153,7 @@ impl OpponentToml {
 
 impl OpponentSpec {
     /// The table the resolved config writes, every default filled in.
-    pub(super) fn resolved(&self) -> OpponentToml {
+    pub(crate) fn resolved(&self) -> OpponentToml {
         let mut t = OpponentToml {
             name: Some(self.name.clone()),
             policy: PolicyName::Random,

@@ -46,14 +46,14 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 /// The text of a config and where its keys and values stand.
-pub(super) struct Source<'a> {
+pub(crate) struct Source<'a> {
     file: &'a Path,
     text: &'a str,
     root: Spanned<DeValue<'a>>,
 }
 
 impl<'a> Source<'a> {
-    pub(super) fn parse(file: &'a Path, text: &'a str) -> Result<Self, ConfigError> {
+    pub(crate) fn parse(file: &'a Path, text: &'a str) -> Result<Self, ConfigError> {
         let root = DeTable::parse(text).map_err(|e| {
             let span = e.span().unwrap_or(0..0);
             error_at(file, text, span, None, e.message().to_string())
@@ -67,7 +67,7 @@ impl<'a> Source<'a> {
     }
 
     /// The value at a dotted path such as `learners[2].alpha` (the whole file at "").
-    pub(super) fn get(&self, path: &str) -> Option<&Spanned<DeValue<'a>>> {
+    pub(crate) fn get(&self, path: &str) -> Option<&Spanned<DeValue<'a>>> {
         let mut value = &self.root;
         for part in path.split('.').filter(|p| !p.is_empty()) {
             let (key, index) = match part.split_once('[') {
@@ -84,7 +84,7 @@ impl<'a> Source<'a> {
 
     /// An error about the key at `path`, pointing at its value (or at the nearest enclosing
     /// table when the key is missing).
-    pub(super) fn error(&self, path: &str, message: impl Into<String>) -> ConfigError {
+    pub(crate) fn error(&self, path: &str, message: impl Into<String>) -> ConfigError {
         let mut at = path;
         let span = loop {
             if let Some(v) = self.get(at) {
@@ -108,7 +108,7 @@ impl<'a> Source<'a> {
     }
 
     /// Reads the value at `path` as `T` (`None` if the key is absent).
-    pub(super) fn read<T: for<'de> Deserialize<'de>>(
+    pub(crate) fn read<T: for<'de> Deserialize<'de>>(
         &self,
         path: &str,
     ) -> Result<Option<T>, ConfigError> {
@@ -122,7 +122,7 @@ impl<'a> Source<'a> {
 
     /// Reads `value` (the value at `path`, perhaps with keys removed) with `read`; an error
     /// names the key inside it that is at fault.
-    pub(super) fn read_value<T>(
+    pub(crate) fn read_value<T>(
         &self,
         path: &str,
         value: Spanned<DeValue<'a>>,

@@ -1,0 +1,380 @@
+//! Every mistake in a config names its file, line and key; the resolved config reads back.
+
+use super::*;
+use crate::experiment::opponents::{DEFAULT_REFRESH, FrozenPlay};
+use crate::learn::monte_carlo::{McConfig, StepSize};
+
+fn parse_str(text: &str) -> Result<ExperimentConfig, ConfigError> {
+    parse(Path::new("test.toml"), text).map(|mut v| {
+        assert_eq!(v.len(), 1, "one game");
+        v.remove(0).0
+    })
+}
+
+const GOOD: &str = r#"
+name = "t"
+episodes = 10
+seeds = 3
+
+[game]
+name = "hexapawn"
+
+[learner]
+kind = "matchbox"
+scheme = "her"
+seat = "black"
+
+[[opponents]]
+policy = "random"
+"#;
+
+#[test]
+fn a_good_config_resolves_its_defaults() {
+    let c = parse_str(GOOD).unwrap();
+    assert_eq!(c.seeds, [0, 1, 2]);
+    assert_eq!(c.eval_interval.get(), 1);
+    assert_eq!(c.learners[0].label, "her");
+    assert_eq!(c.opponents[0].name, "random");
+    // The resolved file parses back to the same config.
+    let again = parse_str(&c.resolved_toml()).unwrap();
+    assert_eq!(again, c);
+}
+
+#[test]
+fn monte_carlo_takes_sample_averages_only_when_asked() {
+    let step_size = |c: &ExperimentConfig| match &c.learners[2].config {
+        LearnerConfig::MonteCarlo(mc) => mc.alpha,
+        other => panic!("not Monte-Carlo: {other:?}"),
+    };
+    // Left out: the default constant step size.
+    let c = parse_str(VALUE_LEARNERS).unwrap();
+    assert_eq!(step_size(&c), McConfig::default().alpha);
+    let averages = VALUE_LEARNERS.replace(
+        "visits = \"every\"",
+        "visits = \"every\"\nalpha = \"average\"",
+    );
+    let c = parse_str(&averages).unwrap();
+    assert_eq!(step_size(&c), StepSize::Average);
+    // The resolved config says so, and reads back the same.
+    let resolved = c.resolved_toml();
+    assert!(resolved.contains("alpha = \"average\""), "{resolved}");
+    assert_eq!(parse_str(&resolved).unwrap(), c);
+    let bad = averages.replace("\"average\"", "\"mean\"");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (16, Some("learners[2].alpha")),
+        "{e}"
+    );
+    assert!(e.message.contains("\"average\""), "{e}");
+    let bad = averages.replace("\"average\"", "1.5");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("learners[2].alpha"), "{e}");
+}
+
+#[test]
+fn a_misspelt_key_names_the_key_and_its_line() {
+    let bad = GOOD.replace("episodes = 10", "episdoes = 10");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!(e.line, 3, "{e}");
+    assert!(e.message.contains("episdoes"), "{e}");
+    let bad = GOOD.replace("scheme = \"her\"", "schema = \"her\"");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (11, Some("learner.schema")),
+        "{e}"
+    );
+    assert!(e.to_string().contains("test.toml:11:1"), "{e}");
+}
+
+#[test]
+fn wrong_types_and_values_point_at_the_value() {
+    let bad = GOOD.replace("episodes = 10", "episodes = \"ten\"");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!(e.line, 3, "{e}");
+    let bad = GOOD.replace("scheme = \"her\"", "scheme = \"hers\"");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (11, Some("learner.scheme")),
+        "{e}"
+    );
+    assert!(e.message.contains("menace"), "{e}");
+    let bad = GOOD.replace("policy = \"random\"", "policy = \"fuzzy\"\np = 1.5");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (16, Some("opponents[0].p")),
+        "{e}"
+    );
+    let bad = GOOD.replace("kind = \"matchbox\"", "kind = \"sarsa-lambda\"");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!((e.line, e.column), (10, 8), "{e}");
+}
+
+#[test]
+fn game_errors_point_into_the_game_table() {
+    let bad = GOOD.replace("name = \"hexapawn\"", "name = \"hexapawn\"\nsize = 8");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!((e.line, e.key.as_deref()), (8, Some("game.size")), "{e}");
+    let bad = GOOD.replace("name = \"hexapawn\"", "name = \"hexapawn\"\nrows = 1");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!((e.line, e.key.as_deref()), (8, Some("game.rows")), "{e}");
+    let bad = GOOD.replace("name = \"hexapawn\"", "name = \"chess\"");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!((e.line, e.key.as_deref()), (7, Some("game.name")), "{e}");
+    let bad = GOOD.replace("seat = \"black\"", "seat = \"red\"");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!(e.line, 12, "{e}");
+    assert!(e.message.contains("white, black"), "{e}");
+}
+
+#[test]
+fn values_out_of_range_are_named() {
+    let bad = GOOD.replace("seeds = 3", "seeds = -1");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!((e.line, e.key.as_deref()), (4, Some("seeds")), "{e}");
+    assert!(e.message.contains("negative"), "{e}");
+    let bad = GOOD.replace("seeds = 3", "seeds = 4000000000000000");
+    let e = parse_str(&bad).unwrap_err();
+    assert!(e.message.contains("at most"), "{e}");
+    let bad = GOOD.replace("seeds = 3", "seeds = \"many\"");
+    let e = parse_str(&bad).unwrap_err();
+    assert!(e.message.contains("number of seeds"), "{e}");
+    let bad = GOOD.replace(
+        "seat = \"black\"",
+        "seat = \"black\"\nreinforce = \"sometimes\"",
+    );
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (13, Some("learner.reinforce")),
+        "{e}"
+    );
+    let bad = GOOD.replace("name = \"t\"", "name = \"..\"");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("name"), "{e}");
+}
+
+const VALUE_LEARNERS: &str = r#"name = "v"
+episodes = 10
+[game]
+name = "tictactoe"
+[[learners]]
+kind = "q-learning"
+algorithm = "sarsa"
+double = true
+[[learners]]
+kind = "td"
+lambda = 0.5
+epsilon = { kind = "linear", start = 1.0, end = 0.1, episodes = 100 }
+[[learners]]
+kind = "monte-carlo"
+visits = "every"
+"#;
+
+#[test]
+fn value_learners_resolve_and_round_trip() {
+    let c = parse_str(VALUE_LEARNERS).unwrap();
+    let labels: Vec<&str> = c.learners.iter().map(|l| l.label.as_str()).collect();
+    assert_eq!(labels, ["Double SARSA", "TD(0.5)", "MC (every visit)"]);
+    let again = parse_str(&c.resolved_toml()).unwrap();
+    assert_eq!(again, c);
+}
+
+#[test]
+fn value_learner_mistakes_name_the_key_and_line() {
+    let bad = VALUE_LEARNERS.replace("lambda = 0.5", "lambda = 1.5");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (11, Some("learners[1].lambda")),
+        "{e}"
+    );
+    let bad = VALUE_LEARNERS.replace("end = 0.1", "end = 1.1");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (12, Some("learners[1].epsilon")),
+        "{e}"
+    );
+    let bad = VALUE_LEARNERS.replace("algorithm = \"sarsa\"", "algorithm = \"sarsa-max\"");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (7, Some("learners[0].algorithm")),
+        "{e}"
+    );
+    let bad = VALUE_LEARNERS.replace("double = true", "dubble = true");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (8, Some("learners[0].dubble")),
+        "{e}"
+    );
+    let bad = VALUE_LEARNERS.replace("visits = \"every\"", "visits = \"every\"\ngamma = 0");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("learners[2].gamma"), "{e}");
+}
+
+#[test]
+fn a_typo_inside_a_schedule_names_its_key_and_line() {
+    let bad = VALUE_LEARNERS.replace("start = 1.0", "strat = 1.0");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (12, Some("learners[1].epsilon.strat")),
+        "{e}"
+    );
+    assert!(e.message.contains("unknown field `strat`"), "{e}");
+    let bad = VALUE_LEARNERS.replace("lambda = 0.5", "lambda = 0.5\nalpha = \"high\"");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (12, Some("learners[1].alpha")),
+        "{e}"
+    );
+    assert!(e.message.contains("a number or a schedule table"), "{e}");
+}
+
+#[test]
+fn alternating_seats_and_frozen_copies_resolve_and_their_mistakes_are_named() {
+    let alternate = GOOD.replace("seat = \"black\"", "seat = \"alternate\"");
+    let frozen = alternate.replace(
+        "policy = \"random\"",
+        "policy = \"frozen\"\nrefresh = 500\nplay = \"greedy\"",
+    );
+    let c = parse_str(&frozen).unwrap();
+    assert_eq!(c.learners[0].seat, Seat::Alternate);
+    assert_eq!(
+        c.opponents[0].policy,
+        OpponentPolicy::Frozen {
+            refresh: NonZeroU64::new(500).unwrap(),
+            play: FrozenPlay::Greedy
+        }
+    );
+    assert_eq!(c.opponents[0].name, "frozen greedy every 500");
+    assert_eq!(parse_str(&c.resolved_toml()).unwrap(), c);
+    let c = parse_str(&alternate.replace("policy = \"random\"", "policy = \"frozen\"")).unwrap();
+    assert_eq!(
+        c.opponents[0].policy,
+        OpponentPolicy::Frozen {
+            refresh: DEFAULT_REFRESH,
+            play: FrozenPlay::Behaviour
+        }
+    );
+
+    // A frozen copy at a seat its learner never learns would stay a beginner.
+    let e = parse_str(&frozen.replace("seat = \"alternate\"", "seat = \"black\"")).unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (15, Some("opponents[0].policy")),
+        "{e}"
+    );
+    assert!(e.message.contains("alternate"), "{e}");
+    let e = parse_str(&frozen.replace("refresh = 500", "refresh = 0")).unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (16, Some("opponents[0].refresh")),
+        "{e}"
+    );
+    let e = parse_str(&frozen.replace("\"greedy\"", "\"greedily\"")).unwrap_err();
+    assert_eq!(e.line, 17, "{e}");
+    assert!(e.message.contains("behaviour"), "{e}");
+    let e =
+        parse_str(&alternate.replace("policy = \"random\"", "policy = \"random\"\nrefresh = 10"))
+            .unwrap_err();
+    assert_eq!(
+        (e.key.as_deref(), e.message.contains("\"frozen\"")),
+        (Some("opponents[0].refresh"), true),
+        "{e}"
+    );
+    // Alternating seats need opponents; self-play takes none.
+    let alone = alternate.replace("[[opponents]]\npolicy = \"random\"\n", "");
+    let e = parse_str(&alone).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("learner.seat"), "{e}");
+}
+
+const STUDY: &str = r#"
+name = "study"
+episodes = 1000
+eval_interval = 100
+seeds = 2
+
+[[games]]
+name = "tictactoe"
+
+[[games]]
+name = "hexapawn"
+label = "octapawn"
+rows = 4
+cols = 4
+episodes = 5000
+
+[[learners]]
+kind = "q-learning"
+"#;
+
+#[test]
+fn a_study_gives_one_experiment_per_game() {
+    let runs = parse(Path::new("study.toml"), STUDY).unwrap();
+    let names: Vec<&str> = runs.iter().map(|(c, _)| c.name.as_str()).collect();
+    assert_eq!(names, ["study/tictactoe", "study/octapawn"]);
+    assert_eq!(runs[0].0.episodes.get(), 1000);
+    assert_eq!(
+        (runs[1].0.episodes.get(), runs[1].0.eval_interval.get()),
+        (5000, 100)
+    );
+    assert_eq!(
+        runs[1].0.game_params.get("rows"),
+        Some(&toml::Value::Integer(4))
+    );
+    assert_eq!(runs[1].1.name(), "hexapawn");
+    // Each game's resolved config reruns that game alone, into the same folder.
+    for (c, _) in &runs {
+        assert_eq!(&parse_str(&c.resolved_toml()).unwrap(), c);
+    }
+
+    let both = STUDY.replace("seeds = 2\n", "seeds = 2\n[game]\nname = \"tictactoe\"\n");
+    let e = parse(Path::new("s.toml"), &both).err().unwrap();
+    assert_eq!(e.key.as_deref(), Some("games"), "{e}");
+    let twice = STUDY.replace("label = \"octapawn\"", "label = \"tictactoe\"");
+    let e = parse(Path::new("s.toml"), &twice).err().unwrap();
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (12, Some("games[1].label")),
+        "{e}"
+    );
+    let bad = STUDY.replace("rows = 4", "rows = 1");
+    let e = parse(Path::new("s.toml"), &bad).err().unwrap();
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (13, Some("games[1].rows")),
+        "{e}"
+    );
+    let bad = STUDY.replace("episodes = 5000", "episodes = 0");
+    let e = parse(Path::new("s.toml"), &bad).err().unwrap();
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (15, Some("games[1].episodes")),
+        "{e}"
+    );
+    let bad = STUDY.replace("label = \"octapawn\"", "label = \"octa/pawn\"");
+    let e = parse(Path::new("s.toml"), &bad).err().unwrap();
+    assert_eq!(e.key.as_deref(), Some("games[1].label"), "{e}");
+}
+
+#[test]
+fn syntax_errors_have_positions() {
+    let e = parse_str("name = \"t\"\nepisodes = = 3\n").unwrap_err();
+    assert_eq!(e.line, 2, "{e}");
+}
+
+#[test]
+fn missing_sections_are_named() {
+    let e = parse_str("name = \"t\"\nepisodes = 3\n").unwrap_err();
+    assert!(e.message.contains("game"), "{e}");
+    let e = parse_str("name = \"t\"\nepisodes = 3\n[game]\nname = \"tictactoe\"\n").unwrap_err();
+    assert!(e.message.contains("learner"), "{e}");
+}
