@@ -12,7 +12,7 @@
 //! - [`eval`]: evaluators (exact dynamic programming, seeded matches) and typed metrics.
 //! - [`experiment`]: TOML-configured studies over many seeds, curves and plots.
 //! - [`check`]: the environment checker and the playthroughs every game passes;
-//!   [`play`], [`fuzz`], [`bench`]: the commands' work, as library code.
+//!   [`play`], [`fuzz`], [`bench`](mod@bench): the commands' work, as library code.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
