@@ -92,3 +92,78 @@ pub trait Oracle<G: Game>: Send + Sync {
     /// The figures `solvedgym solve` prints.
     fn report(&self) -> SolveReport;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::GraphTruth;
+    use crate::games::chase::fast::{FastOptions, FastSolution};
+    use crate::games::{Chase, Escape, FoxHoundsParams, TicTacToe};
+    use crate::graph::StateId;
+    use crate::solve::Solution;
+
+    /// An oracle that answers only `value`: every other answer comes from the trait's defaults.
+    struct ValuesOnly<'a, G: Game>(&'a Solution<G>);
+
+    impl<G: Game> Oracle<G> for ValuesOnly<'_, G> {
+        fn game(&self) -> &G {
+            self.0.game()
+        }
+        fn value(&self, state: &G::State) -> Option<Value> {
+            self.0.value(state)
+        }
+        fn report(&self) -> SolveReport {
+            self.0.report()
+        }
+    }
+
+    /// The defaults (moves applied, children looked up) and the enumerated solution's own
+    /// answers (read off its graph) agree at every position, and so do the tabulated truth's
+    /// value-keeping edges and `keeps_value`.
+    fn defaults_agree_with<G: Game>(solution: &Solution<G>, other: &dyn Oracle<G>) {
+        let graph = solution.graph();
+        let truth = GraphTruth::new(graph, other).unwrap();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for id in 0..graph.len() as StateId {
+            let state = graph.state(id);
+            let legal = graph.actions(id);
+            assert_eq!(
+                solution.optimal_actions(state, legal, &mut a),
+                other.optimal_actions(state, legal, &mut b)
+            );
+            assert_eq!(a, b, "{}", graph.game().render(state));
+            let keeps = &truth.keeps()[graph.edge_range(id)];
+            for (k, &action) in legal.iter().enumerate() {
+                assert_eq!(
+                    solution.move_value(state, action),
+                    other.move_value(state, action)
+                );
+                assert_eq!(other.keeps_value(state, action), Some(keeps[k]));
+            }
+        }
+    }
+
+    #[test]
+    fn default_answers_agree_with_the_enumerated_solution() {
+        let ttt = Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        defaults_agree_with(&ttt, &ValuesOnly(&ttt));
+    }
+
+    #[test]
+    fn the_layered_solution_answers_as_the_enumerated_one() {
+        for size in [4, 6] {
+            let chase = Chase::fox_hounds(FoxHoundsParams {
+                size,
+                escape: Escape::Area,
+            })
+            .unwrap();
+            let generic = Solution::solve(&chase, 1 << 22).unwrap();
+            let options = FastOptions {
+                foxbox: true,
+                ..FastOptions::default()
+            };
+            let fast = FastSolution::solve(&chase, options, None).unwrap();
+            defaults_agree_with(&generic, &fast);
+        }
+    }
+}
