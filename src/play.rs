@@ -145,6 +145,35 @@ mod tests {
     }
 
     #[test]
+    fn a_game_with_chance_and_three_players_plays_to_the_end() {
+        use crate::games::DiceRace;
+        let game = DiceRace::default();
+        let mut out = Vec::new();
+        let typed = "?\n".to_string() + &"dash\n".repeat(20);
+        play(
+            &game,
+            0,
+            &crate::policy::RandomPolicy,
+            None,
+            5,
+            &mut typed.as_bytes(),
+            &mut out,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("no exact solver to ask"), "{text}");
+        assert!(text.contains("chance: roll"), "{text}");
+        assert!(
+            text.contains("green plays") && text.contains("blue plays"),
+            "{text}"
+        );
+        assert!(
+            text.trim_end().ends_with("You win.") || text.trim_end().ends_with("wins."),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn perfect_play_never_loses_to_a_person_who_plays_the_first_legal_move() {
         // Every "moves" line is answered by the first legal move until the game ends.
         let mut typed = String::new();
