@@ -251,6 +251,12 @@ pub const DEFAULT_PLOTS: &[&str] = &[
     "return_vs_optimal",
 ];
 pub const DEFAULT_MATCH_PLOTS: &[&str] = &["cumulative_losses", "greedy_win_rate_vs_random"];
+/// The exact evaluator's defaults where a learner holds several seats.
+pub const DEFAULT_PLOTS_SEATS: &[&str] = &[
+    "cumulative_losses",
+    "optimal_rate_faced",
+    "return_vs_optimal_as_*",
+];
 
 /// Reads and checks an experiment file's text; returns each config and its game.
 ///
@@ -332,9 +338,17 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
     let mut out = Vec::with_capacity(entries.len());
     for entry in entries {
         let evaluation = evaluation_of(&src, &top.evaluation, &entry, &opponents)?;
+        // Learners at several seats record per-seat results (`_as_<player>`).
+        let one_seat = learners.iter().all(|(_, seat, _)| {
+            !matches!(
+                seat.as_deref(),
+                None | Some("self-play") | Some("alternate")
+            )
+        });
         let plot_metrics = top.plots.metrics.clone().unwrap_or_else(|| {
             let defaults = match evaluation {
-                Evaluation::Exact => DEFAULT_PLOTS,
+                Evaluation::Exact if one_seat => DEFAULT_PLOTS,
+                Evaluation::Exact => DEFAULT_PLOTS_SEATS,
                 Evaluation::Match { .. } => DEFAULT_MATCH_PLOTS,
             };
             defaults.iter().map(|s| s.to_string()).collect()

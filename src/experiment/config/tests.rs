@@ -177,6 +177,8 @@ visits = "every"
 #[test]
 fn value_learners_resolve_and_round_trip() {
     let c = parse_str(VALUE_LEARNERS).unwrap();
+    // Self-play records results per seat: the default plots name them so.
+    assert_eq!(c.plot_metrics[2], "return_vs_optimal_as_*");
     let labels: Vec<&str> = c.learners.iter().map(|l| l.label.as_str()).collect();
     assert_eq!(labels, ["Double SARSA", "TD(0.5)", "MC (every visit)"]);
     let again = parse_str(&c.resolved_toml()).unwrap();
