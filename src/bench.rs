@@ -197,3 +197,104 @@ pub fn peak_memory_mb() -> Option<f64> {
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some((kb / 1024.0 * 10.0).round() / 10.0)
 }
+
+/// One Hackenbush values benchmark: a seeded set of random positions of one family, palette
+/// and size, valued by the general method (parts and memo) and with the theory's shortcuts.
+#[derive(Clone, Debug, Serialize)]
+pub struct ValuesRow {
+    pub family: String,
+    pub palette: String,
+    pub edges: usize,
+    pub positions: usize,
+    /// Milliseconds per position, best of the repeats, general method.
+    pub general_ms: Option<f64>,
+    /// Milliseconds per position with the shortcuts.
+    pub shortcuts_ms: f64,
+    /// Distinct parts evaluated per position (general method, or shortcuts where general
+    /// was not run).
+    pub parts_per_position: f64,
+}
+
+impl fmt::Display for ValuesRow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:<7} {:<9} {:>6} edges x{:<3} general {:>10}  shortcuts {:>9.3} ms  {:>9.0} parts",
+            self.family,
+            self.palette,
+            self.edges,
+            self.positions,
+            self.general_ms
+                .map(|m| format!("{m:.3} ms"))
+                .unwrap_or_else(|| "-".into()),
+            self.shortcuts_ms,
+            self.parts_per_position
+        )
+    }
+}
+
+/// The Hackenbush values cases: (family, palette, edges, positions, general method too).
+pub const VALUES_CASES: &[(&str, &str, usize, usize, bool)] = &[
+    ("graphs", "all", 16, 10, true),
+    ("trees", "all", 20, 10, true),
+    ("graphs", "blue-red", 16, 10, true),
+    ("graphs", "green", 16, 10, true),
+    ("stalks", "blue-red", 200, 10, false),
+    ("trees", "blue-red", 200, 10, false),
+    ("graphs", "green", 10_000, 3, false),
+];
+
+/// Values of seeded random Hackenbush positions (seed 1 for every case), best of `repeat`.
+pub fn hackenbush_values(
+    repeat: usize,
+    each: &mut dyn FnMut(&ValuesRow),
+) -> Result<Vec<ValuesRow>> {
+    use crate::games::hackenbush::positions::{self, Family, Palette};
+    use crate::games::hackenbush::values::{Method, Values};
+    use std::sync::Arc;
+    use std::time::Instant;
+    let mut rows = Vec::new();
+    for &(family, palette, edges, count, general) in VALUES_CASES {
+        let fam: Family = family.parse().map_err(anyhow::Error::msg)?;
+        let pal: Palette = palette.parse().map_err(anyhow::Error::msg)?;
+        let mut rng = crate::rng(1);
+        let graphs: Vec<Arc<_>> = (0..count)
+            .map(|_| Arc::new(positions::random(fam, pal, edges, &mut rng)))
+            .collect();
+        let time = |method: Method| -> (f64, f64) {
+            let mut best = f64::INFINITY;
+            let mut parts = 0usize;
+            for _ in 0..repeat.max(1) {
+                let started = Instant::now();
+                parts = 0;
+                for g in &graphs {
+                    let mut v = Values::new(g.clone(), method);
+                    let x = v.value(&g.full());
+                    std::hint::black_box(x);
+                    parts += v.positions();
+                }
+                best = best.min(started.elapsed().as_secs_f64());
+            }
+            (best * 1000.0 / count as f64, parts as f64 / count as f64)
+        };
+        let (shortcuts_ms, short_parts) = time(Method::Shortcuts);
+        let (general_ms, parts) = if general {
+            let (ms, p) = time(Method::General);
+            (Some(ms), p)
+        } else {
+            (None, short_parts)
+        };
+        let row = ValuesRow {
+            family: family.to_string(),
+            palette: palette.to_string(),
+            edges,
+            positions: count,
+            general_ms,
+            shortcuts_ms,
+            parts_per_position: parts,
+        };
+        each(&row);
+        rows.push(row);
+    }
+    Ok(rows)
+}

@@ -13,7 +13,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::oracle::Oracle;
-use crate::solve::{Solution, SolveError, SolveOptions};
+use crate::solve::{Solution, SolveError, SolveOptions, SolveOutput};
 
 /// A player (seat) number, `0..game.num_players()`.
 pub type Player = usize;
@@ -397,6 +397,14 @@ pub trait Game: Clone + Send + Sync + 'static {
             });
         }
         Ok(Box::new(Solution::solve(self, options.max_states)?))
+    }
+
+    /// What `solvedgym solve` prints for this game: by default the report of [`Game::solve`].
+    fn solve_output(&self, options: &SolveOptions) -> Result<SolveOutput, SolveError>
+    where
+        Self: Sized,
+    {
+        Ok(SolveOutput::Report(Box::new(self.solve(options)?.report())))
     }
 
     // ----- provided -----

@@ -34,6 +34,7 @@
 pub mod games;
 
 pub mod bench;
+pub mod cgt;
 pub mod check;
 pub mod env;
 pub mod eval;

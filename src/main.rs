@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use solvedgym::game::{Game, Solver};
 use solvedgym::games::{AnyGame, GAMES};
 use solvedgym::policy::{Policy, RandomPolicy};
-use solvedgym::solve::{DEFAULT_STATE_LIMIT, SolveOptions, SolveReport};
+use solvedgym::solve::{DEFAULT_STATE_LIMIT, SolveOptions, SolveOutput, SolveReport};
 use solvedgym::with_game;
 
 #[derive(Parser)]
@@ -55,6 +55,9 @@ enum Command {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
+        /// The seed of a game's random positions (Hackenbush's `--random` data sets).
+        #[arg(long)]
+        seed: Option<u64>,
     },
     /// Run an experiment described by a TOML file; writes curves, summary and plots.
     #[command(after_help = run_help())]
@@ -88,6 +91,8 @@ enum Command {
         /// The computer plays a random move with this probability.
         #[arg(long, default_value_t = 0.0)]
         fuzz: f64,
+        /// The seed of the computer's random choices (and of a game's random positions where
+        /// it has them).
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
@@ -118,13 +123,21 @@ the generic solver on Hasenspiel and Fox & Hounds 8x8 for comparison.\n\
 With --learn: self-play episodes per second on tic-tac-toe on one thread (Q-learning, SARSA, \
 Monte-Carlo, TD(0), TD(0.8), MENACE), each learner with its default config, through the same \
 environment and learner interfaces the experiments use.\n\
+With --values: Hackenbush values of seeded random positions (seed 1): hotchpotch graphs of 16 \
+edges and trees of 20 (the pycgt anchor's sizes), blue-red and green graphs of 16, blue-red \
+stalks and trees of 200 and green graphs of 10,000 edges (shortcuts only), milliseconds per \
+position.\n\
 Examples: solvedgym bench --repeat 3\n          solvedgym bench --learn --episodes 2000000\n          \
-solvedgym bench --learn --only q-learning"
+solvedgym bench --learn --only q-learning\n          solvedgym bench --values"
     )]
     Bench {
         /// Benchmark the learners instead of the solvers.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "values")]
         learn: bool,
+        /// Benchmark Hackenbush values instead: seeded random positions per family, palette
+        /// and size, by the general method and with the theory's shortcuts.
+        #[arg(long)]
+        values: bool,
         /// Training episodes per learner and run (with --learn; default 2,000,000).
         #[arg(long, requires = "learn")]
         episodes: Option<u64>,
@@ -141,6 +154,23 @@ solvedgym bench --learn --only q-learning"
         #[arg(long)]
         json: bool,
     },
+    /// Evaluate a combinatorial game typed in CGSuite's notation: its canonical form, who
+    /// wins, stops, mean and temperature.
+    #[command(
+        after_help = "Notation: numbers 3, -1/2, 0.375; nimbers *, *2; ups ^, ^^, ^3, v, \
+v3, ^[2] (up-sub-2), ^<2> (up-squared); games {L | R} with comma-separated options, more bars \
+nesting ({3||2*|1*} = {3 | {2*|1*}}); sums and differences with + and -; juxtaposition adds \
+(1*, 3/4v[3]*); ±x = {x | -x}.\n\
+Examples: solvedgym value \"{0|1} + *\"\n          solvedgym value \"{3||2*|1*}\" --json"
+    )]
+    Value {
+        /// The expression, e.g. "{0|1} + *".
+        #[arg(allow_hyphen_values = true)]
+        expression: String,
+        /// Print the analysis as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the games and their parameters.
     Games,
 }
@@ -153,6 +183,10 @@ struct GameArgs {
     params: Vec<(String, String)>,
 }
 
+/// Game parameters that commands take as their own flags (`--seed` seeds a game's random
+/// positions and `play`'s choices alike), so they are not generated again.
+const COMMAND_FLAGS: &[&str] = &["seed"];
+
 /// Every parameter name of the registered games, with the games that take it and its help.
 fn param_flags() -> Vec<(&'static str, String)> {
     // Per key: each distinct help and the games that give it.
@@ -160,6 +194,9 @@ fn param_flags() -> Vec<(&'static str, String)> {
     let mut flags: Vec<(&'static str, Helps)> = Vec::new();
     for g in GAMES {
         for &(key, doc) in g.fields {
+            if COMMAND_FLAGS.contains(&key) {
+                continue;
+            }
             let doc = doc.trim();
             let at = match flags.iter().position(|(k, _)| *k == key) {
                 Some(i) => i,
@@ -240,6 +277,26 @@ impl Args for GameArgs {
 }
 
 impl GameArgs {
+    /// Passes a command's own flag (`--seed`) to the game when the game takes it; `required`
+    /// makes it an error when it does not.
+    fn pass(&mut self, key: &str, value: Option<String>, required: bool) -> Result<()> {
+        let Some(value) = value else {
+            return Ok(());
+        };
+        match solvedgym::games::GameInfo::find(&self.game) {
+            Some(info) if info.takes(key) => {
+                self.params.push((key.to_string(), value));
+                Ok(())
+            }
+            Some(info) if required => bail!(
+                "--{key}: {} has no random positions to seed (its parameters: {})",
+                info.name,
+                info.params_help()
+            ),
+            _ => Ok(()),
+        }
+    }
+
     fn build(&self) -> Result<AnyGame> {
         let mut table = toml::Table::new();
         for (k, v) in &self.params {
@@ -317,7 +374,10 @@ fn run() -> Result<()> {
             no_counts,
             no_tables,
             quiet,
+            seed,
         } => {
+            let mut game = game;
+            game.pass("seed", seed.map(|s| s.to_string()), true)?;
             let game = game.build()?;
             let solver = with_game!(&game, g => g.capabilities().solver);
             let own_flags = match solver {
@@ -356,8 +416,21 @@ fn run() -> Result<()> {
                 tables: !no_tables,
                 progress: !quiet && !json,
             };
-            let report = with_game!(&game, g => g.solve(&options)?.report());
-            print_report(report, json)
+            let output = with_game!(&game, g => g.solve_output(&options)?);
+            match output {
+                SolveOutput::Report(report) => print_report(*report, json),
+                SolveOutput::Entries(entries) => {
+                    let mut stdout = std::io::stdout().lock();
+                    for (text, object) in entries {
+                        if json {
+                            writeln!(stdout, "{}", serde_json::to_string(&object)?)?;
+                        } else {
+                            writeln!(stdout, "{text}")?;
+                        }
+                    }
+                    Ok(())
+                }
+            }
         }
         Command::Run {
             config,
@@ -398,6 +471,8 @@ fn run() -> Result<()> {
             if !(0.0..=1.0).contains(&fuzz) {
                 bail!("--fuzz {fuzz}: a probability between 0 and 1");
             }
+            let mut game = game;
+            game.pass("seed", Some(seed.to_string()), false)?;
             let game = game.build()?;
             with_game!(&game, g => {
                 let names: Vec<_> = (0..g.num_players()).map(|p| g.player_name(p)).collect();
@@ -448,6 +523,7 @@ fn run() -> Result<()> {
         }
         Command::Bench {
             learn,
+            values,
             episodes,
             repeat,
             json,
@@ -455,7 +531,19 @@ fn run() -> Result<()> {
             max_size,
         } => {
             let mut stdout = std::io::stdout().lock();
-            let rows = if learn {
+            if values && max_size.is_some() {
+                bail!(
+                    "--max-size sets the largest Fox & Hounds board of the solver benchmark, not of --values"
+                );
+            }
+            let rows = if values {
+                let rows = solvedgym::bench::hackenbush_values(repeat, &mut |r| {
+                    if !json {
+                        let _ = writeln!(stdout, "{r}");
+                    }
+                })?;
+                serde_json::to_string_pretty(&rows)?
+            } else if learn {
                 let episodes = episodes.unwrap_or(2_000_000).max(1);
                 let rows =
                     solvedgym::bench::learners(repeat, episodes, only.as_deref(), &mut |r| {
@@ -476,6 +564,17 @@ fn run() -> Result<()> {
             };
             if json {
                 writeln!(stdout, "{rows}")?;
+            }
+            Ok(())
+        }
+        Command::Value { expression, json } => {
+            let a = solvedgym::cgt::analyse(&expression)
+                .map_err(|e| anyhow::anyhow!("{expression}: {e}"))?;
+            let mut stdout = std::io::stdout().lock();
+            if json {
+                writeln!(stdout, "{}", serde_json::to_string(&a)?)?;
+            } else {
+                write!(stdout, "{a}")?;
             }
             Ok(())
         }

@@ -174,6 +174,15 @@ pub enum SolveError {
     CountOverflow,
 }
 
+/// What `solvedgym solve` prints: the exact solver's report, or (for a game whose truth is
+/// not a table of states, such as Hackenbush's values) one entry per position, each a text for
+/// people and an object for JSON (one line each with `--json`).
+#[derive(Clone, Debug)]
+pub enum SolveOutput {
+    Report(Box<SolveReport>),
+    Entries(Vec<(String, serde_json::Value)>),
+}
+
 /// Every reachable state of a game with its exact value and game counts.
 pub struct Solution<G: Game> {
     graph: StateGraph<G>,

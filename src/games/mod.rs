@@ -97,6 +97,7 @@ games!($;
     chase: Chase(FoxHoundsParams, HasenspielParams),
     tictactoe: TicTacToe(TicTacToeParams),
     dice_race: DiceRace(DiceRaceParams),
+    hackenbush: Hackenbush(HackenbushParams),
 );
 
 pub use chase::Escape;
@@ -159,6 +160,17 @@ impl GameInfo {
     pub fn capabilities(&self) -> Capabilities {
         let game = self.default_game();
         with_game!(&game, g => g.capabilities())
+    }
+
+    /// The registered game called `name` (case-insensitive; `-` and `_` ignored).
+    pub fn find(name: &str) -> Option<&'static GameInfo> {
+        let key = normalize(name);
+        GAMES.iter().find(|g| g.answers_to(&key))
+    }
+
+    /// Whether the game takes the parameter `key`.
+    pub fn takes(&self, key: &str) -> bool {
+        self.fields.iter().any(|(k, _)| *k == key)
     }
 
     fn answers_to(&self, key: &str) -> bool {
@@ -253,10 +265,7 @@ impl AnyGame {
     /// The game called `name` with the given parameters (unknown parameters are errors).
     /// Names are case-insensitive; `-` and `_` are ignored ("tic-tac-toe" works).
     pub fn from_spec(name: &str, table: toml::Table) -> Result<AnyGame, GameSpecError> {
-        let key = normalize(name);
-        GAMES
-            .iter()
-            .find(|g| g.answers_to(&key))
+        GameInfo::find(name)
             .ok_or_else(|| GameSpecError::UnknownGame {
                 name: name.to_string(),
             })?

@@ -1,0 +1,219 @@
+//! Games printed the way CGSuite prints them, so values can be pasted into it.
+//!
+//! Numbers as `3`, `-1/2`, `77/128`; nimbers `*`, `*2`; multiples of up `^`, `^^`, `^3`,
+//! `v`, `vv`, `v3`; the uptimals ↑^[n] = ↑ + ↑² + … + ↑ⁿ as `^[n]` and ↑ⁿ as `^<n>`;
+//! sums of a number, one of these and a nimber juxtaposed (`1*`, `3/4v[3]*`, `^*2`). Other
+//! games print as `{left | right}`; where one side holds a single game that itself prints in
+//! braces, the braces are dropped and the bars counted instead (`{3||2*|1*}` is
+//! {3 | {2* | 1*}}), as Conway writes them.
+
+use super::Dyadic;
+use super::store::{GameId, Store};
+
+/// The infinitesimal part of a game that CGSuite names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ups {
+    /// n·↑ (negative: downs).
+    Multiple(i64),
+    /// ±↑^[n].
+    Sub(i64),
+    /// ±↑ⁿ.
+    Power(i64),
+}
+
+impl Store {
+    /// ↑ = {0 | *}.
+    pub fn up(&mut self) -> GameId {
+        let z = self.zero();
+        let star = self.nimber(1);
+        self.game(&[z], &[star])
+    }
+
+    /// n·↑ (n < 0: |n|·↓).
+    pub fn up_multiple(&mut self, n: i64) -> GameId {
+        let up = self.up();
+        let unit = if n < 0 { self.neg(up) } else { up };
+        let mut acc = self.zero();
+        for _ in 0..n.unsigned_abs() {
+            acc = self.add(acc, unit);
+        }
+        acc
+    }
+
+    /// ↑^[n] = {↑^[n−1] | *} with ↑^[1] = ↑ (n ≥ 1), negated for n < 0.
+    pub fn up_sub(&mut self, n: i64) -> GameId {
+        let star = self.nimber(1);
+        let mut g = self.up();
+        for _ in 1..n.unsigned_abs() {
+            g = self.game(&[g], &[star]);
+        }
+        if n < 0 { self.neg(g) } else { g }
+    }
+
+    /// ↑ⁿ = ↑^[n] − ↑^[n−1] (↑¹ = ↑), negated for n < 0.
+    pub fn up_power(&mut self, n: i64) -> GameId {
+        let k = n.unsigned_abs() as i64;
+        let g = if k <= 1 {
+            self.up()
+        } else {
+            let a = self.up_sub(k);
+            let b = self.up_sub(k - 1);
+            self.sub(a, b)
+        };
+        if n < 0 { self.neg(g) } else { g }
+    }
+
+    /// A number, a named infinitesimal and a nimber whose sum is `g`, if there are.
+    fn nus(&mut self, g: GameId) -> Option<(super::Dyadic, Option<Ups>, u64)> {
+        if let Some(x) = self.as_number(g) {
+            return Some((x.clone(), None, 0));
+        }
+        let (ls, rs) = self.stops(g);
+        if ls != rs {
+            return None;
+        }
+        let x = self.number(&ls);
+        let h = self.sub(g, x);
+        if let Some(m) = self.as_nimber(h) {
+            return Some((ls, None, m));
+        }
+        let b = self.birthday(h) as i64;
+        if b > 64 {
+            return None;
+        }
+        type Try = (fn(i64) -> Ups, fn(&mut Store, i64) -> GameId, i64);
+        let tries: [Try; 3] = [
+            (Ups::Multiple, Store::up_multiple, 1),
+            (Ups::Sub, Store::up_sub, 2),
+            (Ups::Power, Store::up_power, 2),
+        ];
+        for (make, build, from) in tries {
+            for n in from..=b + 1 {
+                for sign in [1, -1] {
+                    let u = build(self, sign * n);
+                    let rest = self.sub(h, u);
+                    if let Some(m) = self.as_nimber(rest) {
+                        return Some((ls, Some(make(sign * n)), m));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The game in CGSuite's notation.
+    pub fn show(&mut self, g: GameId) -> String {
+        let (text, level) = self.inner(g);
+        if level == 0 {
+            text
+        } else {
+            format!("{{{text}}}")
+        }
+    }
+
+    /// The text without outer braces and the number of bars of its top separator (0 for a
+    /// game that prints without braces).
+    fn inner(&mut self, g: GameId) -> (String, usize) {
+        if let Some((x, ups, m)) = self.nus(g) {
+            let mut s = String::new();
+            if !x.is_zero() || (ups.is_none() && m == 0) {
+                s.push_str(&x.to_string());
+            }
+            if let Some(u) = ups {
+                let (n, open, close) = match u {
+                    Ups::Multiple(n) => (n, "", ""),
+                    Ups::Sub(n) => (n, "[", "]"),
+                    Ups::Power(n) => (n, "<", ">"),
+                };
+                let arrow = if n > 0 { "^" } else { "v" };
+                let k = n.unsigned_abs();
+                match u {
+                    Ups::Multiple(_) if k <= 2 => s.push_str(&arrow.repeat(k as usize)),
+                    _ => s.push_str(&format!("{arrow}{open}{k}{close}")),
+                }
+            }
+            match m {
+                0 => {}
+                1 => s.push('*'),
+                m => s.push_str(&format!("*{m}")),
+            }
+            return (s, 0);
+        }
+        let left = self.left(g).to_vec();
+        let right = self.right(g).to_vec();
+        let (ltext, llevel) = self.side(left);
+        let (rtext, rlevel) = self.side(right);
+        let level = llevel.max(rlevel) + 1;
+        (format!("{ltext}{}{rtext}", "|".repeat(level)), level)
+    }
+
+    fn side(&mut self, mut opts: Vec<GameId>) -> (String, usize) {
+        if opts.len() == 1 {
+            let (t, k) = self.inner(opts[0]);
+            return (t, k);
+        }
+        // A total order (sorting by the partial order of games would not be one): by the
+        // stops' midpoint, then the older game, then the text.
+        let mut shown: Vec<(Dyadic, u64, String)> = opts
+            .drain(..)
+            .map(|o| {
+                let (l, r) = self.stops(o);
+                (l + r, self.birthday(o), self.show(o))
+            })
+            .collect();
+        shown.sort();
+        let texts: Vec<String> = shown.into_iter().map(|(_, _, t)| t).collect();
+        (texts.join(","), 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_values_print_as_cgsuite_does() {
+        let mut s = Store::new();
+        let z = s.zero();
+        let star = s.nimber(1);
+        let x = s.number(&"3/4".parse::<Dyadic>().unwrap());
+        assert_eq!(s.show(x), "3/4");
+        assert_eq!(s.show(z), "0");
+        assert_eq!(s.show(star), "*");
+        let s2 = s.nimber(2);
+        assert_eq!(s.show(s2), "*2");
+        let up = s.up();
+        assert_eq!(s.show(up), "^");
+        let upstar = s.add(up, star);
+        assert_eq!(s.show(upstar), "^*");
+        let dd = s.up_multiple(-2);
+        assert_eq!(s.show(dd), "vv");
+        let t = s.up_multiple(3);
+        let ts = s.add(t, s2);
+        assert_eq!(s.show(ts), "^3*2");
+        let u2 = s.up_sub(2);
+        assert_eq!(s.show(u2), "^[2]");
+        let p2 = s.up_power(2);
+        assert_eq!(s.show(p2), "^<2>");
+        // 3/4 + ↓^[3] + *.
+        let d3 = s.up_sub(-3);
+        let a = s.add(x, d3);
+        let b = s.add(a, star);
+        assert_eq!(s.show(b), "3/4v[3]*");
+        let one = s.integer(1);
+        let onestar = s.add(one, star);
+        assert_eq!(s.show(onestar), "1*");
+        let h = s.game(&[one], &[z]);
+        assert_eq!(s.show(h), "{1|0}");
+        // {3 || 2* | 1*}.
+        let (two, three) = (s.integer(2), s.integer(3));
+        let a = s.add(two, star);
+        let inner = s.game(&[a], &[onestar]);
+        let g = s.game(&[three], &[inner]);
+        assert_eq!(s.show(g), "{3||2*|1*}");
+        // ↑² is {0 | ↓*}.
+        let down = s.neg(up);
+        let ds = s.add(down, star);
+        assert_eq!(s.game(&[z], &[ds]), p2);
+    }
+}

@@ -1,0 +1,717 @@
+//! Short partizan games in canonical form, hash-consed in a [`Store`].
+//!
+//! Every game the store hands out is in canonical form: dominated options removed, reversible
+//! options bypassed (Conway, *On Numbers and Games*, ch. 10; Siegel, *Combinatorial Game
+//! Theory*, II.2). Canonical forms are unique, so the store keeps each distinct game once and
+//! two games are equal exactly when their ids are. Numbers are kept as exact dyadic rationals
+//! and their options are made only when a computation asks for them, so `1000000` costs one
+//! node, not a million.
+//!
+//! Comparison uses the definition (G ≤ H unless some G^L ≥ H or some H^R ≤ G), memoised, with
+//! the number-avoidance shortcut (for a number x and a game H that is not one: x ≤ H exactly
+//! when no H^R ≤ x). Sums are memoised on the pair; a number plus a game that is not one moves
+//! only in the game (number translation).
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use super::Dyadic;
+
+/// A game in a [`Store`]: equal ids are equal games.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct GameId(u32);
+
+impl GameId {
+    /// The id's index in its store (for tables keyed by game).
+    pub fn index(self) -> usize {
+        (self.0 & !PENDING) as usize
+    }
+}
+
+/// Ids with this bit are forms under construction (not canonical yet).
+const PENDING: u32 = 1 << 31;
+
+/// Who wins a game: Left whoever starts (positive), Right whoever starts (negative), the
+/// player to move (fuzzy, confused with zero), or the second player (zero).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Outcome {
+    /// Left wins whoever starts: G > 0.
+    L,
+    /// Right wins whoever starts: G < 0.
+    R,
+    /// The player to move wins: G ‖ 0.
+    N,
+    /// The second player wins: G = 0.
+    P,
+}
+
+impl Outcome {
+    /// "L", "R", "N" or "P".
+    pub fn letter(self) -> &'static str {
+        match self {
+            Outcome::L => "L",
+            Outcome::R => "R",
+            Outcome::N => "N",
+            Outcome::P => "P",
+        }
+    }
+    /// Whether Left wins when Left moves first.
+    pub fn left_wins_moving_first(self) -> bool {
+        matches!(self, Outcome::L | Outcome::N)
+    }
+    /// Whether Left wins when Right moves first.
+    pub fn left_wins_moving_second(self) -> bool {
+        matches!(self, Outcome::L | Outcome::P)
+    }
+}
+
+/// How two games compare: games are partially ordered.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Comparison {
+    Less,
+    Equal,
+    Greater,
+    /// Neither ≤ nor ≥ (G − H is fuzzy).
+    Confused,
+}
+
+#[derive(Clone, Debug)]
+struct Node {
+    /// Options; for numbers filled on demand (`filled`).
+    left: Arc<[GameId]>,
+    right: Arc<[GameId]>,
+    filled: bool,
+    number: Option<Dyadic>,
+    /// `Some(n)` when the game is the nimber *n (n ≥ 1; 0 is the number 0).
+    nimber: Option<u64>,
+}
+
+/// Left's and Right's options.
+type Options = (Arc<[GameId]>, Arc<[GameId]>);
+
+/// The home of canonical games: construction, arithmetic, comparison and their caches.
+#[derive(Debug)]
+pub struct Store {
+    nodes: Vec<Node>,
+    by_options: FxHashMap<Options, GameId>,
+    by_number: FxHashMap<Dyadic, GameId>,
+    nimbers: Vec<GameId>,
+    leq_memo: FxHashMap<(GameId, GameId), bool>,
+    sum_memo: FxHashMap<(GameId, GameId), GameId>,
+    neg_memo: FxHashMap<GameId, GameId>,
+    stops: FxHashMap<GameId, (Dyadic, Dyadic)>,
+    birthdays: FxHashMap<GameId, u64>,
+    thermographs: FxHashMap<GameId, super::thermo::Thermograph>,
+    /// Forms under construction, and comparisons that involve them (cleared after each).
+    pending: Vec<Node>,
+    pending_memo: FxHashMap<(GameId, GameId), bool>,
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Store::new()
+    }
+}
+
+impl Store {
+    /// A store holding only 0.
+    pub fn new() -> Store {
+        let mut s = Store {
+            nodes: Vec::new(),
+            by_options: FxHashMap::default(),
+            by_number: FxHashMap::default(),
+            nimbers: Vec::new(),
+            leq_memo: FxHashMap::default(),
+            sum_memo: FxHashMap::default(),
+            neg_memo: FxHashMap::default(),
+            stops: FxHashMap::default(),
+            birthdays: FxHashMap::default(),
+            thermographs: FxHashMap::default(),
+            pending: Vec::new(),
+            pending_memo: FxHashMap::default(),
+        };
+        let zero = s.number(&Dyadic::zero());
+        s.nimbers.push(zero);
+        s
+    }
+
+    /// How many distinct games the store holds.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    fn node(&self, g: GameId) -> &Node {
+        if g.0 & PENDING != 0 {
+            &self.pending[(g.0 & !PENDING) as usize]
+        } else {
+            &self.nodes[g.0 as usize]
+        }
+    }
+
+    pub(super) fn thermo_cache(&mut self) -> &mut FxHashMap<GameId, super::thermo::Thermograph> {
+        &mut self.thermographs
+    }
+
+    /// The game 0 = { | }.
+    pub fn zero(&self) -> GameId {
+        GameId(0)
+    }
+
+    /// The number `x`.
+    pub fn number(&mut self, x: &Dyadic) -> GameId {
+        if let Some(&g) = self.by_number.get(x) {
+            return g;
+        }
+        let id = GameId(self.nodes.len() as u32);
+        let empty: Arc<[GameId]> = Arc::from(Vec::new());
+        self.nodes.push(Node {
+            left: empty.clone(),
+            right: empty,
+            filled: x.is_zero(),
+            number: Some(x.clone()),
+            nimber: None,
+        });
+        self.by_number.insert(x.clone(), id);
+        id
+    }
+
+    /// The integer `n`.
+    pub fn integer(&mut self, n: i64) -> GameId {
+        self.number(&Dyadic::int(n))
+    }
+
+    /// The nimber *n (*0 = 0, *1 = *).
+    pub fn nimber(&mut self, n: u64) -> GameId {
+        while (self.nimbers.len() as u64) <= n {
+            let k = self.nimbers.len();
+            let opts: Vec<GameId> = self.nimbers[..k].to_vec();
+            let g = self.intern(opts.clone(), opts);
+            self.nimbers.push(g);
+        }
+        self.nimbers[n as usize]
+    }
+
+    /// The number of `g` if it is one.
+    pub fn as_number(&self, g: GameId) -> Option<&Dyadic> {
+        self.node(g).number.as_ref()
+    }
+
+    /// `Some(n)` if `g` is the nimber *n (0 for zero).
+    pub fn as_nimber(&self, g: GameId) -> Option<u64> {
+        if g == self.zero() {
+            return Some(0);
+        }
+        self.node(g).nimber
+    }
+
+    fn fill(&mut self, g: GameId) {
+        if self.node(g).filled {
+            return;
+        }
+        let x = self
+            .node(g)
+            .number
+            .clone()
+            .expect("only numbers are filled lazily");
+        let (l, r) = x.canonical_options();
+        let left: Vec<GameId> = l.iter().map(|v| self.number(v)).collect();
+        let right: Vec<GameId> = r.iter().map(|v| self.number(v)).collect();
+        let n = &mut self.nodes[g.0 as usize];
+        n.left = Arc::from(left);
+        n.right = Arc::from(right);
+        n.filled = true;
+    }
+
+    /// Left's options of `g` in canonical form.
+    pub fn left(&mut self, g: GameId) -> Arc<[GameId]> {
+        self.fill(g);
+        self.node(g).left.clone()
+    }
+
+    /// Right's options of `g` in canonical form.
+    pub fn right(&mut self, g: GameId) -> Arc<[GameId]> {
+        self.fill(g);
+        self.node(g).right.clone()
+    }
+
+    /// Adds a canonical non-number form (options already canonical and reduced).
+    fn intern(&mut self, mut left: Vec<GameId>, mut right: Vec<GameId>) -> GameId {
+        left.sort_unstable();
+        left.dedup();
+        right.sort_unstable();
+        right.dedup();
+        let key: Options = (Arc::from(left), Arc::from(right));
+        if let Some(&g) = self.by_options.get(&key) {
+            return g;
+        }
+        let nimber = self.nimber_of(&key.0, &key.1);
+        let id = GameId(self.nodes.len() as u32);
+        self.nodes.push(Node {
+            left: key.0.clone(),
+            right: key.1.clone(),
+            filled: true,
+            number: None,
+            nimber,
+        });
+        self.by_options.insert(key, id);
+        id
+    }
+
+    /// *n is {0, *, …, *(n-1) | the same}.
+    fn nimber_of(&self, left: &[GameId], right: &[GameId]) -> Option<u64> {
+        if left != right || left.is_empty() {
+            return None;
+        }
+        let mut seen: Vec<u64> = Vec::with_capacity(left.len());
+        for &o in left {
+            seen.push(self.as_nimber(o)?);
+        }
+        seen.sort_unstable();
+        seen.iter()
+            .enumerate()
+            .all(|(i, &v)| v == i as u64)
+            .then_some(left.len() as u64)
+    }
+
+    /// `g ≤ h`.
+    pub fn leq(&mut self, g: GameId, h: GameId) -> bool {
+        if g == h {
+            return true;
+        }
+        let pending = (g.0 | h.0) & PENDING != 0;
+        let memo = if pending {
+            &self.pending_memo
+        } else {
+            &self.leq_memo
+        };
+        if let Some(&v) = memo.get(&(g, h)) {
+            return v;
+        }
+        let gn = self.node(g).number.clone();
+        let hn = self.node(h).number.clone();
+        let pg = g.0 & PENDING != 0;
+        let ph = h.0 & PENDING != 0;
+        let v = match (gn, hn) {
+            (Some(a), Some(b)) => a <= b,
+            // Number avoidance: x ≤ H (H not a number) iff no H^R ≤ x.
+            (Some(_), None) if !ph => {
+                let hr = self.right(h);
+                !hr.iter().any(|&r| self.leq(r, g))
+            }
+            // G ≤ x (G not a number) iff no G^L ≥ x.
+            (None, Some(_)) if !pg => {
+                let gl = self.left(g);
+                !gl.iter().any(|&l| self.leq(h, l))
+            }
+            _ => {
+                let gl = self.left(g);
+                let hr = self.right(h);
+                !gl.iter().any(|&l| self.leq(h, l)) && !hr.iter().any(|&r| self.leq(r, g))
+            }
+        };
+        let memo = if pending {
+            &mut self.pending_memo
+        } else {
+            &mut self.leq_memo
+        };
+        memo.insert((g, h), v);
+        v
+    }
+
+    /// How `g` compares with `h`.
+    pub fn compare(&mut self, g: GameId, h: GameId) -> Comparison {
+        if g == h {
+            return Comparison::Equal;
+        }
+        match (self.leq(g, h), self.leq(h, g)) {
+            (true, true) => Comparison::Equal,
+            (true, false) => Comparison::Less,
+            (false, true) => Comparison::Greater,
+            (false, false) => Comparison::Confused,
+        }
+    }
+
+    /// `g ≥ 0`, `g ≤ 0` → the outcome class.
+    pub fn outcome(&mut self, g: GameId) -> Outcome {
+        let zero = self.zero();
+        match self.compare(g, zero) {
+            Comparison::Greater => Outcome::L,
+            Comparison::Less => Outcome::R,
+            Comparison::Equal => Outcome::P,
+            Comparison::Confused => Outcome::N,
+        }
+    }
+
+    /// The canonical form of the game { left | right } (options in any form the store holds).
+    pub fn game(&mut self, left: &[GameId], right: &[GameId]) -> GameId {
+        let mut l: Vec<GameId> = left.to_vec();
+        let mut r: Vec<GameId> = right.to_vec();
+        l.sort_unstable();
+        l.dedup();
+        r.sort_unstable();
+        r.dedup();
+        if let Some(x) = self.number_between(&l, &r) {
+            return x;
+        }
+        l = self.undominated(l, true);
+        r = self.undominated(r, false);
+        // Bypass reversible options until none is left.
+        loop {
+            let me = self.push_pending(&l, &r);
+            let mut changed = false;
+            let mut nl: Vec<GameId> = Vec::with_capacity(l.len());
+            for &a in &l {
+                let ar = self.right(a);
+                let mut rev = None;
+                for &x in ar.iter() {
+                    if self.leq(x, me) {
+                        rev = Some(x);
+                        break;
+                    }
+                }
+                match rev {
+                    Some(x) => {
+                        changed = true;
+                        nl.extend(self.left(x).iter().copied());
+                    }
+                    None => nl.push(a),
+                }
+            }
+            let mut nr: Vec<GameId> = Vec::with_capacity(r.len());
+            for &a in &r {
+                let al = self.left(a);
+                let mut rev = None;
+                for &x in al.iter() {
+                    if self.leq(me, x) {
+                        rev = Some(x);
+                        break;
+                    }
+                }
+                match rev {
+                    Some(x) => {
+                        changed = true;
+                        nr.extend(self.right(x).iter().copied());
+                    }
+                    None => nr.push(a),
+                }
+            }
+            if !changed {
+                break;
+            }
+            nl.sort_unstable();
+            nl.dedup();
+            nr.sort_unstable();
+            nr.dedup();
+            l = self.undominated(nl, true);
+            r = self.undominated(nr, false);
+        }
+        self.pending.clear();
+        self.pending_memo.clear();
+        if let Some(x) = self.number_between(&l, &r) {
+            return x;
+        }
+        self.intern(l, r)
+    }
+
+    fn push_pending(&mut self, l: &[GameId], r: &[GameId]) -> GameId {
+        let id = GameId(self.pending.len() as u32 | PENDING);
+        self.pending.push(Node {
+            left: Arc::from(l.to_vec()),
+            right: Arc::from(r.to_vec()),
+            filled: true,
+            number: None,
+            nimber: None,
+        });
+        id
+    }
+
+    /// The simplest number between the options when all are numbers and Left's best is below
+    /// Right's best.
+    fn number_between(&mut self, l: &[GameId], r: &[GameId]) -> Option<GameId> {
+        let mut lo: Option<Dyadic> = None;
+        for &g in l {
+            let x = self.as_number(g)?;
+            if lo.as_ref().is_none_or(|m| x > m) {
+                lo = Some(x.clone());
+            }
+        }
+        let mut hi: Option<Dyadic> = None;
+        for &g in r {
+            let x = self.as_number(g)?;
+            if hi.as_ref().is_none_or(|m| x < m) {
+                hi = Some(x.clone());
+            }
+        }
+        let x = Dyadic::simplest_between(lo.as_ref(), hi.as_ref())?;
+        Some(self.number(&x))
+    }
+
+    /// Removes dominated options: for Left those ≤ another, for Right those ≥ another.
+    fn undominated(&mut self, opts: Vec<GameId>, left: bool) -> Vec<GameId> {
+        if opts.len() < 2 {
+            return opts;
+        }
+        let mut keep = vec![true; opts.len()];
+        for i in 0..opts.len() {
+            for j in 0..opts.len() {
+                if i == j || !keep[j] {
+                    continue;
+                }
+                let dominated = if left {
+                    self.leq(opts[i], opts[j])
+                } else {
+                    self.leq(opts[j], opts[i])
+                };
+                if dominated {
+                    keep[i] = false;
+                    break;
+                }
+            }
+        }
+        opts.into_iter()
+            .zip(keep)
+            .filter_map(|(g, k)| k.then_some(g))
+            .collect()
+    }
+
+    /// −g.
+    pub fn neg(&mut self, g: GameId) -> GameId {
+        if let Some(x) = self.as_number(g) {
+            let y = -x;
+            return self.number(&y);
+        }
+        if let Some(&n) = self.neg_memo.get(&g) {
+            return n;
+        }
+        let l = self.left(g);
+        let r = self.right(g);
+        let nl: Vec<GameId> = r.iter().map(|&x| self.neg(x)).collect();
+        let nr: Vec<GameId> = l.iter().map(|&x| self.neg(x)).collect();
+        // The negative of a canonical form is canonical.
+        let n = self.intern(nl, nr);
+        self.neg_memo.insert(g, n);
+        self.neg_memo.insert(n, g);
+        n
+    }
+
+    /// g + h.
+    pub fn add(&mut self, g: GameId, h: GameId) -> GameId {
+        let zero = self.zero();
+        if g == zero {
+            return h;
+        }
+        if h == zero {
+            return g;
+        }
+        let (g, h) = if g <= h { (g, h) } else { (h, g) };
+        if let Some(&s) = self.sum_memo.get(&(g, h)) {
+            return s;
+        }
+        let s = match (self.as_number(g).cloned(), self.as_number(h).cloned()) {
+            (Some(a), Some(b)) => self.number(&(&a + &b)),
+            (Some(_), None) => self.translate(h, g),
+            (None, Some(_)) => self.translate(g, h),
+            (None, None) => {
+                if let (Some(a), Some(b)) = (self.as_nimber(g), self.as_nimber(h)) {
+                    self.nimber(a ^ b)
+                } else {
+                    let (gl, gr) = (self.left(g), self.right(g));
+                    let (hl, hr) = (self.left(h), self.right(h));
+                    let mut l = Vec::with_capacity(gl.len() + hl.len());
+                    for &x in gl.iter() {
+                        l.push(self.add(x, h));
+                    }
+                    for &x in hl.iter() {
+                        l.push(self.add(g, x));
+                    }
+                    let mut r = Vec::with_capacity(gr.len() + hr.len());
+                    for &x in gr.iter() {
+                        r.push(self.add(x, h));
+                    }
+                    for &x in hr.iter() {
+                        r.push(self.add(g, x));
+                    }
+                    self.game(&l, &r)
+                }
+            }
+        };
+        self.sum_memo.insert((g, h), s);
+        s
+    }
+
+    /// A game that is not a number plus a number: move only in the game.
+    fn translate(&mut self, g: GameId, x: GameId) -> GameId {
+        let (gl, gr) = (self.left(g), self.right(g));
+        let l: Vec<GameId> = gl.iter().map(|&o| self.add(o, x)).collect();
+        let r: Vec<GameId> = gr.iter().map(|&o| self.add(o, x)).collect();
+        self.game(&l, &r)
+    }
+
+    /// g − h.
+    pub fn sub(&mut self, g: GameId, h: GameId) -> GameId {
+        let n = self.neg(h);
+        self.add(g, n)
+    }
+
+    /// The sum of many games.
+    pub fn sum(&mut self, games: &[GameId]) -> GameId {
+        games.iter().fold(self.zero(), |acc, &g| self.add(acc, g))
+    }
+
+    /// Left's and Right's stops: where play ends when both play the hottest move.
+    pub fn stops(&mut self, g: GameId) -> (Dyadic, Dyadic) {
+        if let Some(x) = self.as_number(g) {
+            return (x.clone(), x.clone());
+        }
+        if let Some(s) = self.stops.get(&g) {
+            return s.clone();
+        }
+        let l = self.left(g);
+        let r = self.right(g);
+        let ls = l
+            .iter()
+            .map(|&o| self.stops(o).1)
+            .max()
+            .expect("a canonical game that is not a number has left options");
+        let rs = r
+            .iter()
+            .map(|&o| self.stops(o).0)
+            .min()
+            .expect("a canonical game that is not a number has right options");
+        self.stops.insert(g, (ls.clone(), rs.clone()));
+        (ls, rs)
+    }
+
+    /// The day the canonical form is born.
+    pub fn birthday(&mut self, g: GameId) -> u64 {
+        if let Some(x) = self.as_number(g) {
+            return x.birthday();
+        }
+        if let Some(&b) = self.birthdays.get(&g) {
+            return b;
+        }
+        let l = self.left(g);
+        let r = self.right(g);
+        let b = 1 + l
+            .iter()
+            .chain(r.iter())
+            .map(|&o| self.birthday(o))
+            .max()
+            .unwrap_or(0);
+        self.birthdays.insert(g, b);
+        b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> Dyadic {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn numbers_by_the_simplicity_rule() {
+        let mut s = Store::new();
+        let (z, one, two) = (s.zero(), s.integer(1), s.integer(2));
+        let half = s.number(&d("1/2"));
+        assert_eq!(s.game(&[z], &[one]), half);
+        assert_eq!(s.game(&[z], &[two]), one);
+        assert_eq!(s.game(&[half], &[two]), one);
+        let (a, b) = (s.number(&d("3/4")), s.number(&d("7/8")));
+        let m = s.number(&d("13/16"));
+        assert_eq!(s.game(&[a], &[b]), m);
+        let three = s.integer(3);
+        assert_eq!(s.game(&[one, two], &[]), three);
+        let q = s.number(&d("1/4"));
+        assert_eq!(s.game(&[q], &[one]), half);
+    }
+
+    #[test]
+    fn stars_and_nimbers() {
+        let mut s = Store::new();
+        let z = s.zero();
+        let star = s.game(&[z], &[z]);
+        assert_eq!(s.as_nimber(star), Some(1));
+        let s2 = s.nimber(2);
+        let s3 = s.nimber(3);
+        assert_eq!(s.game(&[z, star, s2], &[z, star, s2]), s3);
+        assert_eq!(s.add(star, star), z);
+        let s1 = s.nimber(1);
+        let sum = s.sum(&[s1, s3, s2]);
+        assert_eq!(sum, z);
+        let s4 = s.nimber(4);
+        assert_eq!(s.neg(s4), s4);
+        assert_eq!(s.compare(z, star), Comparison::Confused);
+        assert_eq!(s.compare(s2, star), Comparison::Confused);
+        let m1 = s.integer(-1);
+        assert_eq!(s.compare(m1, star), Comparison::Less);
+        let one = s.integer(1);
+        assert_eq!(s.compare(one, star), Comparison::Greater);
+    }
+
+    #[test]
+    fn sums_of_hot_games_and_infinitesimals() {
+        let mut s = Store::new();
+        let (z, one) = (s.zero(), s.integer(1));
+        let a = s.game(&[one], &[z]);
+        let b = s.game(&[z], &[one]);
+        // {0|1} is 1/2 by the simplicity rule.
+        assert_eq!(b, s.number(&d("1/2")));
+        let sum = s.add(a, b);
+        let three_halves = s.number(&d("3/2"));
+        let half = s.number(&d("1/2"));
+        let want = s.game(&[three_halves], &[half]);
+        assert_eq!(sum, want);
+        // 3/4 + * = {3/4 | 3/4}.
+        let star = s.nimber(1);
+        let tq = s.number(&d("3/4"));
+        let x = s.add(tq, star);
+        assert_eq!(x, s.game(&[tq], &[tq]));
+        // ↑ = {0|*}, ↑ + ↑ + ↓ = ↑; ↑ > 0, ↑* ‖ 0.
+        let up = s.game(&[z], &[star]);
+        assert_eq!(s.outcome(up), Outcome::L);
+        let upstar = s.add(up, star);
+        assert_eq!(s.outcome(upstar), Outcome::N);
+        assert_eq!(s.game(&[z, star], &[z]), upstar);
+        let down = s.neg(up);
+        let uu = s.add(up, up);
+        assert_eq!(s.add(uu, down), up);
+        // −{↑ | *} = {* | ↓}.
+        let g = s.game(&[up], &[star]);
+        let ng = s.neg(g);
+        assert_eq!(ng, s.game(&[star], &[down]));
+    }
+
+    #[test]
+    fn stops_and_outcomes() {
+        let mut s = Store::new();
+        let (z, two, three) = (s.zero(), s.integer(2), s.integer(3));
+        let h = s.game(&[three], &[two]);
+        let g = s.game(&[h], &[z]);
+        assert_eq!(s.stops(g), (d("2"), d("0")));
+        let five = s.integer(5);
+        assert_eq!(s.outcome(five), Outcome::L);
+        assert_eq!(s.outcome(z), Outcome::P);
+        let mh = s.number(&d("-1/2"));
+        assert_eq!(s.outcome(mh), Outcome::R);
+        let s8 = s.nimber(8);
+        assert_eq!(s.outcome(s8), Outcome::N);
+    }
+
+    #[test]
+    fn big_integers_cost_one_node() {
+        let mut s = Store::new();
+        let n = s.integer(1_000_000);
+        let before = s.len();
+        let m = s.integer(999_999);
+        assert!(s.leq(m, n) && !s.leq(n, m));
+        assert_eq!(s.len(), before + 1);
+    }
+}

@@ -1,0 +1,385 @@
+//! Hackenbush (Blue-Red-Green, "Hotchpotch"): positions are graphs standing on the ground.
+//!
+//! Left cuts blue edges, Right cuts red ones, either player cuts green ones; every edge no
+//! longer connected to the ground falls; whoever cannot cut loses (normal play). Any graph
+//! with a ground: stalks, trees, cycles, loops, multi-edges. The game of Chen, "Hackenbush Game
+//! Theory", and of Berlekamp, Conway and Guy, *Winning Ways*, ch. 2 and 7.
+//!
+//! - Positions are CGSuite graph strings ([`graph`]: `lrl`, `e(ee;e)`, `:Alrl:A`) or the
+//!   paper's named positions ([`positions::NAMED`]: `stick-figure`, `fig5c`, `green-tree`…),
+//!   or seeded random ones ([`positions::random`]).
+//! - Players: Left (blue, player 0) and Right (red, player 1); who moves first is the `first`
+//!   parameter.
+//! - Actions: the edge ids of the position's string, in the order the edges are written;
+//!   an action prints as the edge's colour letter and id (`l0`, `e3`, `r5`).
+//! - The truth is a combinatorial-game value ([`values`], [`crate::cgt`]); `solve` prints it,
+//!   the winner for each first mover and every move's value. The enumerated solution still
+//!   serves small positions (the exact evaluator, `play`).
+
+pub mod graph;
+pub mod positions;
+pub mod shortcuts;
+pub mod values;
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use self::graph::{Colour, EdgeSet, Graph};
+use self::positions::{Family, Palette};
+use self::values::Method;
+use super::InvalidParams;
+use crate::game::{Action, Capabilities, Game, Player, Returns, Solver, Truth, Turn};
+use crate::solve::{SolveError, SolveOptions, SolveOutput};
+
+game_params! {
+    /// Hackenbush parameters.
+    #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct HackenbushParams {
+        /// the position: a CGSuite graph string (l blue, r red, e green; `lrl`, `e(ee;e)`, `:Alrl:A`) or a named one (stick-figure, fig3a..fig7b, green-tree, fusion)
+        pub position: String = "stick-figure".to_string(),
+        /// who moves first: left (blue) or right (red)
+        pub first: String = "left".to_string(),
+        /// this many seeded random positions instead of `position` (`solve` lists each; play starts from the first)
+        pub random: u32 = 0,
+        /// the seed of the random positions
+        pub seed: u64 = 1,
+        /// edges of each random position
+        pub edges: u32 = 16,
+        /// random positions' shape: stalks, trees or graphs (with cycles)
+        pub family: String = "graphs".to_string(),
+        /// random positions' colours: blue-red, green or all
+        pub palette: String = "all".to_string(),
+    }
+}
+
+impl super::GameSpec for HackenbushParams {
+    const NAME: &'static str = "hackenbush";
+    const ALIASES: &'static [&'static str] = &["hotchpotch"];
+    const SUMMARY: &'static str = "Blue-Red-Green Hackenbush on any graph: exact combinatorial-game values (Chen; Winning Ways)";
+    type Game = Hackenbush;
+    fn build(self) -> Result<Hackenbush, InvalidParams> {
+        Hackenbush::new(self)
+    }
+}
+
+/// The rules of one Hackenbush position (and, for data sets, the random positions beside it).
+#[derive(Clone, Debug)]
+pub struct Hackenbush {
+    graph: Arc<Graph>,
+    first: Player,
+    params: HackenbushParams,
+    /// The random positions when `random > 0` (the game is played on the first).
+    others: Arc<Vec<Arc<Graph>>>,
+}
+
+/// A position: the edges still standing and who is to move.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Cut {
+    pub alive: EdgeSet,
+    pub to_move: u8,
+}
+
+/// Left (blue) is player 0, Right (red) player 1.
+pub const LEFT: Player = 0;
+pub const RIGHT: Player = 1;
+
+impl Hackenbush {
+    pub fn new(params: HackenbushParams) -> Result<Self, InvalidParams> {
+        let first = match params.first.to_ascii_lowercase().as_str() {
+            "left" | "blue" | "l" => LEFT,
+            "right" | "red" | "r" => RIGHT,
+            other => {
+                return Err(InvalidParams::new(
+                    "first",
+                    other,
+                    "left (blue) or right (red)",
+                ));
+            }
+        };
+        let graphs: Vec<Arc<Graph>> = if params.random > 0 {
+            let family: Family = params
+                .family
+                .parse()
+                .map_err(|e: String| InvalidParams::new("family", &params.family, e))?;
+            let palette: Palette = params
+                .palette
+                .parse()
+                .map_err(|e: String| InvalidParams::new("palette", &params.palette, e))?;
+            if !(1..=4096).contains(&params.edges) {
+                return Err(InvalidParams::new(
+                    "edges",
+                    params.edges,
+                    "a random position has 1 to 4096 edges",
+                ));
+            }
+            let mut rng = crate::rng(params.seed);
+            (0..params.random)
+                .map(|_| Arc::new(positions::random(family, palette, params.edges as usize, &mut rng)))
+                .collect()
+        } else {
+            vec![Arc::new(Self::position(&params.position)?)]
+        };
+        Ok(Hackenbush {
+            graph: graphs[0].clone(),
+            first,
+            params,
+            others: Arc::new(graphs),
+        })
+    }
+
+    /// A named position or a graph string.
+    fn position(text: &str) -> Result<Graph, InvalidParams> {
+        if let Some((_, g)) = positions::named(text) {
+            return Ok(g);
+        }
+        Graph::parse(text).map_err(|e| {
+            InvalidParams::new(
+                "position",
+                text,
+                format!(
+                    "{e} (a CGSuite graph string such as `lrl` or `e(ee;e)`, or one of: {})",
+                    positions::NAMED.join(", ")
+                ),
+            )
+        })
+    }
+
+    /// The game on a given graph, Left moving first.
+    pub fn on(graph: Graph) -> Self {
+        let graph = Arc::new(graph);
+        Hackenbush {
+            params: HackenbushParams {
+                position: graph.to_cgsuite(),
+                ..HackenbushParams::default()
+            },
+            graph: graph.clone(),
+            first: LEFT,
+            others: Arc::new(vec![graph]),
+        }
+    }
+
+    /// The same position with `first` to move first.
+    pub fn with_first(mut self, first: Player) -> Self {
+        self.first = first;
+        self.params.first = if first == LEFT { "left" } else { "right" }.to_string();
+        self
+    }
+
+    pub fn graph(&self) -> &Arc<Graph> {
+        &self.graph
+    }
+
+    /// Every position of a data set (one unless `random > 0`).
+    pub fn positions(&self) -> &[Arc<Graph>] {
+        &self.others
+    }
+
+    fn may_cut(player: Player, colour: Colour) -> bool {
+        match colour {
+            Colour::Green => true,
+            Colour::Blue => player == LEFT,
+            Colour::Red => player == RIGHT,
+        }
+    }
+}
+
+impl Default for Hackenbush {
+    fn default() -> Self {
+        Hackenbush::new(HackenbushParams::default()).expect("the defaults make a position")
+    }
+}
+
+impl Game for Hackenbush {
+    type State = Cut;
+
+    fn name(&self) -> &'static str {
+        "hackenbush"
+    }
+    fn params(&self) -> serde_json::Value {
+        serde_json::json!({
+            "position": self.graph.to_cgsuite(),
+            "first": if self.first == LEFT { "left" } else { "right" },
+        })
+    }
+    fn num_players(&self) -> usize {
+        2
+    }
+    fn player_name(&self, p: Player) -> &'static str {
+        if p == LEFT { "left" } else { "right" }
+    }
+    fn num_distinct_actions(&self) -> usize {
+        self.graph.edge_count()
+    }
+    fn initial_state(&self) -> Cut {
+        Cut {
+            alive: self.graph.full(),
+            to_move: self.first as u8,
+        }
+    }
+    fn turn(&self, s: &Cut) -> Turn {
+        let p = s.to_move as Player;
+        let edges = self.graph.edges();
+        if s.alive.iter().any(|e| Self::may_cut(p, edges[e].colour)) {
+            Turn::Player(p)
+        } else {
+            Turn::Terminal
+        }
+    }
+    fn legal_actions(&self, s: &Cut, out: &mut Vec<Action>) {
+        out.clear();
+        let p = s.to_move as Player;
+        let edges = self.graph.edges();
+        out.extend(
+            s.alive
+                .iter()
+                .filter(|&e| Self::may_cut(p, edges[e].colour))
+                .map(|e| e as Action),
+        );
+    }
+    fn apply(&self, s: &Cut, a: Action) -> Cut {
+        Cut {
+            alive: self.graph.cut(&s.alive, a as usize),
+            to_move: 1 - s.to_move,
+        }
+    }
+    fn returns(&self, s: &Cut) -> Returns {
+        match self.turn(s) {
+            // The player who cannot move loses.
+            Turn::Terminal => Returns::loss(2, s.to_move as Player),
+            _ => Returns::zeros(2),
+        }
+    }
+    fn action_to_string(&self, _s: &Cut, a: Action) -> String {
+        let e = &self.graph.edges()[a as usize];
+        format!("{}{a}", e.colour.letter())
+    }
+    fn render(&self, s: &Cut) -> String {
+        let standing = self.graph.sub(&s.alive);
+        let mut out = format!(
+            "position {} ({} of {} edges standing)\n",
+            if standing.edge_count() == 0 {
+                "(empty)".to_string()
+            } else {
+                standing.to_cgsuite()
+            },
+            s.alive.count(),
+            self.graph.edge_count()
+        );
+        for e in s.alive.iter() {
+            let edge = &self.graph.edges()[e];
+            let end = |v: u32| {
+                if v == 0 {
+                    "ground".to_string()
+                } else {
+                    format!("v{v}")
+                }
+            };
+            out.push_str(&format!(
+                "  {}{e}: {} edge {} - {}\n",
+                edge.colour.letter(),
+                edge.colour,
+                end(edge.a),
+                end(edge.b)
+            ));
+        }
+        out.push_str(&format!(
+            "{} to move",
+            if s.to_move as Player == LEFT {
+                "left (blue)"
+            } else {
+                "right (red)"
+            }
+        ));
+        out
+    }
+    fn observation_len(&self) -> usize {
+        self.graph.edge_count() + 1
+    }
+    fn observe(&self, s: &Cut, player: Player, out: &mut [f32]) {
+        out.fill(0.0);
+        for e in s.alive.iter() {
+            out[e] = 1.0;
+        }
+        out[self.graph.edge_count()] = if s.to_move as Player == player { 1.0 } else { 0.0 };
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            truth: Truth::CombinatorialValue,
+            solver: Solver::Own {
+                name: "combinatorial values (parts, memo, the theory's shortcuts)",
+                flags: &[],
+            },
+            ..Capabilities::enumerable(2)
+        }
+    }
+    fn solve(
+        &self,
+        options: &SolveOptions,
+    ) -> Result<Box<dyn crate::oracle::Oracle<Self>>, SolveError> {
+        Ok(Box::new(crate::solve::Solution::solve(self, options.max_states)?))
+    }
+    fn solve_output(&self, options: &SolveOptions) -> Result<SolveOutput, SolveError> {
+        if options.generic {
+            return Ok(SolveOutput::Report(Box::new(self.solve(options)?.report())));
+        }
+        let entries = self
+            .others
+            .iter()
+            .map(|g| {
+                let e = values::evaluate(g, Method::Shortcuts, self.params.random == 0);
+                let text = describe(&e);
+                let json = serde_json::to_value(&e).expect("an evaluation is JSON");
+                (text, json)
+            })
+            .collect();
+        Ok(SolveOutput::Entries(entries))
+    }
+}
+
+/// A value for people: the value, who wins for each first mover, every move.
+pub fn describe(e: &values::Evaluation) -> String {
+    let mut s = format!(
+        "hackenbush {} ({} edges)\nvalue {}  (outcome {}: {})\nleft starts: {} wins; right starts: {} wins\n",
+        e.position,
+        e.edges,
+        e.value,
+        e.outcome,
+        match e.outcome {
+            "L" => "Left wins whoever starts",
+            "R" => "Right wins whoever starts",
+            "N" => "the player to move wins",
+            _ => "the second player wins",
+        },
+        e.winner_if_left_starts,
+        e.winner_if_right_starts,
+    );
+    if !e.moves.is_empty() {
+        s.push_str("moves (* best):\n");
+        for m in &e.moves {
+            let mark = |b: bool| if b { "*" } else { " " };
+            let who = match m.colour {
+                "blue" => format!("left {}", mark(m.best_for_left)),
+                "red" => format!("right {}", mark(m.best_for_right)),
+                _ => format!(
+                    "left {} right {}",
+                    mark(m.best_for_left),
+                    mark(m.best_for_right)
+                ),
+            };
+            s.push_str(&format!(
+                "  {}{:<4} {:<18} -> {}\n",
+                &m.colour[..1].replace('b', "l").replace('g', "e"),
+                m.edge,
+                who,
+                m.value
+            ));
+        }
+    }
+    s.push_str(&format!(
+        "{} distinct parts evaluated in {:.3} s",
+        e.positions, e.seconds
+    ));
+    s
+}

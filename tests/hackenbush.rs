@@ -1,0 +1,203 @@
+//! Hackenbush values against the published vectors (Winning Ways; CGSuite's test suite; the
+//! rules file's §2.3) and the figures of Chen, "Hackenbush Game Theory", each computed twice:
+//! by the definition alone and with the theory's shortcuts.
+
+use std::sync::Arc;
+
+use solvedgym::cgt::Store;
+use solvedgym::game::Game;
+use solvedgym::games::hackenbush::graph::Graph;
+use solvedgym::games::hackenbush::positions;
+use solvedgym::games::hackenbush::values::{Method, Values, evaluate};
+use solvedgym::games::hackenbush::{Hackenbush, LEFT, RIGHT};
+use solvedgym::solve::Solution;
+
+/// The value of a position string in CGSuite's notation, by `method`.
+fn value(position: &str, method: Method) -> String {
+    let g = Arc::new(Graph::parse(position).unwrap_or_else(|e| panic!("{position}: {e}")));
+    let mut v = Values::new(g.clone(), method);
+    let x = v.value(&g.full());
+    v.store.show(x)
+}
+
+fn check(vectors: &[(&str, &str)]) {
+    for &(position, want) in vectors {
+        for method in [Method::General, Method::Shortcuts] {
+            assert_eq!(value(position, method), want, "{position} by {method:?}");
+        }
+    }
+}
+
+#[test]
+fn blue_red_vectors() {
+    check(&[
+        ("l", "1"),
+        ("r", "-1"),
+        ("lr", "1/2"),
+        ("rl", "-1/2"),
+        ("lrr", "1/4"),
+        ("llr", "3/2"),
+        ("lrl", "3/4"),
+        ("lll", "3"),
+        ("lllrr", "9/4"),
+        ("rrl", "-3/2"),
+        ("rlr", "-3/4"),
+        ("lrll", "7/8"),
+        ("lrrr", "1/8"),
+        ("lrlrr", "9/16"),
+        ("lrlrrllr", "77/128"),
+        ("l(l;rl)", "3/2"),
+        ("l(r;r)", "1/4"),
+        ("r(l;l)", "-1/4"),
+        ("lr(l;r)", "1/2"),
+        ("(l;r)", "0"),
+        ("(l;l;r)", "1"),
+        ("(lr;r)", "-1/2"),
+        ("(lr;rl)", "0"),
+        (":Alll:A", "3"),
+        (":Alrl:A", "1"),
+        (":Arl:A", "0"),
+        ("l:Al:A", "2"),
+    ]);
+}
+
+#[test]
+fn green_vectors() {
+    check(&[
+        ("e", "*"),
+        ("eee", "*3"),
+        ("eeeeeee", "*7"),
+        ("(e;e)", "0"),
+        ("(ee;eee)", "*"),
+        ("(e;ee;eee)", "0"),
+        ("(e;eee)", "*2"),
+        ("e(e;e)", "*"),
+        ("e(e;e;e)", "*2"),
+        ("ee(e;e)", "*2"),
+        ("e(ee;e)", "*4"),
+        ("ee(e;e;e)", "*3"),
+        ("e(ee;eee)", "*2"),
+        ("eee(e;ee)", "*6"),
+        ("e(ee(e;e);e(eee;ee);e(ee;e))", "*5"),
+        ("e(ee:{waist};ee:{waist}e(ee;e(e:{head};e:{head}e)))", "*2"),
+        (":Ae:A", "*"),
+        (":Aee:A", "0"),
+        (":Aeee:A", "*"),
+        (":Aeeee:A", "0"),
+        (":Aeeeee:A", "*"),
+        ("ee:Aeeee:A", "*2"),
+        ("ee:Aeee:A", "*3"),
+        ("ee:Aee:A", "*2"),
+        ("e:A(e;e:A)", "*"),
+    ]);
+}
+
+#[test]
+fn hotchpotch_vectors() {
+    check(&[
+        ("el", "^*"),
+        ("er", "v*"),
+        ("le", "1*"),
+        ("(el;e)", "^"),
+        ("(el;el)", "^^"),
+        ("(el;el;e)", "^^*"),
+        ("ell", "^[2]*"),
+        ("elll", "^[3]*"),
+        ("e(l;r)", "*"),
+        ("(e;l)", "1*"),
+        ("(e;r)", "-1*"),
+        ("lrlerrr", "3/4v[3]*"),
+        ("elr", "{0,*|0,^*}"),
+        ("erl", "{0,v*|0,*}"),
+    ]);
+}
+
+/// The paper's figures, computed.
+#[test]
+fn the_papers_figures() {
+    let mut s = Store::new();
+    let mut expr = |e: &str| {
+        let g = s.parse(e).unwrap();
+        s.show(g)
+    };
+    assert_eq!(expr("{0|1}"), "1/2");
+    assert_eq!(expr("{0|1/2}"), "1/4");
+    assert_eq!(expr("{0|1/4}"), "1/8");
+    assert_eq!(expr("1/4 + 1/8"), "3/8");
+    assert_eq!(expr("{1/4|1}"), "1/2");
+    assert_eq!(expr("* + *"), "0");
+    assert_eq!(expr("3/4 + *"), expr("{3/4|3/4}"));
+    assert_eq!(expr("*1 + *3 + *2"), "0");
+    assert_eq!(expr("{-2,-1,0|2,3}"), "1");
+
+    let named = |name: &str| {
+        let (_, g) = positions::named(name).unwrap_or_else(|| panic!("{name} is named"));
+        let g = Arc::new(g);
+        evaluate(&g, Method::General, true)
+    };
+    assert_eq!(named("fig3a").value, "1");
+    assert_eq!(named("fig3b").value, "0");
+    assert_eq!(named("fig3c").value, "1");
+    assert_eq!(named("fig5a").value, "1/2");
+    assert_eq!(named("fig5b").value, "-1/2");
+    assert_eq!(named("fig5c").value, "0");
+    assert_eq!(named("fig6a").value, "1/4");
+    assert_eq!(named("fig6b").value, "1/8");
+    assert_eq!(named("fig7a").value, "*");
+    assert_eq!(named("fig7b").value, "0");
+    assert_eq!(named("fig4").value, "0");
+    assert_eq!(named("green-tree").value, "*2");
+    // 1/4 + 1/8 = {1/4 | 1/2} = 3/8: Left's best cut leaves 1/4 (the 1/8 stalk gone),
+    // Right's best leaves 1/2 (1/4 + 1/4), as the paper works out.
+    let sum = named("fig6-sum");
+    assert_eq!(sum.value, "3/8");
+    let best_left: Vec<&str> = sum
+        .moves
+        .iter()
+        .filter(|m| m.best_for_left)
+        .map(|m| m.value.as_str())
+        .collect();
+    let best_right: Vec<&str> = sum
+        .moves
+        .iter()
+        .filter(|m| m.best_for_right)
+        .map(|m| m.value.as_str())
+        .collect();
+    assert_eq!(best_left, ["1/4"]);
+    assert_eq!(best_right, ["1/2"]);
+    // The stick figure: Left moving first wins by cutting the head or the body, and loses by
+    // cutting the left leg (the paper's game of figure 2).
+    let stick = named("stick-figure");
+    assert_eq!(stick.winner_if_left_starts, "Left");
+}
+
+/// The outcome read off the value is the generic solver's winner for both first movers.
+#[test]
+fn values_agree_with_the_enumerated_solution() {
+    for position in [
+        "lrl",
+        ":Alrl:A",
+        "elr",
+        "erl",
+        "lrlerrr",
+        "(el;el;e)",
+        "e(l;r)",
+        "l(l;rl)",
+        "ee:Aeee:A",
+    ] {
+        let g = Arc::new(Graph::parse(position).unwrap());
+        let e = evaluate(&g, Method::Shortcuts, false);
+        for (first, want) in [
+            (LEFT, e.winner_if_left_starts),
+            (RIGHT, e.winner_if_right_starts),
+        ] {
+            let game = Hackenbush::on((*g).clone()).with_first(first);
+            let sol = Solution::solve(&game, 1_000_000).unwrap();
+            let winner = sol
+                .value(&game.initial_state())
+                .and_then(|v| v.winner())
+                .map(|w| if w == LEFT { "Left" } else { "Right" });
+            assert_eq!(winner, Some(want), "{position}, first {first}");
+        }
+    }
+}
