@@ -201,3 +201,74 @@ fn values_agree_with_the_enumerated_solution() {
         }
     }
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+    use solvedgym::games::hackenbush::positions::{Family, Palette};
+
+    fn random(seed: u64, family: Family, palette: Palette, edges: usize) -> Arc<Graph> {
+        let mut rng = solvedgym::rng(seed);
+        Arc::new(positions::random(family, palette, edges, &mut rng))
+    }
+
+    fn family(i: u8) -> Family {
+        [Family::Stalks, Family::Trees, Family::Graphs][i as usize % 3]
+    }
+
+    fn palette(i: u8) -> Palette {
+        [Palette::BlueRed, Palette::Green, Palette::All][i as usize % 3]
+    }
+
+    fn shown(g: &Arc<Graph>, method: Method) -> String {
+        let mut v = Values::new(g.clone(), method);
+        let x = v.value(&g.full());
+        v.store.show(x)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// G + (−G) = 0, and the value of a sum is the sum of the values.
+        #[test]
+        fn values_add(seed in any::<u64>(), f in 0u8..3, p in 0u8..3, e in 1usize..9, e2 in 1usize..9) {
+            let g = random(seed, family(f), palette(p), e);
+            let h = random(seed ^ 0x5eed, family(p), palette(f), e2);
+            let neg = Arc::new(g.sum(&g.swap_colours()));
+            prop_assert_eq!(shown(&neg, Method::General), "0", "{}", neg.to_cgsuite());
+            let both = Arc::new(g.sum(&h));
+            let mut s = Store::new();
+            let vg = s.parse(&shown(&g, Method::General)).unwrap();
+            let vh = s.parse(&shown(&h, Method::General)).unwrap();
+            let vs = s.parse(&shown(&both, Method::General)).unwrap();
+            prop_assert_eq!(s.add(vg, vh), vs, "{} + {}", g.to_cgsuite(), h.to_cgsuite());
+        }
+
+        /// Every shortcut equals the general method (blue-red stalks and trees, green graphs,
+        /// and hotchpotch positions whose parts the shortcuts may take).
+        #[test]
+        fn shortcuts_equal_the_definition(seed in any::<u64>(), f in 0u8..3, p in 0u8..3, e in 1usize..13) {
+            let g = random(seed, family(f), palette(p), e);
+            prop_assert_eq!(shown(&g, Method::Shortcuts), shown(&g, Method::General), "{}", g.to_cgsuite());
+        }
+
+        /// The winner read off the value is the enumerated solution's, for both first movers;
+        /// the value prints and reads back as the same game.
+        #[test]
+        fn outcome_is_the_solvers_winner(seed in any::<u64>(), f in 0u8..3, e in 1usize..9) {
+            let g = random(seed, family(f), Palette::All, e);
+            let ev = evaluate(&g, Method::Shortcuts, false);
+            for (first, want) in [(LEFT, ev.winner_if_left_starts), (RIGHT, ev.winner_if_right_starts)] {
+                let game = Hackenbush::on((*g).clone()).with_first(first);
+                let sol = Solution::solve(&game, 1_000_000).unwrap();
+                let winner = sol.value(&game.initial_state()).and_then(|v| v.winner());
+                let name = if winner == Some(LEFT) { "Left" } else { "Right" };
+                prop_assert_eq!(name, want, "{} first {}", g.to_cgsuite(), first);
+            }
+            let mut v = Values::new(g.clone(), Method::General);
+            let x = v.value(&g.full());
+            let text = v.store.show(x);
+            prop_assert_eq!(v.store.parse(&text).unwrap(), x, "{}", text);
+        }
+    }
+}

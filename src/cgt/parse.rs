@@ -90,29 +90,29 @@ impl Parser<'_> {
         }
     }
 
+    /// A term: an optional sign on its first atom, then atoms that add (`-2v` is −2 + ↓, as
+    /// CGSuite prints it).
     fn term(&mut self, st: &mut Store) -> Result<GameId, ParseGameError> {
-        match self.peek() {
+        let mut acc = match self.peek() {
             Some('-') => {
                 self.pos += 1;
-                let t = self.term(st)?;
-                Ok(st.neg(t))
+                let a = self.atom(st)?;
+                st.neg(a)
             }
             Some('+') => {
                 self.pos += 1;
-                self.term(st)
+                self.atom(st)?
             }
-            _ => {
-                let mut acc = self.atom(st)?;
-                while let Some(c) = self.peek() {
-                    if matches!(c, '+' | '-' | ',' | '|' | '}' | ')') {
-                        break;
-                    }
-                    let a = self.atom(st)?;
-                    acc = st.add(acc, a);
-                }
-                Ok(acc)
+            _ => self.atom(st)?,
+        };
+        while let Some(c) = self.peek() {
+            if matches!(c, '+' | '-' | ',' | '|' | '}' | ')') {
+                break;
             }
+            let a = self.atom(st)?;
+            acc = st.add(acc, a);
         }
+        Ok(acc)
     }
 
     fn digits(&mut self) -> Option<u64> {
@@ -361,6 +361,9 @@ mod tests {
         assert_eq!(round(&mut s, "±1"), "{1|-1}");
         assert_eq!(round(&mut s, "↑ + ↑"), "^^");
         assert_eq!(round(&mut s, "3/4v[3]*"), "3/4v[3]*");
+        assert_eq!(round(&mut s, "-2v"), "-2v");
+        assert_eq!(round(&mut s, "-2 - v"), "-2^");
+        assert_eq!(round(&mut s, "-(2v)"), "-2^");
     }
 
     #[test]
