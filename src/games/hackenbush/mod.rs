@@ -21,13 +21,13 @@ pub mod positions;
 pub mod shortcuts;
 pub mod values;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
 use self::graph::{Colour, EdgeSet, Graph};
 use self::positions::{Family, Palette};
-use self::values::Method;
+use self::values::{Method, Values};
 use super::InvalidParams;
 use crate::game::{Action, Capabilities, Game, Player, Returns, Solver, Truth, Turn};
 use crate::solve::{SolveError, SolveOptions, SolveOutput};
@@ -318,7 +318,11 @@ impl Game for Hackenbush {
         &self,
         options: &SolveOptions,
     ) -> Result<Box<dyn crate::oracle::Oracle<Self>>, SolveError> {
-        Ok(Box::new(crate::solve::Solution::solve(self, options.max_states)?))
+        let solution = crate::solve::Solution::solve(self, options.max_states)?;
+        Ok(Box::new(ValueOracle {
+            values: Mutex::new(Values::new(self.graph.clone(), Method::Shortcuts)),
+            solution,
+        }))
     }
     fn solve_output(&self, options: &SolveOptions) -> Result<SolveOutput, SolveError> {
         if options.generic {
@@ -335,6 +339,76 @@ impl Game for Hackenbush {
             })
             .collect();
         Ok(SolveOutput::Entries(entries))
+    }
+}
+
+/// The enumerated solution (win or loss in plies: the exact evaluator and `play`), with each
+/// position's combinatorial value beside it where it describes a position or a move.
+pub struct ValueOracle {
+    solution: crate::solve::Solution<Hackenbush>,
+    values: Mutex<Values>,
+}
+
+impl ValueOracle {
+    /// The value of `alive` in CGSuite's notation, and of each of `player`'s cuts with whether
+    /// it is one of that player's best.
+    fn values_at(&self, s: &Cut) -> (String, Vec<(Action, String, bool)>) {
+        let mut v = self.values.lock().unwrap_or_else(|e| e.into_inner());
+        let here = v.value(&s.alive);
+        let text = v.store.show(here);
+        let p = s.to_move as Player;
+        let game = self.solution.game();
+        let mut legal = Vec::new();
+        game.legal_actions(s, &mut legal);
+        let opts: Vec<(Action, crate::cgt::GameId)> = legal
+            .iter()
+            .map(|&a| (a, v.after(&s.alive, a as usize)))
+            .collect();
+        let st = &mut v.store;
+        let mut out = Vec::new();
+        for &(a, x) in &opts {
+            let beaten = opts.iter().any(|&(_, y)| {
+                if p == LEFT {
+                    st.leq(x, y) && !st.leq(y, x)
+                } else {
+                    st.leq(y, x) && !st.leq(x, y)
+                }
+            });
+            out.push((a, st.show(x), !beaten));
+        }
+        (text, out)
+    }
+}
+
+impl crate::oracle::Oracle<Hackenbush> for ValueOracle {
+    fn game(&self) -> &Hackenbush {
+        crate::oracle::Oracle::game(&self.solution)
+    }
+    fn value(&self, state: &Cut) -> Option<crate::solve::Value> {
+        self.solution.value(state)
+    }
+    fn describe(&self, state: &Cut) -> Option<String> {
+        let plies = crate::oracle::Oracle::describe(&self.solution, state)?;
+        let (value, _) = self.values_at(state);
+        Some(format!("value {value}; {plies}"))
+    }
+    fn move_value(&self, state: &Cut, action: Action) -> Option<crate::solve::Value> {
+        crate::oracle::Oracle::move_value(&self.solution, state, action)
+    }
+    fn describe_move(&self, state: &Cut, action: Action) -> Option<String> {
+        let plies = crate::oracle::Oracle::describe_move(&self.solution, state, action)?;
+        let (_, moves) = self.values_at(state);
+        let (_, value, best) = moves.into_iter().find(|m| m.0 == action)?;
+        Some(format!(
+            "value {value}{}; {plies}",
+            if best { " (best)" } else { "" }
+        ))
+    }
+    fn optimal_actions(&self, state: &Cut, legal: &[Action], out: &mut Vec<Action>) -> bool {
+        crate::oracle::Oracle::optimal_actions(&self.solution, state, legal, out)
+    }
+    fn report(&self) -> crate::solve::SolveReport {
+        self.solution.report()
     }
 }
 

@@ -98,6 +98,12 @@ impl Values {
         if self.method != Method::Shortcuts {
             return None;
         }
+        if let Some(stalks) = self.graph.stalks(part)
+            && let [stalk] = stalks.as_slice()
+            && let Some(x) = shortcuts::blue_red_stalk(stalk)
+        {
+            return Some(self.store.number(&x));
+        }
         if let Some(x) = shortcuts::blue_red_tree(&self.graph, part) {
             return Some(self.store.number(&x));
         }
