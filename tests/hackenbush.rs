@@ -244,6 +244,24 @@ mod properties {
             prop_assert_eq!(s.add(vg, vh), vs, "{} + {}", g.to_cgsuite(), h.to_cgsuite());
         }
 
+        /// All cuts at once (one search for the bridges) equal each cut on its own, along a
+        /// random line of play.
+        #[test]
+        fn all_cuts_at_once_equal_each_cut(seed in any::<u64>(), f in 0u8..3, p in 0u8..3, e in 1usize..40) {
+            let g = random(seed, family(f), palette(p), e);
+            let mut alive = g.full();
+            let mut pick = seed;
+            while !alive.is_empty() {
+                let mut all = Vec::new();
+                prop_assert!(g.cuts(&alive, &mut all).is_some());
+                let each: Vec<(usize, _)> = alive.iter().map(|x| (x, g.cut(&alive, x))).collect();
+                prop_assert_eq!(&all, &each, "{}", g.to_cgsuite());
+                pick = pick.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let (_, next) = &all[(pick >> 33) as usize % all.len()];
+                alive = next.clone();
+            }
+        }
+
         /// Every shortcut equals the general method (blue-red stalks and trees, green graphs,
         /// and hotchpotch positions whose parts the shortcuts may take).
         #[test]

@@ -29,29 +29,56 @@ impl Store {
         self.game(&[z], &[star])
     }
 
+    /// A named infinitesimal, made once.
+    fn named_up(&mut self, kind: u8, n: i64, make: fn(&mut Store, i64) -> GameId) -> GameId {
+        if let Some(&g) = self.named_cache().get(&(kind, n)) {
+            return g;
+        }
+        let g = make(self, n);
+        self.named_cache().insert((kind, n), g);
+        g
+    }
+
     /// n·↑ (n < 0: |n|·↓).
     pub fn up_multiple(&mut self, n: i64) -> GameId {
-        let up = self.up();
-        let unit = if n < 0 { self.neg(up) } else { up };
-        let mut acc = self.zero();
-        for _ in 0..n.unsigned_abs() {
-            acc = self.add(acc, unit);
-        }
-        acc
+        self.named_up(0, n, Store::make_up_multiple)
     }
 
     /// ↑^[n] = {↑^[n−1] | *} with ↑^[1] = ↑ (n ≥ 1), negated for n < 0.
     pub fn up_sub(&mut self, n: i64) -> GameId {
-        let star = self.nimber(1);
-        let mut g = self.up();
-        for _ in 1..n.unsigned_abs() {
-            g = self.game(&[g], &[star]);
-        }
-        if n < 0 { self.neg(g) } else { g }
+        self.named_up(1, n, Store::make_up_sub)
     }
 
     /// ↑ⁿ = ↑^[n] − ↑^[n−1] (↑¹ = ↑), negated for n < 0.
     pub fn up_power(&mut self, n: i64) -> GameId {
+        self.named_up(2, n, Store::make_up_power)
+    }
+
+    fn make_up_multiple(&mut self, n: i64) -> GameId {
+        if n == 0 {
+            return self.zero();
+        }
+        let up = self.up();
+        let unit = if n < 0 { self.neg(up) } else { up };
+        let rest = self.up_multiple(n - n.signum());
+        self.add(rest, unit)
+    }
+
+    fn make_up_sub(&mut self, n: i64) -> GameId {
+        let k = n.unsigned_abs() as i64;
+        if n < 0 {
+            let g = self.up_sub(k);
+            return self.neg(g);
+        }
+        if k <= 1 {
+            return self.up();
+        }
+        let star = self.nimber(1);
+        let below = self.up_sub(k - 1);
+        self.game(&[below], &[star])
+    }
+
+    fn make_up_power(&mut self, n: i64) -> GameId {
         let k = n.unsigned_abs() as i64;
         let g = if k <= 1 {
             self.up()
@@ -73,12 +100,20 @@ impl Store {
             return None;
         }
         let x = self.number(&ls);
+        // A sum x + (ups) + *m has only such sums and x itself as options: a quick test that
+        // spares the search below for most games.
+        let mut checked = std::collections::HashSet::new();
+        if !self.nus_shaped(g, &ls, &mut checked) {
+            return None;
+        }
         let h = self.sub(g, x);
         if let Some(m) = self.as_nimber(h) {
             return Some((ls, None, m));
         }
         let b = self.birthday(h) as i64;
-        if b > 64 {
+        // Beyond this birthday the search costs more than it is worth: such games print in
+        // braces (still exact, and CGSuite reads them).
+        if b > 10 {
             return None;
         }
         type Try = (fn(i64) -> Ups, fn(&mut Store, i64) -> GameId, i64);
@@ -101,6 +136,30 @@ impl Store {
         None
     }
 
+    /// Whether every option below `g` is the number `x` or has both stops at `x`.
+    fn nus_shaped(
+        &mut self,
+        g: GameId,
+        x: &super::Dyadic,
+        checked: &mut std::collections::HashSet<GameId>,
+    ) -> bool {
+        if let Some(y) = self.as_number(g) {
+            return y == x;
+        }
+        if !checked.insert(g) {
+            return true;
+        }
+        let (ls, rs) = self.stops(g);
+        if &ls != x || &rs != x {
+            return false;
+        }
+        let l = self.left(g);
+        let r = self.right(g);
+        l.iter()
+            .chain(r.iter())
+            .all(|&o| self.nus_shaped(o, x, checked))
+    }
+
     /// The game in CGSuite's notation.
     pub fn show(&mut self, g: GameId) -> String {
         let (text, level) = self.inner(g);
@@ -114,6 +173,15 @@ impl Store {
     /// The text without outer braces and the number of bars of its top separator (0 for a
     /// game that prints without braces).
     fn inner(&mut self, g: GameId) -> (String, usize) {
+        if let Some(done) = self.print_cache().get(&g) {
+            return done.clone();
+        }
+        let shown = self.inner_uncached(g);
+        self.print_cache().insert(g, shown.clone());
+        shown
+    }
+
+    fn inner_uncached(&mut self, g: GameId) -> (String, usize) {
         if let Some((x, ups, m)) = self.nus(g) {
             let mut s = String::new();
             if !x.is_zero() || (ups.is_none() && m == 0) {

@@ -87,6 +87,11 @@ struct Node {
     nimber: Option<u64>,
 }
 
+/// An empty map with room for `n` entries.
+fn room<K, V>(n: usize) -> FxHashMap<K, V> {
+    FxHashMap::with_capacity_and_hasher(n, Default::default())
+}
+
 /// Left's and Right's options.
 type Options = (Arc<[GameId]>, Arc<[GameId]>);
 
@@ -103,6 +108,10 @@ pub struct Store {
     stops: FxHashMap<GameId, (Dyadic, Dyadic)>,
     birthdays: FxHashMap<GameId, u64>,
     thermographs: FxHashMap<GameId, super::thermo::Thermograph>,
+    /// Printed forms: the text without outer braces and its bar level.
+    printed: FxHashMap<GameId, (String, usize)>,
+    /// Named infinitesimals made for printing: (kind, n) → game.
+    named: FxHashMap<(u8, i64), GameId>,
     /// Forms under construction, and comparisons that involve them (cleared after each).
     pending: Vec<Node>,
     pending_memo: FxHashMap<(GameId, GameId), bool>,
@@ -117,19 +126,22 @@ impl Default for Store {
 impl Store {
     /// A store holding only 0.
     pub fn new() -> Store {
+        // Room for a typical Hackenbush position's games without rehashing.
         let mut s = Store {
-            nodes: Vec::new(),
-            by_options: FxHashMap::default(),
-            by_number: FxHashMap::default(),
+            nodes: Vec::with_capacity(1024),
+            by_options: room(1024),
+            by_number: room(256),
             nimbers: Vec::new(),
-            leq_memo: FxHashMap::default(),
-            sum_memo: FxHashMap::default(),
+            leq_memo: room(8192),
+            sum_memo: room(1024),
             neg_memo: FxHashMap::default(),
             stops: FxHashMap::default(),
             birthdays: FxHashMap::default(),
             thermographs: FxHashMap::default(),
+            printed: FxHashMap::default(),
+            named: FxHashMap::default(),
             pending: Vec::new(),
-            pending_memo: FxHashMap::default(),
+            pending_memo: room(256),
         };
         let zero = s.number(&Dyadic::zero());
         s.nimbers.push(zero);
@@ -151,6 +163,14 @@ impl Store {
         } else {
             &self.nodes[g.0 as usize]
         }
+    }
+
+    pub(super) fn named_cache(&mut self) -> &mut FxHashMap<(u8, i64), GameId> {
+        &mut self.named
+    }
+
+    pub(super) fn print_cache(&mut self) -> &mut FxHashMap<GameId, (String, usize)> {
+        &mut self.printed
     }
 
     pub(super) fn thermo_cache(&mut self) -> &mut FxHashMap<GameId, super::thermo::Thermograph> {
@@ -292,11 +312,9 @@ impl Store {
         if let Some(&v) = memo.get(&(g, h)) {
             return v;
         }
-        let gn = self.node(g).number.clone();
-        let hn = self.node(h).number.clone();
         let pg = g.0 & PENDING != 0;
         let ph = h.0 & PENDING != 0;
-        let v = match (gn, hn) {
+        let v = match (&self.node(g).number, &self.node(h).number) {
             (Some(a), Some(b)) => a <= b,
             // Number avoidance: x ≤ H (H not a number) iff no H^R ≤ x.
             (Some(_), None) if !ph => {
@@ -452,9 +470,30 @@ impl Store {
     }
 
     /// Removes dominated options: for Left those ≤ another, for Right those ≥ another.
-    fn undominated(&mut self, opts: Vec<GameId>, left: bool) -> Vec<GameId> {
+    fn undominated(&mut self, mut opts: Vec<GameId>, left: bool) -> Vec<GameId> {
         if opts.len() < 2 {
             return opts;
+        }
+        // Numbers are totally ordered: of those only the best can survive.
+        let mut best: Option<(GameId, Dyadic)> = None;
+        let mut numbers = 0;
+        for &o in &opts {
+            if let Some(x) = self.as_number(o) {
+                numbers += 1;
+                if best
+                    .as_ref()
+                    .is_none_or(|(_, b)| if left { x > b } else { x < b })
+                {
+                    best = Some((o, x.clone()));
+                }
+            }
+        }
+        if numbers > 1 {
+            let keep = best.map(|b| b.0);
+            opts.retain(|&o| self.as_number(o).is_none() || Some(o) == keep);
+            if opts.len() < 2 {
+                return opts;
+            }
         }
         let mut keep = vec![true; opts.len()];
         for i in 0..opts.len() {

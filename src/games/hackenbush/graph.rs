@@ -181,6 +181,23 @@ impl EdgeSet {
         EdgeSet { repr }
     }
 
+    /// The set as 128 bits, when it is held inline.
+    #[inline]
+    fn small_bits(&self) -> Option<u128> {
+        match &self.repr {
+            Repr::Small(w) => Some(w[0] as u128 | (w[1] as u128) << 64),
+            Repr::Large(_) => None,
+        }
+    }
+
+    /// The set of the ids whose bits are set.
+    #[inline]
+    fn from_small_bits(bits: u128) -> EdgeSet {
+        EdgeSet {
+            repr: Repr::Small([bits as u64, (bits >> 64) as u64]),
+        }
+    }
+
     /// The ids `0..n`.
     pub fn full(n: usize) -> EdgeSet {
         let mut s = EdgeSet::empty(n);
@@ -238,6 +255,14 @@ impl EdgeSet {
     /// Adds `i`; whether it was new.
     #[inline]
     pub fn insert(&mut self, i: usize) -> bool {
+        if let Repr::Small(w) = &mut self.repr
+            && i < INLINE_BITS
+        {
+            let bit = 1u64 << (i % 64);
+            let new = w[i / 64] & bit == 0;
+            w[i / 64] |= bit;
+            return new;
+        }
         if i / 64 >= self.words().len() {
             let mut v = self.words().to_vec();
             v.resize(i / 64 + 1, 0);
@@ -545,6 +570,101 @@ impl Graph {
         (out, order)
     }
 
+    /// Every cut of a position at once: for each standing edge (in id order) the position after
+    /// cutting it, appended to `out`. One depth-first search finds the bridges (Tarjan): cutting
+    /// an edge that lies on a cycle removes only that edge; cutting a bridge also drops
+    /// everything beyond it. `None` when the graph is too large for the bit-set path (then
+    /// call [`Graph::cut`] per edge).
+    pub fn cuts(&self, alive: &EdgeSet, out: &mut Vec<(usize, EdgeSet)>) -> Option<()> {
+        let n = self.vertices as usize;
+        if n > 128 || self.edges.len() > INLINE_BITS {
+            return None;
+        }
+        let a = alive.small_bits()?;
+        // tin 0: not visited. Entries on the stack: (vertex, edge from the parent, next index).
+        let mut tin = [0u16; 128];
+        let mut low = [0u16; 128];
+        let mut acc = [0u128; 128];
+        let mut bridge_beyond: u128 = 0;
+        let mut beyond = [0u128; 128];
+        let mut stack: Vec<(u32, u32, u32)> = Vec::with_capacity(32);
+        let mut timer = 1u16;
+        tin[0] = 1;
+        low[0] = 1;
+        stack.push((0, u32::MAX, self.adj_start[0]));
+        while let Some(&mut (v, pe, ref mut i)) = stack.last_mut() {
+            let vu = v as usize;
+            if *i < self.adj_start[vu + 1] {
+                let (e, w) = self.adj[*i as usize];
+                *i += 1;
+                if a >> e & 1 == 0 {
+                    continue;
+                }
+                acc[vu] |= 1u128 << e;
+                if e == pe || w == v {
+                    continue;
+                }
+                let wu = w as usize;
+                if tin[wu] == 0 {
+                    timer += 1;
+                    tin[wu] = timer;
+                    low[wu] = timer;
+                    stack.push((w, e, self.adj_start[wu]));
+                } else {
+                    low[vu] = low[vu].min(tin[wu]);
+                }
+            } else {
+                stack.pop();
+                if let Some(&(p, _, _)) = stack.last() {
+                    let pu = p as usize;
+                    low[pu] = low[pu].min(low[vu]);
+                    acc[pu] |= acc[vu];
+                    if low[vu] > tin[pu] {
+                        // `pe` is a bridge: cutting it drops everything at or beyond v.
+                        bridge_beyond |= 1u128 << pe;
+                        beyond[pe as usize] = acc[vu];
+                    }
+                }
+            }
+        }
+        let mut left = a;
+        while left != 0 {
+            let e = left.trailing_zeros() as usize;
+            left &= left - 1;
+            let after = if bridge_beyond >> e & 1 == 1 {
+                a & !beyond[e]
+            } else {
+                a & !(1u128 << e)
+            };
+            out.push((e, EdgeSet::from_small_bits(after)));
+        }
+        Some(())
+    }
+
+    /// [`Graph::cut`] on up to 128 edges and vertices: sets of vertices and edges as bits.
+    fn flood_small(&self, alive: u128, skip: usize) -> u128 {
+        let alive = if skip < 128 { alive & !(1u128 << skip) } else { alive };
+        let mut reached: u128 = 1;
+        let mut frontier: u128 = 1;
+        let mut out: u128 = 0;
+        while frontier != 0 {
+            let u = frontier.trailing_zeros() as usize;
+            frontier &= frontier - 1;
+            let (lo, hi) = (self.adj_start[u] as usize, self.adj_start[u + 1] as usize);
+            for &(e, w) in &self.adj[lo..hi] {
+                if alive >> e & 1 == 0 {
+                    continue;
+                }
+                out |= 1u128 << e;
+                if reached >> w & 1 == 0 {
+                    reached |= 1u128 << w;
+                    frontier |= 1u128 << w;
+                }
+            }
+        }
+        out
+    }
+
     /// The core of [`Graph::cut`], with caller-provided scratch (`visited` zeroed, both sized for
     /// the vertices).
     fn flood_into(
@@ -583,6 +703,12 @@ impl Graph {
     /// ground without it. (Cutting an edge that is not alive just drops the disconnected rest.)
     pub fn cut(&self, alive: &EdgeSet, edge: usize) -> EdgeSet {
         let n = self.vertices as usize;
+        if n <= 128
+            && self.edges.len() <= INLINE_BITS
+            && let Some(bits) = alive.small_bits()
+        {
+            return EdgeSet::from_small_bits(self.flood_small(bits, edge));
+        }
         if n <= 128 {
             let mut visited = [0u64; 2];
             let mut stack = [0u32; 128];
@@ -604,31 +730,97 @@ impl Graph {
     /// ground; a loop at the ground is a part of its own. Parts are ordered by their smallest
     /// edge id. The game is the sum of its parts.
     pub fn components(&self, alive: &EdgeSet) -> Vec<EdgeSet> {
+        let n = self.vertices as usize;
+        if n <= 128
+            && self.edges.len() <= INLINE_BITS
+            && let Some(bits) = alive.small_bits()
+        {
+            return self.components_small(bits);
+        }
+        if n <= 128 {
+            let mut seen = [0u64; 2];
+            let mut stack = [0u32; 128];
+            self.components_into(alive, &mut seen, &mut stack)
+        } else {
+            let mut seen = vec![0u64; n.div_ceil(64)];
+            let mut stack = vec![0u32; n];
+            self.components_into(alive, &mut seen, &mut stack)
+        }
+    }
+
+    /// [`Graph::components`] on up to 128 edges and vertices, with bits for sets.
+    fn components_small(&self, alive: u128) -> Vec<EdgeSet> {
         let mut parts = Vec::new();
-        let mut seen = vec![false; self.vertices as usize];
-        let mut stack = Vec::new();
+        let mut left = alive;
+        let mut seen: u128 = 0;
+        while left != 0 {
+            let i = left.trailing_zeros() as usize;
+            left &= left - 1;
+            let e = &self.edges[i];
+            if e.a == 0 && e.b == 0 {
+                parts.push(EdgeSet::from_small_bits(1u128 << i));
+                continue;
+            }
+            let start = if e.a != 0 { e.a } else { e.b } as usize;
+            if seen >> start & 1 == 1 {
+                continue;
+            }
+            seen |= 1u128 << start;
+            let mut frontier: u128 = 1u128 << start;
+            let mut part: u128 = 0;
+            while frontier != 0 {
+                let u = frontier.trailing_zeros() as usize;
+                frontier &= frontier - 1;
+                let (lo, hi) = (self.adj_start[u] as usize, self.adj_start[u + 1] as usize);
+                for &(f, w) in &self.adj[lo..hi] {
+                    if alive >> f & 1 == 0 {
+                        continue;
+                    }
+                    part |= 1u128 << f;
+                    if w != 0 && seen >> w & 1 == 0 {
+                        seen |= 1u128 << w;
+                        frontier |= 1u128 << w;
+                    }
+                }
+            }
+            left &= !part;
+            parts.push(EdgeSet::from_small_bits(part));
+        }
+        parts
+    }
+
+    /// The core of [`Graph::components`], with caller-provided scratch (`seen` zeroed, both
+    /// sized for the vertices; each vertex is pushed at most once).
+    fn components_into(&self, alive: &EdgeSet, seen: &mut [u64], stack: &mut [u32]) -> Vec<EdgeSet> {
+        let mut parts = Vec::new();
+        let is_seen = |seen: &[u64], v: usize| seen[v / 64] >> (v % 64) & 1 == 1;
         for i in alive.iter() {
             let Some(e) = self.edges.get(i) else { break };
             if e.a == 0 && e.b == 0 {
                 parts.push(EdgeSet::from_ids(self.edges.len(), [i]));
                 continue;
             }
-            let start = if e.a != 0 { e.a } else { e.b };
-            if seen[start as usize] {
+            let start = if e.a != 0 { e.a } else { e.b } as usize;
+            if is_seen(seen, start) {
                 continue;
             }
             let mut part = EdgeSet::empty(self.edges.len());
-            seen[start as usize] = true;
-            stack.push(start);
-            while let Some(u) = stack.pop() {
+            seen[start / 64] |= 1 << (start % 64);
+            stack[0] = start as u32;
+            let mut top = 1;
+            while top > 0 {
+                top -= 1;
+                let u = stack[top];
                 for &(f, w) in self.incident(u) {
                     if !alive.contains(f as usize) {
                         continue;
                     }
                     part.insert(f as usize);
-                    if w != 0 && !seen[w as usize] {
-                        seen[w as usize] = true;
-                        stack.push(w);
+                    let w = w as usize;
+                    if w != 0 && !is_seen(seen, w) {
+                        seen[w / 64] |= 1 << (w % 64);
+                        stack[top] = w as u32;
+                        top += 1;
                     }
                 }
             }

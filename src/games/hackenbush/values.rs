@@ -31,7 +31,10 @@ pub enum Method {
 pub struct Values {
     graph: Arc<Graph>,
     pub store: Store,
+    /// Values of parts (meeting the ground in one part).
     memo: FxHashMap<EdgeSet, GameId>,
+    /// Values of whole positions, so a position reached again is not split again.
+    whole: FxHashMap<EdgeSet, GameId>,
     method: Method,
 }
 
@@ -40,7 +43,8 @@ impl Values {
         Values {
             graph,
             store: Store::new(),
-            memo: FxHashMap::default(),
+            memo: FxHashMap::with_capacity_and_hasher(1024, Default::default()),
+            whole: FxHashMap::with_capacity_and_hasher(1024, Default::default()),
             method,
         }
     }
@@ -57,12 +61,19 @@ impl Values {
 
     /// The value of the position made of the `alive` edges.
     pub fn value(&mut self, alive: &EdgeSet) -> GameId {
+        if let Some(&v) = self.whole.get(alive).or_else(|| self.memo.get(alive)) {
+            return v;
+        }
         let parts = self.graph.components(alive);
+        if let [one] = parts.as_slice() {
+            return self.part(one);
+        }
         let mut acc = self.store.zero();
         for part in parts {
             let v = self.part(&part);
             acc = self.store.add(acc, v);
         }
+        self.whole.insert(alive.clone(), acc);
         acc
     }
 
@@ -76,9 +87,12 @@ impl Values {
             None => {
                 let mut left = Vec::new();
                 let mut right = Vec::new();
-                for e in part.iter() {
+                let mut cuts = Vec::new();
+                if self.graph.cuts(part, &mut cuts).is_none() {
+                    cuts = part.iter().map(|e| (e, self.graph.cut(part, e))).collect();
+                }
+                for (e, next) in cuts {
                     let colour = self.graph.edges()[e].colour;
-                    let next = self.graph.cut(part, e);
                     let v = self.value(&next);
                     if colour != Colour::Red {
                         left.push(v);
@@ -98,6 +112,22 @@ impl Values {
         if self.method != Method::Shortcuts {
             return None;
         }
+        // The shortcuts take parts of one kind: blue-red, or green.
+        let edges = self.graph.edges();
+        let mut green = false;
+        let mut blue_red = false;
+        for e in part.iter() {
+            match edges[e].colour {
+                Colour::Green => green = true,
+                _ => blue_red = true,
+            }
+            if green && blue_red {
+                return None;
+            }
+        }
+        if green {
+            return shortcuts::green_graph(&self.graph, part).map(|n| self.store.nimber(n));
+        }
         if let Some(stalks) = self.graph.stalks(part)
             && let [stalk] = stalks.as_slice()
             && let Some(x) = shortcuts::blue_red_stalk(stalk)
@@ -106,9 +136,6 @@ impl Values {
         }
         if let Some(x) = shortcuts::blue_red_tree(&self.graph, part) {
             return Some(self.store.number(&x));
-        }
-        if let Some(n) = shortcuts::green_graph(&self.graph, part) {
-            return Some(self.store.nimber(n));
         }
         None
     }
