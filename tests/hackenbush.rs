@@ -290,3 +290,101 @@ mod properties {
         }
     }
 }
+
+mod oracle {
+    use super::*;
+    use proptest::prelude::*;
+    use solvedgym::game::{Capabilities, Turn};
+    use solvedgym::games::hackenbush::ValueOracle;
+    use solvedgym::games::hackenbush::positions::{Family, Palette};
+    use solvedgym::oracle::Oracle;
+    use solvedgym::policy::{OptimalPolicy, Policy, RandomPolicy};
+    use solvedgym::solve::SolveOptions;
+
+    fn caps(position: &str) -> Capabilities {
+        Hackenbush::on(Graph::parse(position).unwrap()).capabilities()
+    }
+
+    #[test]
+    fn the_state_bound_counts_tree_positions_exactly() {
+        // A stalk of n edges: n + 1 standing sets, each with either player to move.
+        assert_eq!(caps("lrlrl").states_at_most, Some(12));
+        assert_eq!(caps("(l;r)").states_at_most, Some(8));
+        // l(l;r): the trunk gone (1), or standing with any of 4 sets above it: 5.
+        assert_eq!(caps("l(l;r)").states_at_most, Some(10));
+        // A triangle: at most 2^3 sets.
+        assert_eq!(caps(":Alrl:A").states_at_most, Some(16));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 32, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// The values alone keep the value exactly where the enumerated solution does, at
+        /// every reachable position; the bound is never below the true count.
+        #[test]
+        fn values_alone_agree_with_enumeration(seed in any::<u64>(), f in 0u8..3, e in 1usize..9) {
+            let fam = [Family::Stalks, Family::Trees, Family::Graphs][f as usize];
+            let mut rng = solvedgym::rng(seed);
+            let g = positions::random(fam, Palette::All, e, &mut rng);
+            let game = Hackenbush::on(g);
+            let sol = Solution::solve(&game, 1_000_000).unwrap();
+            prop_assert!(sol.graph().len() as u64 <= game.capabilities().states_at_most.unwrap());
+            let values = ValueOracle::values_only(&game);
+            let mut legal = Vec::new();
+            let mut best = Vec::new();
+            for id in 0..sol.graph().len() as u32 {
+                let s = sol.graph().state(id);
+                if !matches!(game.turn(s), Turn::Player(_)) {
+                    continue;
+                }
+                game.legal_actions(s, &mut legal);
+                for &a in &legal {
+                    prop_assert_eq!(values.keeps_value(s, a), Oracle::keeps_value(&sol, s, a));
+                }
+                prop_assert!(values.optimal_actions(s, &legal, &mut best));
+                for &a in &best {
+                    prop_assert_eq!(Oracle::keeps_value(&sol, s, a), Some(true));
+                }
+            }
+        }
+    }
+
+    /// A position far too large to enumerate: the values alone play it, and perfect play from
+    /// them beats random play from the winning seat.
+    #[test]
+    fn a_large_position_is_played_from_its_values() {
+        let mut rng = solvedgym::rng(3);
+        let trees = positions::random(Family::Trees, Palette::BlueRed, 60, &mut rng);
+        let green = positions::random(Family::Graphs, Palette::Green, 60, &mut rng);
+        let stalk = Graph::parse("lrlerrrlllrrle").unwrap();
+        let g = trees.sum(&green).sum(&stalk);
+        let game = Hackenbush::on(g);
+        assert!(game.capabilities().states_at_most.unwrap() > 50_000_000);
+        let oracle = game.solve(&SolveOptions::default()).unwrap();
+        let report = oracle.report();
+        let winner = report.winner.clone().unwrap();
+        let seat = if winner == "left" { LEFT } else { RIGHT };
+        assert!(
+            oracle
+                .describe(&game.initial_state())
+                .unwrap()
+                .starts_with("value ")
+        );
+        let perfect = OptimalPolicy::new(oracle.as_ref());
+        for seed in 0..5u64 {
+            let mut rng = solvedgym::rng(seed);
+            let mut s = game.initial_state();
+            let mut legal = Vec::new();
+            while let Turn::Player(p) = game.turn(&s) {
+                game.legal_actions(&s, &mut legal);
+                let a = if p == seat {
+                    perfect.choose(&game, &s, &legal, &mut rng).unwrap()
+                } else {
+                    RandomPolicy.choose(&game, &s, &legal, &mut rng).unwrap()
+                };
+                s = game.apply(&s, a);
+            }
+            assert_eq!(game.returns(&s).winner(), Some(seat), "seed {seed}");
+        }
+    }
+}

@@ -111,11 +111,9 @@ impl Store {
             return Some((ls, None, m));
         }
         let b = self.birthday(h) as i64;
-        // Beyond this birthday the search costs more than it is worth: such games print in
-        // braces (still exact, and CGSuite reads them).
-        if b > 10 {
-            return None;
-        }
+        // Named ups beyond 12 are rare; the search stops there (larger ones print in braces,
+        // still exact, and CGSuite reads them).
+        let b = b.min(11);
         type Try = (fn(i64) -> Ups, fn(&mut Store, i64) -> GameId, i64);
         let tries: [Try; 3] = [
             (Ups::Multiple, Store::up_multiple, 1),

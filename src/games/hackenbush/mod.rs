@@ -81,6 +81,10 @@ pub struct Cut {
     pub to_move: u8,
 }
 
+/// `play` and `solve` enumerate a position (to know the plies to the end) when it has at most
+/// this many positions by [`Hackenbush::state_bound`]; larger ones are answered by their values.
+pub const PLIES_UP_TO: u64 = 250_000;
+
 /// Left (blue) is player 0, Right (red) player 1.
 pub const LEFT: Player = 0;
 pub const RIGHT: Player = 1;
@@ -174,6 +178,29 @@ impl Hackenbush {
     /// Every position of a data set (one unless `random > 0`).
     pub fn positions(&self) -> &[Arc<Graph>] {
         &self.others
+    }
+
+    /// An upper bound on the reachable positions (both movers): parts multiply; a tree part
+    /// has exactly as many standing sets as rooted subtrees (counted bottom-up), a part with
+    /// cycles at most 2^edges.
+    pub fn state_bound(&self) -> u64 {
+        let g = &self.graph;
+        let mut total: u128 = 2;
+        for part in g.components(&g.full()) {
+            let count: u128 = match g.rooted_tree(&part) {
+                Some(order) => {
+                    let mut f = vec![1u128; g.vertex_count()];
+                    for &(v, parent, _) in order.iter().rev() {
+                        let below = f[v as usize].saturating_add(1);
+                        f[parent as usize] = f[parent as usize].saturating_mul(below);
+                    }
+                    f[0]
+                }
+                None => 1u128.checked_shl(part.count() as u32).unwrap_or(u128::MAX),
+            };
+            total = total.saturating_mul(count);
+        }
+        total.min(u64::MAX as u128) as u64
     }
 
     fn may_cut(player: Player, colour: Colour) -> bool {
@@ -311,6 +338,7 @@ impl Game for Hackenbush {
                 name: "combinatorial values (parts, memo, the theory's shortcuts)",
                 flags: &[],
             },
+            states_at_most: Some(self.state_bound()),
             ..Capabilities::enumerable(2)
         }
     }
@@ -318,9 +346,17 @@ impl Game for Hackenbush {
         &self,
         options: &SolveOptions,
     ) -> Result<Box<dyn crate::oracle::Oracle<Self>>, SolveError> {
-        let solution = crate::solve::Solution::solve(self, options.max_states)?;
+        // Enumerate where the positions are few (then the plies are known too: a quarter of a
+        // million positions take a few seconds); otherwise the values alone answer.
+        let solution = if self.state_bound() <= (options.max_states as u64).min(PLIES_UP_TO) {
+            Some(crate::solve::Solution::solve(self, options.max_states)?)
+        } else {
+            None
+        };
         Ok(Box::new(ValueOracle {
+            game: self.clone(),
             values: Mutex::new(Values::new(self.graph.clone(), Method::Shortcuts)),
+            last: Mutex::new(None),
             solution,
         }))
     }
@@ -342,29 +378,72 @@ impl Game for Hackenbush {
     }
 }
 
-/// The enumerated solution (win or loss in plies: the exact evaluator and `play`), with each
-/// position's combinatorial value beside it where it describes a position or a move.
+/// The truth about a Hackenbush position: the enumerated solution where the position is small
+/// enough (win or loss in plies: the exact evaluator, `play`), and the combinatorial values
+/// always — beside the plies where a position or a move is described, and alone where the
+/// position is too large to enumerate: then who wins follows from the value of the sum of the
+/// parts, and a move keeps the value when its option is still a win for the mover.
 pub struct ValueOracle {
-    solution: crate::solve::Solution<Hackenbush>,
+    game: Hackenbush,
+    solution: Option<crate::solve::Solution<Hackenbush>>,
     values: Mutex<Values>,
+    /// The last position asked about, with its answer (`play`'s `?` asks once per move).
+    last: Mutex<Option<(Cut, MovesAt)>>,
+}
+
+/// A position's value in CGSuite's notation, whether the mover wins, and each cut: the value
+/// it leads to, whether the mover still wins, whether it is one of the mover's best.
+type MovesAt = (String, bool, Vec<(Action, String, bool, bool)>);
+
+/// Whether `player` wins a position of value `g` with `to_move` to move.
+fn wins(st: &mut crate::cgt::Store, g: crate::cgt::GameId, to_move: Player, player: Player) -> bool {
+    let o = st.outcome(g);
+    let left_wins = if to_move == LEFT {
+        o.left_wins_moving_first()
+    } else {
+        o.left_wins_moving_second()
+    };
+    left_wins == (player == LEFT)
 }
 
 impl ValueOracle {
-    /// The value of `alive` in CGSuite's notation, and of each of `player`'s cuts with whether
-    /// it is one of that player's best.
-    fn values_at(&self, s: &Cut) -> (String, Vec<(Action, String, bool)>) {
+    /// The oracle of the values alone (no enumeration), for positions of any size.
+    pub fn values_only(game: &Hackenbush) -> Self {
+        ValueOracle {
+            game: game.clone(),
+            solution: None,
+            values: Mutex::new(Values::new(game.graph.clone(), Method::Shortcuts)),
+            last: Mutex::new(None),
+        }
+    }
+
+    /// The value of `s` in CGSuite's notation, and for each of the mover's cuts: the value it
+    /// leads to, whether the mover still wins, and whether it is one of the mover's best.
+    fn values_at(&self, s: &Cut) -> MovesAt {
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((at, answer)) = last.as_ref()
+            && at == s
+        {
+            return answer.clone();
+        }
+        let answer = self.compute_values_at(s);
+        *last = Some((s.clone(), answer.clone()));
+        answer
+    }
+
+    fn compute_values_at(&self, s: &Cut) -> MovesAt {
         let mut v = self.values.lock().unwrap_or_else(|e| e.into_inner());
         let here = v.value(&s.alive);
-        let text = v.store.show(here);
         let p = s.to_move as Player;
-        let game = self.solution.game();
         let mut legal = Vec::new();
-        game.legal_actions(s, &mut legal);
+        self.game.legal_actions(s, &mut legal);
         let opts: Vec<(Action, crate::cgt::GameId)> = legal
             .iter()
             .map(|&a| (a, v.after(&s.alive, a as usize)))
             .collect();
         let st = &mut v.store;
+        let text = st.show(here);
+        let winning = wins(st, here, p, p);
         let mut out = Vec::new();
         for &(a, x) in &opts {
             let beaten = opts.iter().any(|&(_, y)| {
@@ -374,41 +453,115 @@ impl ValueOracle {
                     st.leq(y, x) && !st.leq(x, y)
                 }
             });
-            out.push((a, st.show(x), !beaten));
+            let still = wins(st, x, 1 - p, p);
+            out.push((a, st.show(x), still, !beaten));
         }
-        (text, out)
+        (text, winning, out)
+    }
+
+    fn winner_word(&self, s: &Cut, mover_wins: bool) -> String {
+        let p = s.to_move as Player;
+        let w = if mover_wins { p } else { 1 - p };
+        self.game.player_wins(w)
     }
 }
 
 impl crate::oracle::Oracle<Hackenbush> for ValueOracle {
     fn game(&self) -> &Hackenbush {
-        crate::oracle::Oracle::game(&self.solution)
+        &self.game
     }
     fn value(&self, state: &Cut) -> Option<crate::solve::Value> {
-        self.solution.value(state)
+        self.solution.as_ref()?.value(state)
     }
     fn describe(&self, state: &Cut) -> Option<String> {
-        let plies = crate::oracle::Oracle::describe(&self.solution, state)?;
-        let (value, _) = self.values_at(state);
-        Some(format!("value {value}; {plies}"))
+        let (value, winning, _) = self.values_at(state);
+        Some(match &self.solution {
+            Some(sol) => format!(
+                "value {value}; {}",
+                crate::oracle::Oracle::describe(sol, state)?
+            ),
+            None => format!("value {value}; {}", self.winner_word(state, winning)),
+        })
     }
     fn move_value(&self, state: &Cut, action: Action) -> Option<crate::solve::Value> {
-        crate::oracle::Oracle::move_value(&self.solution, state, action)
+        crate::oracle::Oracle::move_value(self.solution.as_ref()?, state, action)
     }
     fn describe_move(&self, state: &Cut, action: Action) -> Option<String> {
-        let plies = crate::oracle::Oracle::describe_move(&self.solution, state, action)?;
-        let (_, moves) = self.values_at(state);
-        let (_, value, best) = moves.into_iter().find(|m| m.0 == action)?;
-        Some(format!(
-            "value {value}{}; {plies}",
-            if best { " (best)" } else { "" }
-        ))
+        let (_, _, moves) = self.values_at(state);
+        let (_, value, still, best) = moves.into_iter().find(|m| m.0 == action)?;
+        let best = if best { " (best)" } else { "" };
+        Some(match &self.solution {
+            Some(sol) => format!(
+                "value {value}{best}; {}",
+                crate::oracle::Oracle::describe_move(sol, state, action)?
+            ),
+            None => format!("value {value}{best}; {}", self.winner_word(state, still)),
+        })
     }
+    fn keeps_value(&self, state: &Cut, action: Action) -> Option<bool> {
+        if let Some(sol) = &self.solution {
+            return crate::oracle::Oracle::keeps_value(sol, state, action);
+        }
+        if !matches!(self.game.turn(state), Turn::Player(_)) {
+            return Some(true);
+        }
+        let (_, winning, moves) = self.values_at(state);
+        let m = moves.into_iter().find(|m| m.0 == action)?;
+        Some(m.2 == winning)
+    }
+    /// With the enumerated solution: optimal to the ply. From the values alone: the cuts that
+    /// keep the mover's result, and of those the ones no other cut beats in value.
     fn optimal_actions(&self, state: &Cut, legal: &[Action], out: &mut Vec<Action>) -> bool {
-        crate::oracle::Oracle::optimal_actions(&self.solution, state, legal, out)
+        if let Some(sol) = &self.solution {
+            return crate::oracle::Oracle::optimal_actions(sol, state, legal, out);
+        }
+        out.clear();
+        if !matches!(self.game.turn(state), Turn::Player(_)) {
+            return false;
+        }
+        let (_, winning, moves) = self.values_at(state);
+        let keeping: Vec<&(Action, String, bool, bool)> =
+            moves.iter().filter(|m| m.2 == winning).collect();
+        let best: Vec<Action> = keeping.iter().filter(|m| m.3).map(|m| m.0).collect();
+        let chosen: Vec<Action> = if best.is_empty() {
+            keeping.iter().map(|m| m.0).collect()
+        } else {
+            best
+        };
+        out.extend(legal.iter().copied().filter(|a| chosen.contains(a)));
+        !out.is_empty()
     }
     fn report(&self) -> crate::solve::SolveReport {
-        self.solution.report()
+        if let Some(sol) = &self.solution {
+            return sol.report();
+        }
+        let start = self.game.initial_state();
+        let (value, winning, _) = self.values_at(&start);
+        let winner = self.winner_word(&start, winning);
+        let w = if winning { self.game.first } else { 1 - self.game.first };
+        let positions = self
+            .values
+            .lock()
+            .map(|v| v.positions())
+            .unwrap_or_default();
+        let mut extra = std::collections::BTreeMap::new();
+        extra.insert("value".to_string(), serde_json::json!(value));
+        crate::solve::SolveReport {
+            game: self.game.name().to_string(),
+            params: self.game.params(),
+            players: vec!["left".into(), "right".into()],
+            states: positions,
+            terminal_states: 0,
+            games: "not counted (values, not enumeration)".into(),
+            wins: Default::default(),
+            draws: "0".into(),
+            winner: Some(self.game.player_name(w).to_string()),
+            plies: None,
+            start: format!("value {value}: {winner}"),
+            winning_states: Default::default(),
+            seconds: None,
+            extra,
+        }
     }
 }
 
