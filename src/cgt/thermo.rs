@@ -64,8 +64,8 @@ impl Wall {
         Wall { segments: out }
     }
 
-    /// The pointwise max (or min) of two walls.
-    fn combine(&self, other: &Wall, max: bool) -> Wall {
+    /// Where either wall's segments start, in order.
+    fn breakpoints(&self, other: &Wall) -> Vec<Dyadic> {
         let mut starts: Vec<Dyadic> = self
             .segments
             .iter()
@@ -74,6 +74,12 @@ impl Wall {
             .collect();
         starts.sort();
         starts.dedup();
+        starts
+    }
+
+    /// The pointwise max (or min) of two walls.
+    fn combine(&self, other: &Wall, max: bool) -> Wall {
+        let starts = self.breakpoints(other);
         let mut segs = Vec::new();
         for (i, t0) in starts.iter().enumerate() {
             let t1 = starts.get(i + 1);
@@ -113,14 +119,7 @@ impl Wall {
 
     /// The first t ≥ 0 where `self(t) ≤ other(t)`, if any.
     fn first_at_most(&self, other: &Wall) -> Option<Dyadic> {
-        let mut starts: Vec<Dyadic> = self
-            .segments
-            .iter()
-            .chain(other.segments.iter())
-            .map(|s| s.0.clone())
-            .collect();
-        starts.sort();
-        starts.dedup();
+        let starts = self.breakpoints(other);
         for (i, t0) in starts.iter().enumerate() {
             let gap = &self.at(t0) - &other.at(t0);
             if gap.signum() <= 0 {

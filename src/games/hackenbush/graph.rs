@@ -644,8 +644,15 @@ impl Graph {
     /// [`Graph::cut`] on up to 128 edges and vertices: sets of vertices and edges as bits.
     fn flood_small(&self, alive: u128, skip: usize) -> u128 {
         let alive = if skip < 128 { alive & !(1u128 << skip) } else { alive };
-        let mut reached: u128 = 1;
-        let mut frontier: u128 = 1;
+        let mut seen: u128 = 0;
+        self.reach_small(alive, 0, &mut seen)
+    }
+
+    /// The alive edges reachable from `start` without entering the vertices of `seen` (which
+    /// gains every vertex reached), on up to 128 edges and vertices.
+    fn reach_small(&self, alive: u128, start: usize, seen: &mut u128) -> u128 {
+        *seen |= 1u128 << start;
+        let mut frontier: u128 = 1u128 << start;
         let mut out: u128 = 0;
         while frontier != 0 {
             let u = frontier.trailing_zeros() as usize;
@@ -656,8 +663,8 @@ impl Graph {
                     continue;
                 }
                 out |= 1u128 << e;
-                if reached >> w & 1 == 0 {
-                    reached |= 1u128 << w;
+                if *seen >> w & 1 == 0 {
+                    *seen |= 1u128 << w;
                     frontier |= 1u128 << w;
                 }
             }
@@ -748,11 +755,12 @@ impl Graph {
         }
     }
 
-    /// [`Graph::components`] on up to 128 edges and vertices, with bits for sets.
+    /// [`Graph::components`] on up to 128 edges and vertices, with bits for sets: each part
+    /// is what a flood from one of its vertices reaches without passing the ground.
     fn components_small(&self, alive: u128) -> Vec<EdgeSet> {
         let mut parts = Vec::new();
         let mut left = alive;
-        let mut seen: u128 = 0;
+        let mut seen: u128 = 1;
         while left != 0 {
             let i = left.trailing_zeros() as usize;
             left &= left - 1;
@@ -765,24 +773,7 @@ impl Graph {
             if seen >> start & 1 == 1 {
                 continue;
             }
-            seen |= 1u128 << start;
-            let mut frontier: u128 = 1u128 << start;
-            let mut part: u128 = 0;
-            while frontier != 0 {
-                let u = frontier.trailing_zeros() as usize;
-                frontier &= frontier - 1;
-                let (lo, hi) = (self.adj_start[u] as usize, self.adj_start[u + 1] as usize);
-                for &(f, w) in &self.adj[lo..hi] {
-                    if alive >> f & 1 == 0 {
-                        continue;
-                    }
-                    part |= 1u128 << f;
-                    if w != 0 && seen >> w & 1 == 0 {
-                        seen |= 1u128 << w;
-                        frontier |= 1u128 << w;
-                    }
-                }
-            }
+            let part = self.reach_small(alive, start, &mut seen);
             left &= !part;
             parts.push(EdgeSet::from_small_bits(part));
         }
