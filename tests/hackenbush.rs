@@ -112,6 +112,36 @@ fn hotchpotch_vectors() {
     ]);
 }
 
+/// Childish Hackenbush (CGSuite's `GameGraphTest`): a cut may not make other edges fall.
+#[test]
+fn childish_vectors() {
+    for (position, want) in [
+        ("l(l;rl)", "2"),
+        (":{ground}llllllrrrr:{ground}", "{4|-2}"),
+        ("r(l:T;r(l:T;r(l:T;r(l:T;rl:T))))", "15/16"),
+        ("(e:B;e:Bllllllrrr:B)", "{0|^[4]*||vv}"),
+    ] {
+        let g = Arc::new(Graph::parse(position).unwrap());
+        let e = evaluate(&g, Method::General, false, true);
+        assert_eq!(e.value, want, "{position}");
+        // The enumerated solution of the childish game agrees for both first movers.
+        for (first, winner) in [
+            (LEFT, e.winner_if_left_starts),
+            (RIGHT, e.winner_if_right_starts),
+        ] {
+            let game = Hackenbush::on((*g).clone())
+                .with_first(first)
+                .with_childish(true);
+            let sol = Solution::solve(&game, 1_000_000).unwrap();
+            let w = sol.value(&game.initial_state()).and_then(|v| v.winner());
+            assert_eq!(
+                w.map(|w| if w == LEFT { "Left" } else { "Right" }),
+                Some(winner)
+            );
+        }
+    }
+}
+
 /// The paper's figures, computed.
 #[test]
 fn the_papers_figures() {
@@ -133,7 +163,7 @@ fn the_papers_figures() {
     let named = |name: &str| {
         let (_, g) = positions::named(name).unwrap_or_else(|| panic!("{name} is named"));
         let g = Arc::new(g);
-        evaluate(&g, Method::General, true)
+        evaluate(&g, Method::General, true, false)
     };
     assert_eq!(named("fig3a").value, "1");
     assert_eq!(named("fig3b").value, "0");
@@ -186,7 +216,7 @@ fn values_agree_with_the_enumerated_solution() {
         "ee:Aeee:A",
     ] {
         let g = Arc::new(Graph::parse(position).unwrap());
-        let e = evaluate(&g, Method::Shortcuts, false);
+        let e = evaluate(&g, Method::Shortcuts, false, false);
         for (first, want) in [
             (LEFT, e.winner_if_left_starts),
             (RIGHT, e.winner_if_right_starts),
@@ -275,7 +305,7 @@ mod properties {
         #[test]
         fn outcome_is_the_solvers_winner(seed in any::<u64>(), f in 0u8..3, e in 1usize..9) {
             let g = random(seed, family(f), Palette::All, e);
-            let ev = evaluate(&g, Method::Shortcuts, false);
+            let ev = evaluate(&g, Method::Shortcuts, false, false);
             for (first, want) in [(LEFT, ev.winner_if_left_starts), (RIGHT, ev.winner_if_right_starts)] {
                 let game = Hackenbush::on((*g).clone()).with_first(first);
                 let sol = Solution::solve(&game, 1_000_000).unwrap();

@@ -244,6 +244,54 @@ impl Store {
     pub fn mean(&mut self, g: GameId) -> Dyadic {
         self.thermograph(g).mean
     }
+
+    /// `g` cooled by `t` ≥ 0: {G^L cooled − t | G^R cooled + t}, except that once the game is
+    /// infinitesimally close to a number (above its temperature) it is that number, the mean.
+    pub fn cool(&mut self, g: GameId, t: &Dyadic) -> GameId {
+        if self.as_number(g).is_some() || t.is_zero() {
+            return g;
+        }
+        let th = self.thermograph(g);
+        if t > &th.temperature {
+            return self.number(&th.mean);
+        }
+        let shift = self.number(t);
+        let l = self.left(g).to_vec();
+        let r = self.right(g).to_vec();
+        let mut nl = Vec::with_capacity(l.len());
+        for o in l {
+            let c = self.cool(o, t);
+            nl.push(self.sub(c, shift));
+        }
+        let mut nr = Vec::with_capacity(r.len());
+        for o in r {
+            let c = self.cool(o, t);
+            nr.push(self.add(c, shift));
+        }
+        self.game(&nl, &nr)
+    }
+
+    /// `g` heated by `t`: a number stays, any other game is {G^L heated + t | G^R heated − t}
+    /// (the inverse of cooling on the games cooling reaches).
+    pub fn heat(&mut self, g: GameId, t: &Dyadic) -> GameId {
+        if self.as_number(g).is_some() {
+            return g;
+        }
+        let shift = self.number(t);
+        let l = self.left(g).to_vec();
+        let r = self.right(g).to_vec();
+        let mut nl = Vec::with_capacity(l.len());
+        for o in l {
+            let h = self.heat(o, t);
+            nl.push(self.add(h, shift));
+        }
+        let mut nr = Vec::with_capacity(r.len());
+        for o in r {
+            let h = self.heat(o, t);
+            nr.push(self.sub(h, shift));
+        }
+        self.game(&nl, &nr)
+    }
 }
 
 #[cfg(test)]
@@ -281,5 +329,33 @@ mod tests {
             .parse("{3/2* | 1/2 || {0|-3}, {-1*, {-1/2 | -1*} | -5/2}}")
             .unwrap();
         assert_eq!(s.stops(g), ("1/2".parse().unwrap(), "-1".parse().unwrap()));
+    }
+
+    /// Cooling {2 | -1} (cgt-tools' vectors) and heating back.
+    #[test]
+    fn cooling_and_heating() {
+        let mut s = Store::new();
+        let g = s.parse("{2|-1}").unwrap();
+        let mut cooled = |t: &str| {
+            let c = s.cool(g, &t.parse().unwrap());
+            s.show(c)
+        };
+        assert_eq!(cooled("0"), "{2|-1}");
+        assert_eq!(cooled("1/2"), "{3/2|-1/2}");
+        assert_eq!(cooled("1"), "{1|0}");
+        assert_eq!(cooled("3/2"), "1/2*");
+        assert_eq!(cooled("2"), "1/2");
+        assert_eq!(cooled("3"), "1/2");
+        assert_eq!(cooled("42"), "1/2");
+        // The particle: G cooled by 3/2 minus G cooled by 5/2 is *.
+        let a = s.cool(g, &"3/2".parse().unwrap());
+        let b = s.cool(g, &"5/2".parse().unwrap());
+        let star = s.nimber(1);
+        assert_eq!(s.sub(a, b), star);
+        // Heating * by 3/2 gives {3/2 | -3/2}; 1/2 + that is {2 | -1} again.
+        let h = s.heat(star, &"3/2".parse().unwrap());
+        assert_eq!(s.show(h), "{3/2|-3/2}");
+        let half = s.number(&"1/2".parse().unwrap());
+        assert_eq!(s.add(half, h), g);
     }
 }

@@ -51,6 +51,8 @@ game_params! {
         pub family: String = "graphs".to_string(),
         /// random positions' colours: blue-red, green or all
         pub palette: String = "all".to_string(),
+        /// Childish Hackenbush (CGSuite's variant): a blue or red edge may be cut only if no other edge falls
+        pub childish: bool = false,
     }
 }
 
@@ -175,6 +177,24 @@ impl Hackenbush {
         &self.graph
     }
 
+    /// Whether this is Childish Hackenbush (cutting a blue or red edge may not make other edges
+    /// fall; green edges are free).
+    pub fn childish(&self) -> bool {
+        self.params.childish
+    }
+
+    /// The same position under the childish rule (or not).
+    pub fn with_childish(mut self, childish: bool) -> Self {
+        self.params.childish = childish;
+        self
+    }
+
+    /// A fresh value computer for this game's graph and rules.
+    pub fn values(&self) -> Values {
+        let v = Values::new(self.graph.clone(), Method::Shortcuts);
+        if self.childish() { v.childish() } else { v }
+    }
+
     /// Every position of a data set (one unless `random > 0`).
     pub fn positions(&self) -> &[Arc<Graph>] {
         &self.others
@@ -225,10 +245,14 @@ impl Game for Hackenbush {
         "hackenbush"
     }
     fn params(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut p = serde_json::json!({
             "position": self.graph.to_cgsuite(),
             "first": if self.first == LEFT { "left" } else { "right" },
-        })
+        });
+        if self.childish() {
+            p["childish"] = serde_json::json!(true);
+        }
+        p
     }
     fn num_players(&self) -> usize {
         2
@@ -248,7 +272,14 @@ impl Game for Hackenbush {
     fn turn(&self, s: &Cut) -> Turn {
         let p = s.to_move as Player;
         let edges = self.graph.edges();
-        if s.alive.iter().any(|e| Self::may_cut(p, edges[e].colour)) {
+        let childish = self.childish();
+        let standing = s.alive.count();
+        if s.alive.iter().any(|e| {
+            Self::may_cut(p, edges[e].colour)
+                && (!childish
+                    || edges[e].colour == Colour::Green
+                    || self.graph.cut(&s.alive, e).count() + 1 == standing)
+        }) {
             Turn::Player(p)
         } else {
             Turn::Terminal
@@ -258,10 +289,17 @@ impl Game for Hackenbush {
         out.clear();
         let p = s.to_move as Player;
         let edges = self.graph.edges();
+        let childish = self.childish();
+        let standing = s.alive.count();
         out.extend(
             s.alive
                 .iter()
                 .filter(|&e| Self::may_cut(p, edges[e].colour))
+                .filter(|&e| {
+                    !childish
+                        || edges[e].colour == Colour::Green
+                        || self.graph.cut(&s.alive, e).count() + 1 == standing
+                })
                 .map(|e| e as Action),
         );
     }
@@ -355,7 +393,7 @@ impl Game for Hackenbush {
         };
         Ok(Box::new(ValueOracle {
             game: self.clone(),
-            values: Mutex::new(Values::new(self.graph.clone(), Method::Shortcuts)),
+            values: Mutex::new(self.values()),
             last: Mutex::new(None),
             solution,
         }))
@@ -368,7 +406,7 @@ impl Game for Hackenbush {
             .others
             .iter()
             .map(|g| {
-                let e = values::evaluate(g, Method::Shortcuts, self.params.random == 0);
+                let e = values::evaluate(g, Method::Shortcuts, self.params.random == 0, self.childish());
                 let text = describe(&e);
                 let json = serde_json::to_value(&e).expect("an evaluation is JSON");
                 (text, json)
@@ -412,7 +450,7 @@ impl ValueOracle {
         ValueOracle {
             game: game.clone(),
             solution: None,
-            values: Mutex::new(Values::new(game.graph.clone(), Method::Shortcuts)),
+            values: Mutex::new(game.values()),
             last: Mutex::new(None),
         }
     }

@@ -36,6 +36,8 @@ pub struct Values {
     /// Values of whole positions, so a position reached again is not split again.
     whole: FxHashMap<EdgeSet, GameId>,
     method: Method,
+    /// Childish Hackenbush: only cuts after which no other edge falls.
+    childish: bool,
 }
 
 impl Values {
@@ -46,7 +48,25 @@ impl Values {
             memo: FxHashMap::with_capacity_and_hasher(1024, Default::default()),
             whole: FxHashMap::with_capacity_and_hasher(1024, Default::default()),
             method,
+            childish: false,
         }
+    }
+
+    /// The same under the childish rule (CGSuite's Childish Hackenbush: a blue or red edge may
+    /// be cut only if no other edge falls). The theory's shortcuts are for the ordinary game, so only the
+    /// definition is used.
+    pub fn childish(mut self) -> Self {
+        self.childish = true;
+        self.method = Method::General;
+        self
+    }
+
+    /// Whether cutting `edge` of `alive` (giving `next`) is allowed: under the childish rule
+    /// a blue or red edge only when nothing else falls (green edges are free, as in CGSuite).
+    fn allowed(&self, alive: &EdgeSet, edge: usize, next: &EdgeSet) -> bool {
+        !self.childish
+            || self.graph.edges()[edge].colour == Colour::Green
+            || next.count() + 1 == alive.count()
     }
 
     /// The graph whose positions these are.
@@ -92,6 +112,9 @@ impl Values {
                     cuts = part.iter().map(|e| (e, self.graph.cut(part, e))).collect();
                 }
                 for (e, next) in cuts {
+                    if !self.allowed(part, e, &next) {
+                        continue;
+                    }
                     let colour = self.graph.edges()[e].colour;
                     let v = self.value(&next);
                     if colour != Colour::Red {
@@ -184,15 +207,22 @@ pub struct MoveValue {
 }
 
 /// Evaluates the whole position of `graph`, with every move when `moves` is set.
-pub fn evaluate(graph: &Arc<Graph>, method: Method, moves: bool) -> Evaluation {
+pub fn evaluate(graph: &Arc<Graph>, method: Method, moves: bool, childish: bool) -> Evaluation {
     let start = Instant::now();
     let mut values = Values::new(graph.clone(), method);
+    if childish {
+        values = values.childish();
+    }
     let all = graph.full();
     let g = values.value(&all);
     let mut listed = Vec::new();
     if moves {
-        let opts: Vec<(usize, Colour, GameId)> = all
+        let allowed: Vec<usize> = all
             .iter()
+            .filter(|&e| values.allowed(&all, e, &graph.cut(&all, e)))
+            .collect();
+        let opts: Vec<(usize, Colour, GameId)> = allowed
+            .into_iter()
             .map(|e| (e, graph.edges()[e].colour, values.after(&all, e)))
             .collect();
         let st = &mut values.store;
