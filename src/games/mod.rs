@@ -204,14 +204,26 @@ where
 }
 
 fn bad<S: GameSpec>(key: Option<String>, message: String) -> GameSpecError {
+    // The parameter list helps where the key is unknown; a bad value of a known key needs
+    // only its own message.
+    let known = key
+        .as_deref()
+        .is_some_and(|k| S::FIELDS.iter().any(|(f, _)| *f == k));
+    let params = if known {
+        String::new()
+    } else {
+        GAMES
+            .iter()
+            .find(|g| g.name == S::NAME)
+            .map_or_else(String::new, |g| {
+                format!(" (parameters: {})", g.params_help())
+            })
+    };
     GameSpecError::BadParams {
         game: S::NAME.to_string(),
         key,
         message: message.trim().to_string(),
-        params: GAMES
-            .iter()
-            .find(|g| g.name == S::NAME)
-            .map_or_else(String::new, GameInfo::params_help),
+        params,
     }
 }
 
@@ -247,12 +259,13 @@ impl InvalidParams {
 pub enum GameSpecError {
     #[error("unknown game `{name}`; the games are: {}", game_names())]
     UnknownGame { name: String },
-    #[error("{game}: {message} (parameters: {params})")]
+    #[error("{game}: {message}{params}")]
     BadParams {
         game: String,
         /// The parameter at fault, when known.
         key: Option<String>,
         message: String,
+        /// " (parameters: …)" where the key is not one of the game's, else empty.
         params: String,
     },
 }
