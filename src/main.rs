@@ -389,10 +389,10 @@ fn run() -> Result<()> {
                     bail!(
                         "--{flag} applies to a game's own solver that takes it; {} is solved by {}",
                         game.name(),
-                        if generic {
-                            "the generic solver (--generic)"
-                        } else {
-                            "enumeration"
+                        match solver {
+                            _ if generic => "the generic solver (--generic)",
+                            Solver::Own { name, .. } => name,
+                            _ => "enumeration",
                         }
                     );
                 }
