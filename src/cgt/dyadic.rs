@@ -288,11 +288,12 @@ impl Dyadic {
             self.clone()
         };
         let whole = abs.floor();
+        // Saturating: a number of 2^64 or more is born on day u64::MAX as far as we count.
         let whole_days = whole.numerator().to_u64().unwrap_or(u64::MAX);
         if self.exp == 0 {
             whole_days
         } else {
-            whole_days + 1 + self.exp as u64
+            whole_days.saturating_add(1 + self.exp as u64)
         }
     }
 }
@@ -423,10 +424,16 @@ impl FromStr for Dyadic {
             return Ok(Dyadic::from_big(n, k));
         }
         if let Some((w, frac)) = s.split_once('.') {
-            // w.frac = (w * 10^f + frac) / 10^f; dyadic iff 5^f divides the numerator.
-            let neg = w.trim_start().starts_with('-');
-            let digits = format!("{}{}", w.trim().trim_start_matches(['-', '+']), frac);
-            let mut n: BigInt = digits.parse().map_err(|_| bad())?;
+            // [sign] digits . digits = (w * 10^f + frac) / 10^f; dyadic iff 5^f divides it.
+            let (neg, w) = match w.strip_prefix('-') {
+                Some(rest) => (true, rest),
+                None => (false, w.strip_prefix('+').unwrap_or(w)),
+            };
+            let all_digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+            if !all_digits(w) || !all_digits(frac) {
+                return Err(bad());
+            }
+            let mut n: BigInt = format!("{w}{frac}").parse().map_err(|_| bad())?;
             if neg {
                 n = -n;
             }
@@ -460,6 +467,10 @@ mod tests {
         assert_eq!(d("-6/8").to_string(), "-3/4");
         assert_eq!(d("0.375"), d("3/8"));
         assert!("0.1".parse::<Dyadic>().is_err());
+        assert_eq!(d("-0.5"), d("-1/2"));
+        for bad in ["+-1.5", "--1.5", "-+1.5", "1.", ".5"] {
+            assert!(bad.parse::<Dyadic>().is_err(), "{bad}");
+        }
         assert!("1/3".parse::<Dyadic>().is_err());
         assert!(d("-1/2") < d("1/4"));
         assert_eq!(d("-3/2").floor(), d("-2"));

@@ -28,6 +28,11 @@ impl fmt::Display for ParseGameError {
 
 impl std::error::Error for ParseGameError {}
 
+/// The largest nimber an expression may name.
+pub const MAX_NIMBER: u64 = 4096;
+/// The largest multiple of up and uptimal index an expression may name.
+pub const MAX_UPS: u64 = 256;
+
 impl Store {
     /// Reads a game expression (see the module docs) into its canonical form.
     pub fn parse(&mut self, text: &str) -> Result<GameId, ParseGameError> {
@@ -115,25 +120,36 @@ impl Parser<'_> {
         Ok(acc)
     }
 
-    fn digits(&mut self) -> Option<u64> {
+    /// A count after `*`, `^`, `v` (`None` without digits); counts above `limit` are errors,
+    /// as the games they name would fill memory (*n has n options a side; n·↑ prints in n
+    /// nested levels).
+    fn digits(&mut self, limit: u64, what: &str) -> Result<Option<i64>, ParseGameError> {
         let start = self.pos;
         while self.pos < self.end && self.s[self.pos].is_ascii_digit() {
             self.pos += 1;
         }
         if start == self.pos {
-            return None;
+            return Ok(None);
         }
         let t: String = self.s[start..self.pos].iter().collect();
-        t.parse().ok()
+        match t.parse::<u64>() {
+            Ok(n) if n <= limit => Ok(Some(n as i64)),
+            _ => Err(ParseGameError {
+                position: start,
+                message: format!("{what} up to {limit} are supported, not {t}"),
+            }),
+        }
     }
 
     fn bracketed(&mut self, close: char) -> Result<i64, ParseGameError> {
-        let n = self.digits().ok_or_else(|| self.err("expected a number"))?;
+        let n = self
+            .digits(MAX_UPS, "uptimals")?
+            .ok_or_else(|| self.err("expected a number"))?;
         if self.pos >= self.end || self.s[self.pos] != close {
             return Err(self.err(format!("expected `{close}`")));
         }
         self.pos += 1;
-        Ok(n as i64)
+        Ok(n)
     }
 
     fn atom(&mut self, st: &mut Store) -> Result<GameId, ParseGameError> {
@@ -159,8 +175,8 @@ impl Parser<'_> {
             }
             '*' => {
                 self.pos += 1;
-                let n = self.digits().unwrap_or(1);
-                Ok(st.nimber(n))
+                let n = self.digits(MAX_NIMBER, "nimbers")?.unwrap_or(1);
+                Ok(st.nimber(n as u64))
             }
             '^' | 'v' | '↑' | '↓' | '⇑' | '⇓' => {
                 self.pos += 1;
@@ -193,9 +209,9 @@ impl Parser<'_> {
                 }
                 if ascii
                     && count == 1
-                    && let Some(n) = self.digits()
+                    && let Some(n) = self.digits(MAX_UPS, "multiples of up")?
                 {
-                    count = n as i64;
+                    count = n;
                 }
                 Ok(st.up_multiple(sign * count))
             }
@@ -403,5 +419,14 @@ mod tests {
         assert!(e.message.contains("two separators"), "{e}");
         let e = s.parse("1 + q").unwrap_err();
         assert_eq!(e.position, 4);
+        for big in [
+            "*99999999999999999999",
+            "^18446744073709551615",
+            "^[9223372036854775808]",
+            "v99999",
+        ] {
+            let e = s.parse(big).unwrap_err();
+            assert!(e.message.contains("supported"), "{big}: {e}");
+        }
     }
 }

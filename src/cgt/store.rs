@@ -636,12 +636,13 @@ impl Store {
         }
         let l = self.left(g);
         let r = self.right(g);
-        let b = 1 + l
+        let b = l
             .iter()
             .chain(r.iter())
             .map(|&o| self.birthday(o))
             .max()
-            .unwrap_or(0);
+            .unwrap_or(0)
+            .saturating_add(1);
         self.birthdays.insert(g, b);
         b
     }

@@ -248,7 +248,8 @@ impl Store {
     /// `g` cooled by `t` ≥ 0: {G^L cooled − t | G^R cooled + t}, except that once the game is
     /// infinitesimally close to a number (above its temperature) it is that number, the mean.
     pub fn cool(&mut self, g: GameId, t: &Dyadic) -> GameId {
-        if self.as_number(g).is_some() || t.is_zero() {
+        // Cooling is taken for t ≥ 0 only; t ≤ 0 leaves the game as it is.
+        if self.as_number(g).is_some() || t.signum() <= 0 {
             return g;
         }
         let th = self.thermograph(g);
