@@ -176,6 +176,9 @@ pub struct Capabilities {
     pub players: usize,
     /// Whether nature moves (dice, cards).
     pub chance: bool,
+    /// Whether nature only deals the start (a chance move before any player's, none after):
+    /// enumeration still solves such a game, each dealt position exactly.
+    pub deal: bool,
     /// Whether the returns of every end sum to zero.
     pub zero_sum: bool,
     /// What perfect play is measured in.
@@ -223,6 +226,7 @@ impl Capabilities {
         Capabilities {
             players,
             chance: false,
+            deal: false,
             zero_sum: true,
             truth: Truth::WinDrawLoss,
             solver: if players == 2 {
@@ -237,7 +241,10 @@ impl Capabilities {
 
     /// Whether the generic solver (and so the exact evaluator) applies at all.
     pub fn enumerable_at_all(&self) -> bool {
-        self.players == 2 && !self.chance && self.max_plies.is_none() && self.solver != Solver::None
+        self.players == 2
+            && (!self.chance || self.deal)
+            && self.max_plies.is_none()
+            && self.solver != Solver::None
     }
 
     /// Why the exact evaluator cannot enumerate this game within `limit` states, if it cannot.
@@ -247,7 +254,7 @@ impl Capabilities {
             if self.players != 2 {
                 why.push(format!("{} players", self.players));
             }
-            if self.chance {
+            if self.chance && !self.deal {
                 why.push("chance".to_string());
             }
             if self.max_plies.is_some() {

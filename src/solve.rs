@@ -247,10 +247,33 @@ impl<G: Game> Solution<G> {
                     wins[1][i] = w1;
                 }
                 Turn::Chance => {
-                    return Err(SolveError::Chance {
-                        game: game.name(),
-                        state: game.render(graph.state(v)),
-                    });
+                    // A deal: nature picks the position before anyone moves. Its children are
+                    // solved as they are; the deal itself has no win/loss value (a placeholder
+                    // is kept, and `value` answers `None` there). Chance after a player's move
+                    // is beyond this solver.
+                    if v != graph.start() {
+                        return Err(SolveError::Chance {
+                            game: game.name(),
+                            state: game.render(graph.state(v)),
+                        });
+                    }
+                    let (mut total, mut w0, mut w1) =
+                        (GameCount::ZERO, GameCount::ZERO, GameCount::ZERO);
+                    for &c in graph.children(v) {
+                        let c = c as usize;
+                        total = total
+                            .checked_add(games[c])
+                            .ok_or(SolveError::CountOverflow)?;
+                        w0 = w0
+                            .checked_add(wins[0][c])
+                            .ok_or(SolveError::CountOverflow)?;
+                        w1 = w1
+                            .checked_add(wins[1][c])
+                            .ok_or(SolveError::CountOverflow)?;
+                    }
+                    games[i] = total;
+                    wins[0][i] = w0;
+                    wins[1][i] = w1;
                 }
             }
         }
@@ -275,8 +298,39 @@ impl<G: Game> Solution<G> {
     pub fn value_of(&self, id: StateId) -> Value {
         self.values[id as usize]
     }
+    /// The value of a position (`None` for one the solution does not hold, and for a deal).
     pub fn value(&self, state: &G::State) -> Option<Value> {
-        self.id(state).map(|id| self.value_of(id))
+        let id = self.id(state)?;
+        (!matches!(self.graph.turn(id), Turn::Chance)).then(|| self.value_of(id))
+    }
+
+    /// The start in words: its value, or for a deal each player's share of the dealt
+    /// positions they win (by probability).
+    pub fn describe_start(&self) -> String {
+        let game = self.game();
+        let start = self.graph.start();
+        if !matches!(self.graph.turn(start), Turn::Chance) {
+            return self.value_of(start).describe(game);
+        }
+        let mut share = [0.0f64; 2];
+        for (&c, &p) in self
+            .graph
+            .children(start)
+            .iter()
+            .zip(self.graph.probabilities(start))
+        {
+            if let Some(w) = self.value_of(c).winner() {
+                share[w] += p;
+            }
+        }
+        format!(
+            "a deal of {} positions: {} with probability {:.3}, {} with probability {:.3}",
+            self.graph.children(start).len(),
+            game.player_wins(0),
+            share[0],
+            game.player_wins(1),
+            share[1]
+        )
     }
     /// Number of complete games from `id` to the end.
     pub fn games_of(&self, id: StateId) -> GameCount {
@@ -319,6 +373,7 @@ impl<G: Game> Solution<G> {
         let game = self.game();
         let start = self.graph.start();
         let value = self.value_of(start);
+        let deal_free = !matches!(self.graph.turn(start), Turn::Chance);
         let terminal_states = (0..self.graph.len() as StateId)
             .filter(|&id| self.graph.turn(id).is_terminal())
             .count();
@@ -332,7 +387,10 @@ impl<G: Game> Solution<G> {
         }
         let winning_states = (0..2)
             .map(|p| {
-                let count = self.values.iter().filter(|v| v.winner() == Some(p)).count();
+                let count = (0..self.graph.len() as StateId)
+                    .filter(|&id| !matches!(self.graph.turn(id), Turn::Chance))
+                    .filter(|&id| self.value_of(id).winner() == Some(p))
+                    .count();
                 (game.player_name(p).to_string(), count)
             })
             .collect();
@@ -345,9 +403,11 @@ impl<G: Game> Solution<G> {
             games: games.to_string(),
             wins,
             draws: draws.to_string(),
-            winner: value.winner().map(|w| game.player_name(w).to_string()),
-            plies: value.plies(),
-            start: value.describe(game),
+            winner: deal_free
+                .then(|| value.winner().map(|w| game.player_name(w).to_string()))
+                .flatten(),
+            plies: deal_free.then(|| value.plies()).flatten(),
+            start: self.describe_start(),
             winning_states,
             seconds: Some(self.seconds),
             extra: BTreeMap::new(),

@@ -418,3 +418,94 @@ mod oracle {
         }
     }
 }
+
+mod deal {
+    use super::*;
+    use solvedgym::check::{CheckOptions, check_game};
+    use solvedgym::game::Turn;
+    use solvedgym::games::hackenbush::{DEAL, HackenbushParams};
+
+    fn dealt(k: u32) -> Hackenbush {
+        Hackenbush::new(HackenbushParams {
+            random: k,
+            seed: 3,
+            edges: 8,
+            ..HackenbushParams::default()
+        })
+        .unwrap()
+    }
+
+    /// A data set of positions is one game: nature deals one, then play is as on that
+    /// position alone; the environment checker passes and the solution solves every dealt
+    /// position exactly as it solves the position on its own.
+    #[test]
+    fn a_deal_of_random_positions_is_one_game() {
+        let game = dealt(5);
+        assert!(game.capabilities().deal);
+        assert!(game.capabilities().enumeration_refusal(1_000_000).is_none());
+        let start = game.initial_state();
+        assert_eq!(start.board, DEAL);
+        assert_eq!(game.turn(&start), Turn::Chance);
+        check_game(&game, &CheckOptions::default()).unwrap();
+        let sol = Solution::solve(&game, 1_000_000).unwrap();
+        assert!(sol.value(&start).is_none());
+        let mut left = 0;
+        for (i, g) in game.positions().iter().enumerate() {
+            let alone = Hackenbush::on((**g).clone());
+            let alone_sol = Solution::solve(&alone, 1_000_000).unwrap();
+            let v = alone_sol.value(&alone.initial_state()).unwrap();
+            let in_deal = sol.value(&game.apply(&start, i as u32)).unwrap();
+            assert_eq!(in_deal, v, "position {i}");
+            left += usize::from(v.winner() == Some(LEFT));
+        }
+        let report = sol.report();
+        assert_eq!(report.winner, None);
+        assert!(
+            report.start.starts_with("a deal of 5 positions"),
+            "{}",
+            report.start
+        );
+        let share = left as f64 / 5.0;
+        assert!(
+            report.start.contains(&format!("{share:.3}")),
+            "{}",
+            report.start
+        );
+    }
+
+    /// Learners train on the deal and the exact evaluator scores them on the same positions:
+    /// perfect play's expected return is the share of positions Left wins minus Right's.
+    #[test]
+    fn learners_train_on_a_deal_and_are_evaluated_exactly() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("deal.toml");
+        std::fs::write(
+            &config,
+            r#"
+name = "deal"
+episodes = 2000
+eval_interval = 1000
+seeds = 2
+[game]
+name = "hackenbush"
+random = 4
+seed = 3
+edges = 8
+[[learners]]
+kind = "td"
+label = "TD(0)"
+lambda = 0.0
+alpha = 0.5
+"#,
+        )
+        .unwrap();
+        let summaries = solvedgym::experiment::run_file(&config, dir.path(), false).unwrap();
+        let curves = std::fs::read_to_string(dir.path().join("deal/curves.csv")).unwrap();
+        assert!(
+            curves.contains("optimal_rate_optimal_play"),
+            "{}",
+            &curves[..200]
+        );
+        assert_eq!(summaries.len(), 1);
+    }
+}

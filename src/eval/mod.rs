@@ -68,13 +68,18 @@ pub struct GraphTruth {
 impl GraphTruth {
     /// Asks `oracle` about every state of `graph` (once; the evaluations read the tables).
     pub fn new<G: Game>(graph: &StateGraph<G>, oracle: &dyn Oracle<G>) -> Result<Self, EvalError> {
-        let values = graph
-            .states()
-            .iter()
-            .map(|s| {
-                oracle.value(s).ok_or_else(|| EvalError::Unknown {
-                    state: graph.game().render(s),
-                })
+        // Every position's value; a deal (chance at the start) has none and keeps a placeholder
+        // no metric reads (they look at players' positions).
+        let values = (0..graph.len() as StateId)
+            .map(|id| {
+                let s = graph.state(id);
+                match (oracle.value(s), graph.turn(id)) {
+                    (Some(v), _) => Ok(v),
+                    (None, Turn::Chance) => Ok(Value::Draw),
+                    (None, _) => Err(EvalError::Unknown {
+                        state: graph.game().render(s),
+                    }),
+                }
             })
             .collect::<Result<Vec<Value>, _>>()?;
         let mut keeps = Vec::with_capacity(graph.num_edges());

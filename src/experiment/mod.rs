@@ -166,7 +166,7 @@ pub fn run<G: Game>(
                 "  {}: {} states, {} ({:.3} s)",
                 game.name(),
                 solution.graph().len(),
-                solution.value_of(solution.graph().start()).describe(game),
+                solution.describe_start(),
                 solution.seconds()
             );
         }

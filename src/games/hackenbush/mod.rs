@@ -41,7 +41,7 @@ game_params! {
         pub position: String = "stick-figure".to_string(),
         /// who moves first: left (blue) or right (red)
         pub first: String = "left".to_string(),
-        /// this many seeded random positions instead of `position` (`solve` lists each; play starts from the first)
+        /// this many seeded random positions instead of `position`: from 2 on, each game starts with nature dealing one of them (learners train on the deal; `solve` lists each)
         pub random: u32 = 0,
         /// the seed of the random positions
         pub seed: u64 = 1,
@@ -76,12 +76,20 @@ pub struct Hackenbush {
     others: Arc<Vec<Arc<Graph>>>,
 }
 
-/// A position: the edges still standing and who is to move.
+/// A position: the edges still standing, who is to move, and which of the game's positions
+/// it is ([`DEAL`] before the deal of a data set).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Cut {
     pub alive: EdgeSet,
     pub to_move: u8,
+    pub board: u8,
 }
+
+/// The board index of the state before nature deals one of several positions.
+pub const DEAL: u8 = u8::MAX;
+
+/// At most this many random positions make one game (a deal).
+pub const MAX_DEAL: u32 = 254;
 
 /// `play` and `solve` enumerate a position (to know the plies to the end) when it has at most
 /// this many positions by [`Hackenbush::state_bound`]; larger ones are answered by their values.
@@ -113,6 +121,13 @@ impl Hackenbush {
                 .palette
                 .parse()
                 .map_err(|e: String| InvalidParams::new("palette", &params.palette, e))?;
+            if params.random > MAX_DEAL {
+                return Err(InvalidParams::new(
+                    "random",
+                    params.random,
+                    format!("at most {MAX_DEAL} random positions make one game"),
+                ));
+            }
             if !(1..=4096).contains(&params.edges) {
                 return Err(InvalidParams::new(
                     "edges",
@@ -177,6 +192,16 @@ impl Hackenbush {
         &self.graph
     }
 
+    /// Whether the game starts with nature dealing one of several positions (`random` ≥ 2).
+    pub fn deals(&self) -> bool {
+        self.others.len() > 1
+    }
+
+    /// The graph a (dealt) state stands on.
+    fn graph_of(&self, s: &Cut) -> &Graph {
+        &self.others[s.board as usize]
+    }
+
     /// Whether this is Childish Hackenbush (cutting a blue or red edge may not make other edges
     /// fall; green edges are free).
     pub fn childish(&self) -> bool {
@@ -189,9 +214,13 @@ impl Hackenbush {
         self
     }
 
-    /// A fresh value computer for this game's graph and rules.
+    /// A fresh value computer for this game's (first) graph and rules.
     pub fn values(&self) -> Values {
-        let v = Values::new(self.graph.clone(), Method::Shortcuts);
+        self.values_on(self.graph.clone())
+    }
+
+    fn values_on(&self, graph: Arc<Graph>) -> Values {
+        let v = Values::new(graph, Method::Shortcuts);
         if self.childish() { v.childish() } else { v }
     }
 
@@ -204,7 +233,16 @@ impl Hackenbush {
     /// has exactly as many standing sets as rooted subtrees (counted bottom-up), a part with
     /// cycles at most 2^edges.
     pub fn state_bound(&self) -> u64 {
-        let g = &self.graph;
+        let dealt: u128 = self
+            .others
+            .iter()
+            .map(|g| Self::bound_of(g) as u128)
+            .fold(0u128, |a, b| a.saturating_add(b));
+        let deal = u128::from(self.deals());
+        dealt.saturating_add(deal).min(u64::MAX as u128) as u64
+    }
+
+    fn bound_of(g: &Graph) -> u64 {
         let mut total: u128 = 2;
         for part in g.components(&g.full()) {
             let count: u128 = match g.rooted_tree(&part) {
@@ -252,6 +290,14 @@ impl Game for Hackenbush {
         if self.childish() {
             p["childish"] = serde_json::json!(true);
         }
+        if self.deals() {
+            let r = &self.params;
+            p["random"] = serde_json::json!(r.random);
+            p["seed"] = serde_json::json!(r.seed);
+            p["edges"] = serde_json::json!(r.edges);
+            p["family"] = serde_json::json!(r.family);
+            p["palette"] = serde_json::json!(r.palette);
+        }
         p
     }
     fn num_players(&self) -> usize {
@@ -261,24 +307,48 @@ impl Game for Hackenbush {
         if p == LEFT { "left" } else { "right" }
     }
     fn num_distinct_actions(&self) -> usize {
-        self.graph.edge_count()
+        let edges = self.others.iter().map(|g| g.edge_count()).max().unwrap_or(0);
+        if self.deals() {
+            edges.max(self.others.len())
+        } else {
+            edges
+        }
     }
     fn initial_state(&self) -> Cut {
+        if self.deals() {
+            return Cut {
+                alive: EdgeSet::empty(0),
+                to_move: self.first as u8,
+                board: DEAL,
+            };
+        }
         Cut {
             alive: self.graph.full(),
             to_move: self.first as u8,
+            board: 0,
+        }
+    }
+    fn chance_outcomes(&self, s: &Cut, out: &mut Vec<(Action, f64)>) {
+        out.clear();
+        if s.board == DEAL {
+            let p = 1.0 / self.others.len() as f64;
+            out.extend((0..self.others.len()).map(|i| (i as Action, p)));
         }
     }
     fn turn(&self, s: &Cut) -> Turn {
+        if s.board == DEAL {
+            return Turn::Chance;
+        }
+        let graph = self.graph_of(s);
         let p = s.to_move as Player;
-        let edges = self.graph.edges();
+        let edges = graph.edges();
         let childish = self.childish();
         let standing = s.alive.count();
         if s.alive.iter().any(|e| {
             Self::may_cut(p, edges[e].colour)
                 && (!childish
                     || edges[e].colour == Colour::Green
-                    || self.graph.cut(&s.alive, e).count() + 1 == standing)
+                    || graph.cut(&s.alive, e).count() + 1 == standing)
         }) {
             Turn::Player(p)
         } else {
@@ -287,8 +357,12 @@ impl Game for Hackenbush {
     }
     fn legal_actions(&self, s: &Cut, out: &mut Vec<Action>) {
         out.clear();
+        if s.board == DEAL {
+            return;
+        }
+        let graph = self.graph_of(s);
         let p = s.to_move as Player;
-        let edges = self.graph.edges();
+        let edges = graph.edges();
         let childish = self.childish();
         let standing = s.alive.count();
         out.extend(
@@ -298,30 +372,52 @@ impl Game for Hackenbush {
                 .filter(|&e| {
                     !childish
                         || edges[e].colour == Colour::Green
-                        || self.graph.cut(&s.alive, e).count() + 1 == standing
+                        || graph.cut(&s.alive, e).count() + 1 == standing
                 })
                 .map(|e| e as Action),
         );
     }
     fn apply(&self, s: &Cut, a: Action) -> Cut {
+        if s.board == DEAL {
+            return Cut {
+                alive: self.others[a as usize].full(),
+                to_move: s.to_move,
+                board: a as u8,
+            };
+        }
         Cut {
-            alive: self.graph.cut(&s.alive, a as usize),
+            board: s.board,
+            alive: self.graph_of(s).cut(&s.alive, a as usize),
             to_move: 1 - s.to_move,
         }
     }
     fn returns(&self, s: &Cut) -> Returns {
+        if s.board == DEAL {
+            return Returns::zeros(2);
+        }
         match self.turn(s) {
             // The player who cannot move loses.
             Turn::Terminal => Returns::loss(2, s.to_move as Player),
             _ => Returns::zeros(2),
         }
     }
-    fn action_to_string(&self, _s: &Cut, a: Action) -> String {
-        let e = &self.graph.edges()[a as usize];
+    fn action_to_string(&self, s: &Cut, a: Action) -> String {
+        if s.board == DEAL {
+            return format!("position {a}");
+        }
+        let e = &self.graph_of(s).edges()[a as usize];
         format!("{}{a}", e.colour.letter())
     }
     fn render(&self, s: &Cut) -> String {
-        let standing = self.graph.sub(&s.alive);
+        if s.board == DEAL {
+            let mut out = format!("a deal of {} positions:\n", self.others.len());
+            for (i, g) in self.others.iter().enumerate() {
+                out.push_str(&format!("  position {i}: {}\n", g.to_cgsuite()));
+            }
+            return out + "nature deals one";
+        }
+        let graph = self.graph_of(s);
+        let standing = graph.sub(&s.alive);
         let mut out = format!(
             "position {} ({} of {} edges standing)\n",
             if standing.edge_count() == 0 {
@@ -330,10 +426,10 @@ impl Game for Hackenbush {
                 standing.to_cgsuite()
             },
             s.alive.count(),
-            self.graph.edge_count()
+            graph.edge_count()
         );
         for e in s.alive.iter() {
-            let edge = &self.graph.edges()[e];
+            let edge = &graph.edges()[e];
             let end = |v: u32| {
                 if v == 0 {
                     "ground".to_string()
@@ -360,17 +456,20 @@ impl Game for Hackenbush {
         out
     }
     fn observation_len(&self) -> usize {
-        self.graph.edge_count() + 1
+        self.num_distinct_actions() + 1
     }
     fn observe(&self, s: &Cut, player: Player, out: &mut [f32]) {
         out.fill(0.0);
         for e in s.alive.iter() {
             out[e] = 1.0;
         }
-        out[self.graph.edge_count()] = if s.to_move as Player == player { 1.0 } else { 0.0 };
+        let n = self.num_distinct_actions();
+        out[n] = if s.to_move as Player == player { 1.0 } else { 0.0 };
     }
     fn capabilities(&self) -> Capabilities {
         Capabilities {
+            chance: self.deals(),
+            deal: self.deals(),
             truth: Truth::CombinatorialValue,
             solver: Solver::Own {
                 name: "combinatorial values (parts, memo, the theory's shortcuts)",
@@ -393,7 +492,7 @@ impl Game for Hackenbush {
         };
         Ok(Box::new(ValueOracle {
             game: self.clone(),
-            values: Mutex::new(self.values()),
+            values: Mutex::new(Vec::new()),
             last: Mutex::new(None),
             solution,
         }))
@@ -424,7 +523,8 @@ impl Game for Hackenbush {
 pub struct ValueOracle {
     game: Hackenbush,
     solution: Option<crate::solve::Solution<Hackenbush>>,
-    values: Mutex<Values>,
+    /// One value computer per position of the game, made when first asked.
+    values: Mutex<Vec<Option<Values>>>,
     /// The last position asked about, with its answer (`play`'s `?` asks once per move).
     last: Mutex<Option<(Cut, MovesAt)>>,
 }
@@ -450,7 +550,7 @@ impl ValueOracle {
         ValueOracle {
             game: game.clone(),
             solution: None,
-            values: Mutex::new(game.values()),
+            values: Mutex::new(Vec::new()),
             last: Mutex::new(None),
         }
     }
@@ -470,7 +570,13 @@ impl ValueOracle {
     }
 
     fn compute_values_at(&self, s: &Cut) -> MovesAt {
-        let mut v = self.values.lock().unwrap_or_else(|e| e.into_inner());
+        let mut all = self.values.lock().unwrap_or_else(|e| e.into_inner());
+        let board = s.board as usize;
+        if all.len() <= board {
+            all.resize_with(board + 1, || None);
+        }
+        let game = &self.game;
+        let v = all[board].get_or_insert_with(|| game.values_on(game.others[board].clone()));
         let here = v.value(&s.alive);
         let p = s.to_move as Player;
         let mut legal = Vec::new();
@@ -512,6 +618,9 @@ impl crate::oracle::Oracle<Hackenbush> for ValueOracle {
         self.solution.as_ref()?.value(state)
     }
     fn describe(&self, state: &Cut) -> Option<String> {
+        if state.board == DEAL {
+            return Some(format!("a deal of {} positions", self.game.others.len()));
+        }
         let (value, winning, _) = self.values_at(state);
         Some(match &self.solution {
             Some(sol) => format!(
@@ -525,6 +634,9 @@ impl crate::oracle::Oracle<Hackenbush> for ValueOracle {
         crate::oracle::Oracle::move_value(self.solution.as_ref()?, state, action)
     }
     fn describe_move(&self, state: &Cut, action: Action) -> Option<String> {
+        if state.board == DEAL {
+            return None;
+        }
         let (_, _, moves) = self.values_at(state);
         let (_, value, still, best) = moves.into_iter().find(|m| m.0 == action)?;
         let best = if best { " (best)" } else { "" };
@@ -573,14 +685,33 @@ impl crate::oracle::Oracle<Hackenbush> for ValueOracle {
         if let Some(sol) = &self.solution {
             return sol.report();
         }
-        let start = self.game.initial_state();
-        let (value, winning, _) = self.values_at(&start);
-        let winner = self.winner_word(&start, winning);
+        let init = self.game.initial_state();
+        let starts: Vec<Cut> = if self.game.deals() {
+            (0..self.game.others.len())
+                .map(|i| self.game.apply(&init, i as Action))
+                .collect()
+        } else {
+            vec![init]
+        };
+        let mut wins_left = 0usize;
+        let mut first_value = String::new();
+        let mut first_winning = false;
+        for (i, s) in starts.iter().enumerate() {
+            let (value, winning, _) = self.values_at(s);
+            let w = if winning { self.game.first } else { 1 - self.game.first };
+            wins_left += usize::from(w == LEFT);
+            if i == 0 {
+                first_value = value;
+                first_winning = winning;
+            }
+        }
+        let (value, winning, start) = (first_value, first_winning, &starts[0]);
+        let winner = self.winner_word(start, winning);
         let w = if winning { self.game.first } else { 1 - self.game.first };
         let positions = self
             .values
             .lock()
-            .map(|v| v.positions())
+            .map(|all| all.iter().flatten().map(Values::positions).sum())
             .unwrap_or_default();
         let mut extra = std::collections::BTreeMap::new();
         extra.insert("value".to_string(), serde_json::json!(value));
@@ -593,9 +724,17 @@ impl crate::oracle::Oracle<Hackenbush> for ValueOracle {
             games: "not counted (values, not enumeration)".into(),
             wins: Default::default(),
             draws: "0".into(),
-            winner: Some(self.game.player_name(w).to_string()),
+            winner: (starts.len() == 1).then(|| self.game.player_name(w).to_string()),
             plies: None,
-            start: format!("value {value}: {winner}"),
+            start: if starts.len() == 1 {
+                format!("value {value}: {winner}")
+            } else {
+                format!(
+                    "a deal of {} positions: left wins {wins_left}, right wins {}",
+                    starts.len(),
+                    starts.len() - wins_left
+                )
+            },
             winning_states: Default::default(),
             seconds: None,
             extra,
