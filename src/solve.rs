@@ -183,6 +183,32 @@ pub enum SolveOutput {
     Entries(Vec<(String, serde_json::Value)>),
 }
 
+/// The games below state `i` and each player's wins there: the sums over its children.
+fn add_counts(
+    children: &[StateId],
+    i: usize,
+    games: &mut [GameCount],
+    wins: &mut [Vec<GameCount>; 2],
+) -> Result<(), SolveError> {
+    let (mut total, mut w0, mut w1) = (GameCount::ZERO, GameCount::ZERO, GameCount::ZERO);
+    for &c in children {
+        let c = c as usize;
+        total = total
+            .checked_add(games[c])
+            .ok_or(SolveError::CountOverflow)?;
+        w0 = w0
+            .checked_add(wins[0][c])
+            .ok_or(SolveError::CountOverflow)?;
+        w1 = w1
+            .checked_add(wins[1][c])
+            .ok_or(SolveError::CountOverflow)?;
+    }
+    games[i] = total;
+    wins[0][i] = w0;
+    wins[1][i] = w1;
+    Ok(())
+}
+
 /// Every reachable state of a game with its exact value and game counts.
 pub struct Solution<G: Game> {
     graph: StateGraph<G>,
@@ -223,28 +249,14 @@ impl<G: Game> Solution<G> {
                 }
                 Turn::Player(p) => {
                     let mut best: Option<Value> = None;
-                    let (mut total, mut w0, mut w1) =
-                        (GameCount::ZERO, GameCount::ZERO, GameCount::ZERO);
                     for &c in graph.children(v) {
-                        let c = c as usize;
-                        let value = values[c].one_ply_earlier();
+                        let value = values[c as usize].one_ply_earlier();
                         if best.is_none_or(|b| value.key_for(p) > b.key_for(p)) {
                             best = Some(value);
                         }
-                        total = total
-                            .checked_add(games[c])
-                            .ok_or(SolveError::CountOverflow)?;
-                        w0 = w0
-                            .checked_add(wins[0][c])
-                            .ok_or(SolveError::CountOverflow)?;
-                        w1 = w1
-                            .checked_add(wins[1][c])
-                            .ok_or(SolveError::CountOverflow)?;
                     }
                     values[i] = best.expect("a player state has legal actions");
-                    games[i] = total;
-                    wins[0][i] = w0;
-                    wins[1][i] = w1;
+                    add_counts(graph.children(v), i, &mut games, &mut wins)?;
                 }
                 Turn::Chance => {
                     // A deal: nature picks the position before anyone moves. Its children are
@@ -257,23 +269,7 @@ impl<G: Game> Solution<G> {
                             state: game.render(graph.state(v)),
                         });
                     }
-                    let (mut total, mut w0, mut w1) =
-                        (GameCount::ZERO, GameCount::ZERO, GameCount::ZERO);
-                    for &c in graph.children(v) {
-                        let c = c as usize;
-                        total = total
-                            .checked_add(games[c])
-                            .ok_or(SolveError::CountOverflow)?;
-                        w0 = w0
-                            .checked_add(wins[0][c])
-                            .ok_or(SolveError::CountOverflow)?;
-                        w1 = w1
-                            .checked_add(wins[1][c])
-                            .ok_or(SolveError::CountOverflow)?;
-                    }
-                    games[i] = total;
-                    wins[0][i] = w0;
-                    wins[1][i] = w1;
+                    add_counts(graph.children(v), i, &mut games, &mut wins)?;
                 }
             }
         }
