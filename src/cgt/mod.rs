@@ -166,6 +166,12 @@ mod properties {
             // Left's stop is never below Right's.
             let (ls, rs) = s.stops(g);
             prop_assert!(ls >= rs);
+            // The reduced form is infinitesimally close to G, and reduced already.
+            let red = s.reduced(g);
+            let diff = s.sub(red, g);
+            let (dl, dr) = s.stops(diff);
+            prop_assert!(dl.is_zero() && dr.is_zero(), "{}", s.show(g));
+            prop_assert_eq!(s.reduced(red), red);
         }
     }
 }

@@ -272,6 +272,96 @@ impl Store {
         self.game(&nl, &nr)
     }
 
+    /// `a ≤ b` modulo infinitesimals: b − a is at least some infinitesimal, which holds
+    /// exactly when the right stop of b − a is not below zero.
+    pub fn leq_inf(&mut self, a: GameId, b: GameId) -> bool {
+        let d = self.sub(b, a);
+        self.stops(d).1.signum() >= 0
+    }
+
+    /// The reduced canonical form: the simplest game infinitesimally close to `g` (options
+    /// reduced, options dominated or reversible modulo infinitesimals removed or bypassed, and
+    /// a game whose stops meet at x is x). {{2|0}, 1* | *} reduces to {1|0}.
+    pub fn reduced(&mut self, g: GameId) -> GameId {
+        if self.as_number(g).is_some() {
+            return g;
+        }
+        let (ls, rs) = self.stops(g);
+        if ls == rs {
+            return self.number(&ls);
+        }
+        let l: Vec<GameId> = self.left(g).to_vec();
+        let r: Vec<GameId> = self.right(g).to_vec();
+        let mut l: Vec<GameId> = l.into_iter().map(|o| self.reduced(o)).collect();
+        let mut r: Vec<GameId> = r.into_iter().map(|o| self.reduced(o)).collect();
+        loop {
+            l.sort_unstable();
+            l.dedup();
+            r.sort_unstable();
+            r.dedup();
+            l = self.inf_undominated(l, true);
+            r = self.inf_undominated(r, false);
+            let me = self.game(&l, &r);
+            let mut changed = false;
+            let mut nl = Vec::with_capacity(l.len());
+            for &a in &l {
+                let ar = self.right(a).to_vec();
+                match ar.into_iter().find(|&x| self.leq_inf(x, me)) {
+                    Some(x) => {
+                        changed = true;
+                        let xl = self.left(x).to_vec();
+                        nl.extend(xl.into_iter().map(|o| self.reduced(o)));
+                    }
+                    None => nl.push(a),
+                }
+            }
+            let mut nr = Vec::with_capacity(r.len());
+            for &a in &r {
+                let al = self.left(a).to_vec();
+                match al.into_iter().find(|&x| self.leq_inf(me, x)) {
+                    Some(x) => {
+                        changed = true;
+                        let xr = self.right(x).to_vec();
+                        nr.extend(xr.into_iter().map(|o| self.reduced(o)));
+                    }
+                    None => nr.push(a),
+                }
+            }
+            l = nl;
+            r = nr;
+            if !changed {
+                break;
+            }
+        }
+        let out = self.game(&l, &r);
+        let (ls, rs) = self.stops(out);
+        if ls == rs { self.number(&ls) } else { out }
+    }
+
+    fn inf_undominated(&mut self, opts: Vec<GameId>, left: bool) -> Vec<GameId> {
+        let mut keep = vec![true; opts.len()];
+        for i in 0..opts.len() {
+            for j in 0..opts.len() {
+                if i == j || !keep[j] {
+                    continue;
+                }
+                let dominated = if left {
+                    self.leq_inf(opts[i], opts[j])
+                } else {
+                    self.leq_inf(opts[j], opts[i])
+                };
+                if dominated {
+                    keep[i] = false;
+                    break;
+                }
+            }
+        }
+        opts.into_iter()
+            .zip(keep)
+            .filter_map(|(g, k)| k.then_some(g))
+            .collect()
+    }
+
     /// `g` heated by `t`: a number stays, any other game is {G^L heated + t | G^R heated − t}
     /// (the inverse of cooling on the games cooling reaches).
     pub fn heat(&mut self, g: GameId, t: &Dyadic) -> GameId {
@@ -358,5 +448,22 @@ mod tests {
         assert_eq!(s.show(h), "{3/2|-3/2}");
         let half = s.number(&"1/2".parse().unwrap());
         assert_eq!(s.add(half, h), g);
+    }
+
+    /// Reduced canonical forms (cgt-tools' vector and simple cases).
+    #[test]
+    fn reduced_forms() {
+        let mut s = Store::new();
+        let mut red = |t: &str| {
+            let g = s.parse(t).unwrap();
+            let r = s.reduced(g);
+            s.show(r)
+        };
+        assert_eq!(red("{{2|0}, 1* | *}"), "{1|0}");
+        assert_eq!(red("^"), "0");
+        assert_eq!(red("1*"), "1");
+        assert_eq!(red("{1|0}"), "{1|0}");
+        assert_eq!(red("{3||2*|1*}"), "{3||2|1}");
+        assert_eq!(red("{1|-1} + ^*"), "{1|-1}");
     }
 }
