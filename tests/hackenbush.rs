@@ -142,6 +142,28 @@ fn childish_vectors() {
     }
 }
 
+/// The last childish vector (the rules file marks it unverified): an all-small position whose
+/// atomic weight CGSuite's test suite gives as 3/2.
+#[test]
+fn childish_atomic_weight() {
+    let g = Arc::new(Graph::parse("(e:B;e:B;e:Blllllllllrr:B)").unwrap());
+    let mut v = Values::new(g.clone(), Method::General).childish();
+    let x = v.value(&g.full());
+    let w = v.store.atomic_weight(x).expect("all-small");
+    assert_eq!(v.store.show(w), "3/2");
+}
+
+/// Winning Ways' "moderately hard bed" (ch. 7, fig. 31): 1/128, a test CGSuite comments out
+/// as too slow. About 12 s and 1 GB here (2.4 million parts), so it runs on request:
+/// `cargo test --release -- --ignored`.
+#[test]
+#[ignore]
+fn the_moderately_hard_bed() {
+    let bed =
+        "(lr:A(rr:B;rr:D;rr:F);lr:B(r(r:D;r:E));lr:C(rr:F;rr:G);lr:D;lr:E(r(r:F;r:G));lr:F;lr:G)";
+    assert_eq!(value(bed, Method::Shortcuts), "1/128");
+}
+
 /// The paper's figures, computed.
 #[test]
 fn the_papers_figures() {

@@ -16,6 +16,7 @@
 //! Written from the theory (Conway, *On Numbers and Games*; Berlekamp, Conway and Guy,
 //! *Winning Ways*; Siegel, *Combinatorial Game Theory*), tested against published values.
 
+pub mod atomic;
 pub mod dyadic;
 pub mod parse;
 pub mod print;
@@ -43,6 +44,11 @@ pub struct Analysis {
     pub mean: String,
     pub temperature: String,
     pub birthday: u64,
+    /// The atomic weight, for an all-small game.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub atomic_weight: Option<String>,
+    /// The reduced canonical form (modulo infinitesimals).
+    pub reduced: String,
     /// Left's and Right's options of the canonical form.
     pub left_options: Vec<String>,
     pub right_options: Vec<String>,
@@ -66,7 +72,12 @@ pub fn analyse(text: &str) -> Result<Analysis, ParseGameError> {
             r.into_iter().map(|o| s.show(o)).collect(),
         )
     };
+    let aw = s.atomic_weight(g).map(|w| s.show(w));
+    let red = s.reduced(g);
+    let reduced = s.show(red);
     Ok(Analysis {
+        atomic_weight: aw,
+        reduced,
         input: text.to_string(),
         value: s.show(g),
         outcome: outcome.letter(),
@@ -102,7 +113,12 @@ impl std::fmt::Display for Analysis {
             f,
             "stops {} (left), {} (right); mean {}, temperature {}; born on day {}",
             self.left_stop, self.right_stop, self.mean, self.temperature, self.birthday
-        )
+        )?;
+        write!(f, "reduced form {}", self.reduced)?;
+        if let Some(w) = &self.atomic_weight {
+            write!(f, "; atomic weight {w}")?;
+        }
+        writeln!(f)
     }
 }
 
@@ -172,6 +188,12 @@ mod properties {
             let (dl, dr) = s.stops(diff);
             prop_assert!(dl.is_zero() && dr.is_zero(), "{}", s.show(g));
             prop_assert_eq!(s.reduced(red), red);
+            // Atomic weights add over sums of all-small games.
+            if let (Some(wg), Some(wh)) = (s.atomic_weight(g), s.atomic_weight(h)) {
+                let gh = s.add(g, h);
+                let wgh = s.atomic_weight(gh).unwrap();
+                prop_assert_eq!(s.add(wg, wh), wgh, "{} + {}", s.show(g), s.show(h));
+            }
         }
     }
 }
