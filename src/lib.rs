@@ -4,10 +4,11 @@
 //! gets. The parts, one module each:
 //!
 //! - [`game`]: the `Game` trait (pure rules, capabilities) and [`games`]: the registry of
-//!   Hexapawn, the chase games, tic-tac-toe, the dice race.
+//!   Hexapawn, the chase games, tic-tac-toe, Hackenbush, the dice race.
 //! - [`env`](mod@env): Gymnasium-style single-agent and PettingZoo-style turn-based environments.
 //! - [`graph`] and [`solve`]: the reachable state graph and exact retrograde analysis;
-//!   [`oracle`]: the trait every source of truth answers through.
+//!   [`expect`]: exact win probabilities where chance moves; [`cgt`]: combinatorial-game
+//!   values (Hackenbush's truth); [`oracle`]: the trait every source of truth answers through.
 //! - [`policy`]: random, optimal and fuzzy players; [`learn`]: the learners and their registry.
 //! - [`eval`]: evaluators (exact dynamic programming, seeded matches) and typed metrics.
 //! - [`experiment`]: TOML-configured studies over many seeds, curves and plots.
@@ -38,6 +39,7 @@ pub mod cgt;
 pub mod check;
 pub mod env;
 pub mod eval;
+pub mod expect;
 pub mod experiment;
 pub mod fuzz;
 pub mod game;
