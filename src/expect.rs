@@ -9,9 +9,12 @@
 
 use std::time::Instant;
 
+use std::collections::BTreeMap;
+
 use crate::game::{Action, Game, Player, Turn};
 use crate::graph::{StateGraph, StateId};
-use crate::solve::SolveError;
+use crate::oracle::Oracle;
+use crate::solve::{SolveError, SolveReport, Value};
 
 /// Every reachable state with each seat's paranoid win probability.
 pub struct ExpectSolution<G: Game> {
@@ -93,6 +96,99 @@ impl<G: Game> ExpectSolution<G> {
     pub fn start_probabilities(&self) -> Vec<f64> {
         let start: StateId = self.graph.start();
         self.values.iter().map(|v| v[start as usize]).collect()
+    }
+}
+
+impl<G: Game> ExpectSolution<G> {
+    fn probabilities_in_words(&self, state: &G::State) -> Option<String> {
+        let game = self.graph.game();
+        let id = self.graph.id(state)?;
+        let parts: Vec<String> = (0..game.num_players())
+            .map(|p| format!("{} {:.3}", game.player_name(p), self.values[p][id as usize]))
+            .collect();
+        Some(format!(
+            "win probabilities (each seat against all the others): {}",
+            parts.join(", ")
+        ))
+    }
+}
+
+/// The truth where chance moves: no win/loss in plies (`value` is `None`), but each seat's
+/// win probability, and the moves that keep the mover's.
+impl<G: Game> Oracle<G> for ExpectSolution<G> {
+    fn game(&self) -> &G {
+        self.graph.game()
+    }
+    fn value(&self, _state: &G::State) -> Option<Value> {
+        None
+    }
+    fn describe(&self, state: &G::State) -> Option<String> {
+        self.probabilities_in_words(state)
+    }
+    fn describe_move(&self, state: &G::State, action: Action) -> Option<String> {
+        let game = self.graph.game();
+        let Turn::Player(p) = game.turn(state) else {
+            return None;
+        };
+        let v = self.win_probability(&game.apply(state, action), p)?;
+        Some(format!(
+            "{} wins with probability {v:.3}",
+            game.player_name(p)
+        ))
+    }
+    fn keeps_value(&self, state: &G::State, action: Action) -> Option<bool> {
+        let game = self.graph.game();
+        let Turn::Player(p) = game.turn(state) else {
+            return Some(true);
+        };
+        let here = self.win_probability(state, p)?;
+        let after = self.win_probability(&game.apply(state, action), p)?;
+        Some(after >= here - 1e-12)
+    }
+    fn optimal_actions(&self, state: &G::State, legal: &[Action], out: &mut Vec<Action>) -> bool {
+        out.clear();
+        let best = self.best_moves(state);
+        out.extend(legal.iter().copied().filter(|a| best.contains(a)));
+        !out.is_empty()
+    }
+    fn report(&self) -> SolveReport {
+        let game = self.graph.game();
+        let n = game.num_players();
+        let start = self.graph.start();
+        let terminal_states = (0..self.graph.len() as StateId)
+            .filter(|&id| self.graph.turn(id).is_terminal())
+            .count();
+        let probabilities: BTreeMap<String, f64> = (0..n)
+            .map(|p| {
+                (
+                    game.player_name(p).to_string(),
+                    self.values[p][start as usize],
+                )
+            })
+            .collect();
+        let mut extra = BTreeMap::new();
+        extra.insert(
+            "win_probability".to_string(),
+            serde_json::json!(probabilities),
+        );
+        SolveReport {
+            game: game.name().to_string(),
+            params: game.params(),
+            players: (0..n).map(|p| game.player_name(p).to_string()).collect(),
+            states: self.graph.len(),
+            terminal_states,
+            games: "not counted".to_string(),
+            wins: BTreeMap::new(),
+            draws: "0".to_string(),
+            winner: None,
+            plies: None,
+            start: self
+                .probabilities_in_words(self.graph.state(start))
+                .unwrap_or_default(),
+            winning_states: BTreeMap::new(),
+            seconds: Some(self.seconds),
+            extra,
+        }
     }
 }
 

@@ -496,12 +496,19 @@ impl std::fmt::Display for SolveReport {
             group(&self.terminal_states.to_string())
         )?;
         writeln!(f, "  possible games:  {}", group(&self.games))?;
-        for player in &self.players {
-            writeln!(f, "    won by {player:<8} {}", group(&self.wins[player]))?;
+        // Solvers of games with chance count no wins (their truth is probabilities).
+        if !self.wins.is_empty() {
+            for player in &self.players {
+                if let Some(w) = self.wins.get(player) {
+                    writeln!(f, "    won by {player:<8} {}", group(w))?;
+                }
+            }
+            writeln!(f, "    drawn          {}", group(&self.draws))?;
         }
-        writeln!(f, "    drawn          {}", group(&self.draws))?;
         for player in &self.players {
-            let n = &self.winning_states[player];
+            let Some(n) = self.winning_states.get(player) else {
+                continue;
+            };
             writeln!(
                 f,
                 "  states {player} wins: {} ({:.2} %)",
@@ -512,12 +519,24 @@ impl std::fmt::Display for SolveReport {
         for (key, value) in &self.extra {
             let text = match value {
                 serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Number(n) if key.ends_with("_mb") => {
+                    format!("{:.1} MiB", n.as_f64().unwrap_or(0.0))
+                }
                 serde_json::Value::Number(n) if n.is_f64() => {
                     format!("{:.4} %", 100.0 * n.as_f64().unwrap_or(0.0))
                 }
+                serde_json::Value::Object(m) => m
+                    .iter()
+                    .map(|(k, v)| match v.as_f64() {
+                        Some(x) if v.is_f64() => format!("{k} {x:.4}"),
+                        _ => format!("{k} {v}"),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 v => group(&v.to_string()),
             };
-            writeln!(f, "  {}: {text}", key.replace('_', " "))?;
+            let name = key.strip_suffix("_mb").unwrap_or(key).replace('_', " ");
+            writeln!(f, "  {name}: {text}")?;
         }
         match self.seconds {
             Some(s) => write!(f, "  solved in {s:.3} s"),
@@ -526,8 +545,11 @@ impl std::fmt::Display for SolveReport {
     }
 }
 
-/// "255168" -> "255,168".
+/// "255168" -> "255,168" (anything that is not all digits is left as it is).
 pub fn group(digits: &str) -> String {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return digits.to_string();
+    }
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {
         if i > 0 && (digits.len() - i).is_multiple_of(3) {

@@ -425,23 +425,31 @@ fn the_match_evaluator_writes_win_rates_with_intervals() {
     );
 }
 
-/// The toy game registered through the same list as the real ones: listed, refused by `solve`
-/// with the reason (three players and chance), played by learners under the match evaluator.
+/// The toy game registered through the same list as the real ones: listed, solved by its own
+/// solver (each runner's exact win probability), refused by the generic one with the reason,
+/// played by learners under the match evaluator.
 #[test]
-fn the_dice_race_is_listed_refused_by_solve_and_learned_by_matches() {
+fn the_dice_race_is_listed_solved_with_chance_and_learned_by_matches() {
     let games = String::from_utf8(solvedgym(&["games"]).stdout).unwrap();
     assert!(
         games.contains("dice-race") && games.contains("players = 3"),
         "{games}"
     );
-    let out = solvedgym(&["solve", "dice-race", "--players", "4"]);
-    let err = String::from_utf8_lossy(&out.stderr);
+    let out = solvedgym(&["solve", "dice-race", "--players", "4", "--json"]);
     assert!(
-        !out.status.success()
-            && err.contains("cannot be solved exactly")
-            && err.contains("4 players"),
-        "{err}"
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
+    let report = json(&out);
+    let p = &report["win_probability"];
+    for runner in ["red", "green", "blue", "yellow"] {
+        let v = p[runner].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&v), "{report}");
+    }
+    let out = solvedgym(&["solve", "dice-race", "--players", "4", "--generic"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("4 players"), "{err}");
     let dir = temp_dir("dice");
     let config = dir.join("dice.toml");
     std::fs::create_dir_all(&dir).unwrap();

@@ -196,12 +196,32 @@ impl Game for DiceRace {
         out[n] = ((s.to_move as usize + n - player) % n) as f32;
         out[n + 1] = s.roll as f32;
     }
+    /// Each runner's exact win probability against all the others ([`ExpectSolution`]).
+    fn solve(
+        &self,
+        options: &crate::solve::SolveOptions,
+    ) -> Result<Box<dyn crate::oracle::Oracle<Self>>, crate::solve::SolveError> {
+        if options.generic {
+            // The generic solver is for deterministic two-player games: it says why not.
+            return Ok(Box::new(crate::solve::Solution::solve(
+                self,
+                options.max_states,
+            )?));
+        }
+        Ok(Box::new(crate::expect::ExpectSolution::solve(
+            self,
+            options.max_states,
+        )?))
+    }
     fn capabilities(&self) -> Capabilities {
         Capabilities {
             players: self.players,
             chance: true,
             truth: Truth::ExpectedReturns,
-            solver: Solver::None,
+            solver: Solver::Own {
+                name: "expectiminimax (paranoid values for more than two runners)",
+                flags: &[],
+            },
             ..Capabilities::enumerable(self.players)
         }
     }
