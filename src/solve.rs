@@ -489,12 +489,15 @@ impl std::fmt::Display for SolveReport {
         };
         writeln!(f, "{}{}", self.game, params)?;
         writeln!(f, "  start:           {}", self.start)?;
-        writeln!(
-            f,
-            "  states:          {} reachable ({} terminal)",
-            group(&self.states.to_string()),
-            group(&self.terminal_states.to_string())
-        )?;
+        // A solver that does not enumerate (values, probabilities) reports no states.
+        if self.states > 0 {
+            writeln!(
+                f,
+                "  states:          {} reachable ({} terminal)",
+                group(&self.states.to_string()),
+                group(&self.terminal_states.to_string())
+            )?;
+        }
         writeln!(f, "  possible games:  {}", group(&self.games))?;
         // Solvers of games with chance count no wins (their truth is probabilities).
         if !self.wins.is_empty() {

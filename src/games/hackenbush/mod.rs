@@ -485,7 +485,12 @@ impl Game for Hackenbush {
     ) -> Result<Box<dyn crate::oracle::Oracle<Self>>, SolveError> {
         // Enumerate where the positions are few (then the plies are known too: a quarter of a
         // million positions take a few seconds); otherwise the values alone answer.
-        let solution = if self.state_bound() <= (options.max_states as u64).min(PLIES_UP_TO) {
+        let limit = if options.generic {
+            options.max_states as u64
+        } else {
+            (options.max_states as u64).min(PLIES_UP_TO)
+        };
+        let solution = if options.generic || self.state_bound() <= limit {
             Some(crate::solve::Solution::solve(self, options.max_states)?)
         } else {
             None
@@ -708,18 +713,20 @@ impl crate::oracle::Oracle<Hackenbush> for ValueOracle {
         let (value, winning, start) = (first_value, first_winning, &starts[0]);
         let winner = self.winner_word(start, winning);
         let w = if winning { self.game.first } else { 1 - self.game.first };
-        let positions = self
+        let positions: usize = self
             .values
             .lock()
             .map(|all| all.iter().flatten().map(Values::positions).sum())
             .unwrap_or_default();
         let mut extra = std::collections::BTreeMap::new();
         extra.insert("value".to_string(), serde_json::json!(value));
+        extra.insert("parts_valued".to_string(), serde_json::json!(positions));
         crate::solve::SolveReport {
             game: self.game.name().to_string(),
             params: self.game.params(),
             players: vec!["left".into(), "right".into()],
-            states: positions,
+            // Not enumerated: the distinct parts valued are in `parts_valued`.
+            states: 0,
             terminal_states: 0,
             games: "not counted (values, not enumeration)".into(),
             wins: Default::default(),
