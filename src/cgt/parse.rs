@@ -29,14 +29,24 @@ impl fmt::Display for ParseGameError {
 impl std::error::Error for ParseGameError {}
 
 /// The largest nimber an expression may name.
-pub const MAX_NIMBER: u64 = 4096;
+pub const MAX_NIMBER: u64 = 256;
 /// The largest multiple of up and uptimal index an expression may name.
-pub const MAX_UPS: u64 = 256;
+pub const MAX_UPS: u64 = 64;
 
 impl Store {
     /// Reads a game expression (see the module docs) into its canonical form.
     pub fn parse(&mut self, text: &str) -> Result<GameId, ParseGameError> {
-        let chars: Vec<char> = text.chars().collect();
+        // A typographic minus (−, as printed texts write it) reads as `-`.
+        let chars: Vec<char> = text
+            .chars()
+            .map(|c| if c == '\u{2212}' { '-' } else { c })
+            .collect();
+        if chars.iter().all(|c| c.is_whitespace()) {
+            return Err(ParseGameError {
+                position: 0,
+                message: "the expression is empty (try \"{0|1} + *\")".into(),
+            });
+        }
         let mut p = Parser {
             s: &chars,
             pos: 0,
@@ -191,7 +201,10 @@ impl Parser<'_> {
                     self.pos += 1;
                     let n = self.bracketed(']')?;
                     if n == 0 {
-                        return Err(self.err("↑^[0] is not defined; use 0"));
+                        return Err(ParseGameError {
+                            position: start,
+                            message: "`^[0]` is not defined (use 0)".into(),
+                        });
                     }
                     return Ok(st.up_sub(sign * n));
                 }
@@ -199,7 +212,10 @@ impl Parser<'_> {
                     self.pos += 1;
                     let n = self.bracketed('>')?;
                     if n == 0 {
-                        return Err(self.err("↑^<0> is not defined"));
+                        return Err(ParseGameError {
+                            position: start,
+                            message: "`^<0>` is not defined".into(),
+                        });
                     }
                     return Ok(st.up_power(sign * n));
                 }

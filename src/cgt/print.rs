@@ -111,9 +111,8 @@ impl Store {
             return Some((ls, None, m));
         }
         let b = self.birthday(h) as i64;
-        // Named ups beyond 12 are rare; the search stops there (larger ones print in braces,
-        // still exact, and CGSuite reads them).
-        let b = b.min(11);
+        // Named ups up to the largest an expression may type; beyond, braces (still exact).
+        let b = b.min(super::parse::MAX_UPS as i64);
         type Try = (fn(i64) -> Ups, fn(&mut Store, i64) -> GameId, i64);
         let tries: [Try; 3] = [
             (Ups::Multiple, Store::up_multiple, 1),

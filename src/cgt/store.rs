@@ -314,6 +314,13 @@ impl Store {
         }
         let pg = g.0 & PENDING != 0;
         let ph = h.0 & PENDING != 0;
+        // Distinct nimbers are confused with each other (and 0 is *0).
+        if !pg
+            && !ph
+            && let (Some(_), Some(_)) = (self.as_nimber(g), self.as_nimber(h))
+        {
+            return false;
+        }
         let v = match (&self.node(g).number, &self.node(h).number) {
             (Some(a), Some(b)) => a <= b,
             // Number avoidance: x ≤ H (H not a number) iff no H^R ≤ x.

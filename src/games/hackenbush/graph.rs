@@ -406,7 +406,7 @@ pub struct GraphParseError {
 
 impl fmt::Display for GraphParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "at character {}: {}", self.position, self.message)
+        write!(f, "at character {}: {}", self.position + 1, self.message)
     }
 }
 
@@ -1693,7 +1693,8 @@ mod tests {
             let e = Graph::parse(s).expect_err(s);
             assert_eq!(e.position, pos, "{s}: {e}");
             assert!(!e.message.is_empty());
-            assert!(e.to_string().contains(&pos.to_string()));
+            // The message counts characters from 1, as `solvedgym value` does.
+            assert!(e.to_string().contains(&format!("character {}", pos + 1)));
         }
     }
 

@@ -41,7 +41,7 @@ game_params! {
         pub position: String = "stick-figure".to_string(),
         /// who moves first: left (blue) or right (red)
         pub first: String = "left".to_string(),
-        /// this many seeded random positions instead of `position`: from 2 on, each game starts with nature dealing one of them (learners train on the deal; `solve` lists each)
+        /// this many seeded random positions (up to 254) instead of `position`: from 2 on, each game starts with nature dealing one of them (learners train on the deal; `solve` lists each)
         pub random: u32 = 0,
         /// the seed of the random positions
         pub seed: u64 = 1,
@@ -95,6 +95,9 @@ pub const MAX_DEAL: u32 = 254;
 /// this many positions by [`Hackenbush::state_bound`]; larger ones are answered by their values.
 pub const PLIES_UP_TO: u64 = 250_000;
 
+/// `solve` lists every move's value for positions of at most this many edges.
+pub const MOVES_UP_TO: usize = 256;
+
 /// Left (blue) is player 0, Right (red) player 1.
 pub const LEFT: Player = 0;
 pub const RIGHT: Player = 1;
@@ -112,6 +115,29 @@ impl Hackenbush {
                 ));
             }
         };
+        let defaults = HackenbushParams::default();
+        if params.random > 0 && params.position != defaults.position {
+            return Err(InvalidParams::new(
+                "position",
+                &params.position,
+                "give a position or random positions (random = N), not both",
+            ));
+        }
+        if params.random == 0 {
+            for (key, given, default) in [
+                ("family", params.family.clone(), defaults.family.clone()),
+                ("palette", params.palette.clone(), defaults.palette.clone()),
+                ("edges", params.edges.to_string(), defaults.edges.to_string()),
+            ] {
+                if given != default {
+                    return Err(InvalidParams::new(
+                        key,
+                        given,
+                        "applies to random positions only: add random = N",
+                    ));
+                }
+            }
+        }
         let graphs: Vec<Arc<Graph>> = if params.random > 0 {
             let family: Family = params
                 .family
@@ -125,7 +151,7 @@ impl Hackenbush {
                 return Err(InvalidParams::new(
                     "random",
                     params.random,
-                    format!("at most {MAX_DEAL} random positions make one game"),
+                    format!("at most {MAX_DEAL} random positions (a game deals one of them)"),
                 ));
             }
             if !(1..=4096).contains(&params.edges) {
@@ -510,7 +536,9 @@ impl Game for Hackenbush {
             .others
             .iter()
             .map(|g| {
-                let e = values::evaluate(g, Method::Shortcuts, self.params.random == 0, self.childish());
+                // Every move's value for one position of a size a person reads.
+                let moves = self.params.random == 0 && g.edge_count() <= MOVES_UP_TO;
+                let e = values::evaluate(g, Method::Shortcuts, moves, self.childish());
                 let text = describe(&e);
                 let json = serde_json::to_value(&e).expect("an evaluation is JSON");
                 (text, json)
@@ -752,9 +780,10 @@ impl crate::oracle::Oracle<Hackenbush> for ValueOracle {
 /// A value for people: the value, who wins for each first mover, every move.
 pub fn describe(e: &values::Evaluation) -> String {
     let mut s = format!(
-        "hackenbush {} ({} edges)\nvalue {}  (outcome {}: {})\nleft starts: {} wins; right starts: {} wins\n",
+        "hackenbush {} ({} edge{})\nvalue {}  (outcome {}: {})\nleft starts: {} wins; right starts: {} wins\n",
         e.position,
         e.edges,
+        if e.edges == 1 { "" } else { "s" },
         e.value,
         e.outcome,
         match e.outcome {
