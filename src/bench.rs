@@ -245,10 +245,7 @@ pub const VALUES_CASES: &[(&str, &str, usize, usize, bool)] = &[
 ];
 
 /// Values of seeded random Hackenbush positions (seed 1 for every case), best of `repeat`.
-pub fn hackenbush_values(
-    repeat: usize,
-    each: &mut dyn FnMut(&ValuesRow),
-) -> Result<Vec<ValuesRow>> {
+pub fn values(repeat: usize, each: &mut dyn FnMut(&ValuesRow)) -> Result<Vec<ValuesRow>> {
     use crate::games::hackenbush::positions::{self, Family, Palette};
     use crate::games::hackenbush::values::{Method, Values};
     use std::sync::Arc;

@@ -537,7 +537,7 @@ fn run() -> Result<()> {
                 );
             }
             let rows = if values {
-                let rows = solvedgym::bench::hackenbush_values(repeat, &mut |r| {
+                let rows = solvedgym::bench::values(repeat, &mut |r| {
                     if !json {
                         let _ = writeln!(stdout, "{r}");
                     }

@@ -502,6 +502,17 @@ impl Store {
                 return opts;
             }
         }
+        self.drop_dominated(opts, left, Store::leq)
+    }
+
+    /// Removes the options another kept option dominates under `leq` (for Left those `leq`
+    /// another, for Right those another is `leq` to); of equal ones the last stays.
+    pub(super) fn drop_dominated(
+        &mut self,
+        opts: Vec<GameId>,
+        left: bool,
+        leq: fn(&mut Store, GameId, GameId) -> bool,
+    ) -> Vec<GameId> {
         let mut keep = vec![true; opts.len()];
         for i in 0..opts.len() {
             for j in 0..opts.len() {
@@ -509,9 +520,9 @@ impl Store {
                     continue;
                 }
                 let dominated = if left {
-                    self.leq(opts[i], opts[j])
+                    leq(self, opts[i], opts[j])
                 } else {
-                    self.leq(opts[j], opts[i])
+                    leq(self, opts[j], opts[i])
                 };
                 if dominated {
                     keep[i] = false;

@@ -299,8 +299,8 @@ impl Store {
             l.dedup();
             r.sort_unstable();
             r.dedup();
-            l = self.inf_undominated(l, true);
-            r = self.inf_undominated(r, false);
+            l = self.drop_dominated(l, true, Store::leq_inf);
+            r = self.drop_dominated(r, false, Store::leq_inf);
             let me = self.game(&l, &r);
             let mut changed = false;
             let mut nl = Vec::with_capacity(l.len());
@@ -336,30 +336,6 @@ impl Store {
         let out = self.game(&l, &r);
         let (ls, rs) = self.stops(out);
         if ls == rs { self.number(&ls) } else { out }
-    }
-
-    fn inf_undominated(&mut self, opts: Vec<GameId>, left: bool) -> Vec<GameId> {
-        let mut keep = vec![true; opts.len()];
-        for i in 0..opts.len() {
-            for j in 0..opts.len() {
-                if i == j || !keep[j] {
-                    continue;
-                }
-                let dominated = if left {
-                    self.leq_inf(opts[i], opts[j])
-                } else {
-                    self.leq_inf(opts[j], opts[i])
-                };
-                if dominated {
-                    keep[i] = false;
-                    break;
-                }
-            }
-        }
-        opts.into_iter()
-            .zip(keep)
-            .filter_map(|(g, k)| k.then_some(g))
-            .collect()
     }
 
     /// `g` heated by `t`: a number stays, any other game is {G^L heated + t | G^R heated − t}
