@@ -388,7 +388,8 @@ fn check_envs<G: Game>(game: &G, opts: &CheckOptions) -> Result<(), String> {
                         "step() returned when it was not the learner's turn",
                     ));
                 }
-                if !step.terminated && step.reward != 0.0 {
+                // A game's own cap (truncated, not terminated) pays the returns its rules give.
+                if !step.terminated && !step.truncated && step.reward != 0.0 {
                     return Err(fail(game, env.state(), "reward before the end"));
                 }
                 last_reward = Some(step.reward);

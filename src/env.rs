@@ -53,7 +53,8 @@ pub struct Step<S> {
     pub reward: f64,
     /// The game reached its end (or someone resigned).
     pub terminated: bool,
-    /// The episode was cut off by the ply limit before the game ended.
+    /// The episode was cut off: by the environment's ply limit (no returns), or by a cap in the
+    /// game's rules such as a round cap (returns as the rules give them there).
     pub truncated: bool,
     pub info: Info,
 }
@@ -107,6 +108,11 @@ impl<G: Game> Core<G> {
         self.refresh();
     }
 
+    /// The game ended by its own rules (not cut off by a cap: that is `truncated`).
+    fn terminated(&self) -> bool {
+        self.returns.is_some() && !self.truncated
+    }
+
     fn done(&self) -> bool {
         self.returns.is_some() || self.truncated
     }
@@ -123,6 +129,7 @@ impl<G: Game> Core<G> {
         self.state_turn = self.game.turn(&self.state);
         if self.state_turn.is_terminal() {
             self.returns = Some(self.game.returns(&self.state));
+            self.truncated = self.game.is_cut_off(&self.state);
         } else if self.max_plies.is_some_and(|m| self.ply >= m) {
             self.truncated = true;
         }
@@ -288,7 +295,7 @@ impl<'p, G: Game> Env<'p, G> {
         Step {
             observation: self.core.state.clone(),
             reward: self.core.reward(self.seat),
-            terminated: self.core.returns.is_some(),
+            terminated: self.core.terminated(),
             truncated: self.core.truncated,
             info: self.core.info(),
         }
@@ -352,7 +359,8 @@ impl<'p, G: Game> Env<'p, G> {
     pub fn action_mask(&self) -> &[bool] {
         &self.core.mask
     }
-    /// The returns of the finished episode (`None` while running or when truncated).
+    /// The returns of the finished episode: `None` while running or when the environment's ply
+    /// limit cut it off; a game's own cap (a round cap) gives the returns its rules say.
     pub fn returns(&self) -> Option<Returns> {
         self.core.returns
     }
@@ -416,7 +424,7 @@ impl<G: Game> AecEnv<G> {
         (
             self.core.state.clone(),
             self.cumulative[agent],
-            self.core.returns.is_some(),
+            self.core.terminated(),
             self.core.truncated,
             self.core.info(),
         )

@@ -375,6 +375,29 @@ pub trait Game: Clone + Send + Sync + 'static {
         None
     }
 
+    /// Whether a terminal `state` was reached by a cap in the rules (a round cap) rather than by
+    /// the game's own end: environments report it as truncation, with the returns the rules
+    /// give there.
+    fn is_cut_off(&self, state: &Self::State) -> bool {
+        let _ = state;
+        false
+    }
+
+    /// A rule event a player's move triggers that statistics count by name (Hase und Igel's
+    /// stuck rule); chance outcomes are counted by their names without this.
+    fn move_event(&self, state: &Self::State, action: Action) -> Option<&'static str> {
+        let _ = (state, action);
+        None
+    }
+
+    /// A static evaluation of `state` for `player` (larger is better; terminal states are
+    /// valued by their returns instead), for greedy and search players. `None`: the game has no
+    /// heuristic.
+    fn heuristic(&self, state: &Self::State, player: Player) -> Option<f64> {
+        let _ = (state, player);
+        None
+    }
+
     /// Returns when `loser` resigns at `state` (default: a zero-sum loss for the resigner).
     fn resignation_returns(&self, state: &Self::State, loser: Player) -> Returns {
         let _ = state;

@@ -98,6 +98,7 @@ games!($;
     tictactoe: TicTacToe(TicTacToeParams),
     dice_race: DiceRace(DiceRaceParams),
     hackenbush: Hackenbush(HackenbushParams),
+    hase_igel: HaseUndIgel(HaseUndIgelParams),
 );
 
 pub use chase::Escape;

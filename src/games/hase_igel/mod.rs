@@ -1,0 +1,932 @@
+//! Hase und Igel (Hare & Tortoise; David Parlett, Ravensburger): a race for 2 to 6 hares with
+//! carrots as fuel, salads to shed, hedgehogs to fall back to and hare cards as chance. The
+//! rules are the Ravensburger 2008 rule book's (R08) as `rules/hase-und-igel-and-hackenbush.md`
+//! Part 1 states them, one hare per player (the seed's game), with these decisions where the
+//! book is silent or ambiguous:
+//!
+//! - **Board**: the 2008 board (layout B) by default, the classic board (layout A), or any
+//!   track as a cell string ([`board`]); start and goal are implied, the goal is a cell for
+//!   distance. Starting carrots: 68, or 98 with 5 or 6 players; 3 salads; both parameters.
+//! - **Race position** (rank): 1 + the hares ahead. Finished hares are ahead of every hare
+//!   still racing, in finishing order; a hare on a higher cell is ahead. Hares together on the
+//!   start share a rank (nobody is ahead of another there).
+//! - **Moves** in the seed's codes: `N` forward N cells (pay N(N+1)/2), `-M` back M cells to
+//!   the nearest hedgehog behind (free; +10 carrots per cell), `0` a forced stay (eat the salad,
+//!   a missed turn), `1001` / `1002` stay on a carrot cell and take / give 10 carrots (giving
+//!   needs 10). No voluntary pass anywhere else (§1.7.3).
+//! - **Number cells** pay 10 × rank at the start of every turn the hare begins there when its
+//!   rank matches (1/5/6, 2, 3, 4); a state shows the carrots after that payout.
+//! - **Salad cells**: entered only with a salad; the next turn is the forced stay `0` (one salad
+//!   eaten, +10 × rank); then the hare must move on (there is no stay on a salad cell).
+//! - **Goal**: only with no salad and at most 10 × (finishing place) carrots after paying.
+//! - **Stuck rule**: a hare with no legal move at all (whatever its carrots: the book names the
+//!   carrotless case, we take every case where nothing is legal) goes back to the start with the
+//!   starting carrots and keeps its salads; the move is written `-M` (M = its cell). A hare
+//!   that cannot move from the start stays (`0`).
+//! - **Hare cards** ([`cards`]): drawn on landing on a hare cell by a forward move, as
+//!   independent draws (count / deck size), so the state stays Markov. A card that moves a hare
+//!   never draws another card. "Give every hare behind you 10" gives to all or, if the carrots
+//!   do not reach, to none; receivers always accept. "Lose half" loses the half rounded down.
+//!   "Shuffle" collects one carrot from every other hare still racing that has one. "Move again"
+//!   is at most [`MAX_EXTRA`] extra moves in one turn (a cap that keeps the state graph finite;
+//!   reaching it has probability below 10^-13 with the 2008 deck).
+//! - **End**: by default the first hare home wins (+1, the others share -1, returns sum to
+//!   zero); `end = "ranks"` plays on for places until one hare is left (returns by place, from +1
+//!   down to -1). States repeat, so a round cap (`max_rounds`) ends the game: hares then rank by
+//!   progress (finished first, then by cell), then by fewer carrots; hares tied at the top share
+//!   the win. Environments report the cap as truncation ([`Game::is_cut_off`]).
+//! - Carrots are counted up to 65,535 (a hare cannot come near that within the round cap).
+
+pub mod board;
+pub mod cards;
+pub mod heuristic;
+pub mod position;
+#[cfg(test)]
+mod tests;
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use self::board::{Board, Cell, cost, reach};
+use self::cards::{CARDS, Card, Deck};
+use super::InvalidParams;
+use crate::game::{
+    Action, Capabilities, Game, IllegalAction, MAX_PLAYERS, Player, Returns, Solver, Truth, Turn,
+};
+use crate::solve::{SolveError, SolveOptions};
+
+/// At most this many extra moves ("move again") in one turn.
+pub const MAX_EXTRA: u8 = 16;
+
+/// The seed's codes for staying on a carrot cell.
+pub const TAKE_10: i32 = 1001;
+pub const GIVE_10: i32 = 1002;
+
+const NAMES: [&str; MAX_PLAYERS] = ["red", "green", "blue", "yellow", "white", "black"];
+
+/// When the game ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum End {
+    /// The first hare home wins.
+    #[default]
+    First,
+    /// Play on for places until one hare is left.
+    Ranks,
+}
+
+game_params! {
+    /// Hase und Igel parameters.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct HaseUndIgelParams {
+        /// hares, 2 to 6
+        pub players: usize = 3,
+        /// the track: 2008 (Ravensburger 2008, layout B), classic (layout A), or cells as a string (H hare, C carrot, I hedgehog, S salad, 1 for 1/5/6, 2, 3, 4; start and goal implied)
+        pub board: String = "2008".to_string(),
+        /// starting carrots (default: 68, or 98 with 5 or 6 players)
+        pub carrots: Option<u16> = None,
+        /// starting salads
+        pub salads: u8 = 3,
+        /// hare cards: 2008 (15 cards), classic (12), none, or a table of card counts
+        pub deck: Deck = Deck::edition_2008(),
+        /// first (the first hare home wins) or ranks (play on for places)
+        pub end: End = End::First,
+        /// the round cap: at the cap hares rank by progress, then by fewer carrots
+        pub max_rounds: u16 = 100,
+    }
+}
+
+impl super::GameSpec for HaseUndIgelParams {
+    const NAME: &'static str = "hase-und-igel";
+    const ALIASES: &'static [&'static str] = &["hare-and-tortoise", "hase-igel"];
+    const SUMMARY: &'static str = "Hase und Igel (Hare & Tortoise) for 2-6 hares with hare cards as chance: the 2008 board, the classic one or any track";
+    type Game = HaseUndIgel;
+    fn build(self) -> Result<HaseUndIgel, InvalidParams> {
+        HaseUndIgel::new(self)
+    }
+}
+
+/// The rules of one Hase und Igel setting (players, track, deck, end, cap).
+#[derive(Clone, Debug)]
+pub struct HaseUndIgel {
+    players: u8,
+    board: Arc<Board>,
+    goal: u8,
+    carrots: u16,
+    salads: u8,
+    deck: Deck,
+    end: End,
+    max_rounds: u16,
+    params: HaseUndIgelParams,
+}
+
+/// One hare.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Hare {
+    /// 0 start, 1..goal-1 the track, goal.
+    pub cell: u8,
+    pub salads: u8,
+    /// Finishing place (1 = first home), 0 while racing.
+    pub place: u8,
+    /// [`EAT`] and [`SKIP`].
+    pub flags: u8,
+    pub carrots: u16,
+}
+
+/// The hare eats a salad on its next turn (it arrived on a salad cell, or a card said so).
+pub const EAT: u8 = 1;
+/// The hare misses its next turn (a card said so).
+pub const SKIP: u8 = 2;
+
+/// Where a turn stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Phase {
+    /// The hare `to_move` chooses a move.
+    #[default]
+    Move,
+    /// It landed on a hare cell: a card is drawn (chance).
+    Card,
+    /// It drew "take or give 10" and chooses (`1001`, `1002` or `0`).
+    Choice,
+    /// The game is over.
+    Over,
+}
+
+/// A position: the hares, the round, who is to move and where the turn stands. Small and
+/// `Copy`: a move allocates nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Race {
+    pub hares: [Hare; MAX_PLAYERS],
+    /// 1 in the first round; `max_rounds + 1` once the cap has ended the game.
+    pub round: u16,
+    /// While a card is to be drawn: the carrots the move onto the hare cell cost.
+    pub paid: u16,
+    pub to_move: u8,
+    pub phase: Phase,
+    /// Extra moves ("move again") taken in this turn.
+    pub extra: u8,
+}
+
+impl HaseUndIgel {
+    pub fn new(params: HaseUndIgelParams) -> Result<Self, InvalidParams> {
+        if !(2..=MAX_PLAYERS).contains(&params.players) {
+            return Err(InvalidParams::new(
+                "players",
+                params.players,
+                format!("Hase und Igel has 2 to {MAX_PLAYERS} hares"),
+            ));
+        }
+        let board = Board::parse(&params.board)
+            .map_err(|e| InvalidParams::new("board", &params.board, e.to_string()))?;
+        if params.max_rounds == 0 || params.max_rounds > 10_000 {
+            return Err(InvalidParams::new(
+                "max_rounds",
+                params.max_rounds,
+                "the round cap is 1 to 10,000 rounds",
+            ));
+        }
+        if params.salads > 20 {
+            return Err(InvalidParams::new(
+                "salads",
+                params.salads,
+                "at most 20 salads",
+            ));
+        }
+        if params.deck.size() > 0 && (0..=board.goal()).all(|i| board.cell(i) != Cell::Hare) {
+            // Fine: the deck is never drawn. Nothing to refuse.
+        }
+        let carrots = params
+            .carrots
+            .unwrap_or(if params.players >= 5 { 98 } else { 68 });
+        Ok(HaseUndIgel {
+            players: params.players as u8,
+            goal: board.goal(),
+            board: Arc::new(board),
+            carrots,
+            salads: params.salads,
+            deck: params.deck,
+            end: params.end,
+            max_rounds: params.max_rounds,
+            params,
+        })
+    }
+
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+    pub fn deck(&self) -> &Deck {
+        &self.deck
+    }
+    pub fn end(&self) -> End {
+        self.end
+    }
+    pub fn max_rounds(&self) -> u16 {
+        self.max_rounds
+    }
+    pub fn starting_carrots(&self) -> u16 {
+        self.carrots
+    }
+    pub fn starting_salads(&self) -> u8 {
+        self.salads
+    }
+    pub fn parameters(&self) -> &HaseUndIgelParams {
+        &self.params
+    }
+
+    // ----- the seed's move codes and action numbers -----
+
+    /// The action number of a seed code: codes -goal..=goal in numeric order, then 1001, 1002.
+    pub fn action_of_code(&self, code: i32) -> Option<Action> {
+        let g = i32::from(self.goal);
+        match code {
+            TAKE_10 => Some(2 * g as Action + 1),
+            GIVE_10 => Some(2 * g as Action + 2),
+            c if (-g..=g).contains(&c) => Some((c + g) as Action),
+            _ => None,
+        }
+    }
+
+    /// The seed code of a player's action number.
+    pub fn code_of_action(&self, action: Action) -> i32 {
+        let g = i32::from(self.goal);
+        match action as i32 - g {
+            d if d == g + 1 => TAKE_10,
+            d if d == g + 2 => GIVE_10,
+            d => d,
+        }
+    }
+
+    // ----- facts about a position -----
+
+    fn hares<'s>(&self, s: &'s Race) -> &'s [Hare] {
+        &s.hares[..self.players as usize]
+    }
+
+    /// Hares home.
+    pub fn finished(&self, s: &Race) -> u8 {
+        self.hares(s).iter().filter(|h| h.place > 0).count() as u8
+    }
+
+    /// Whether hare `q` is ahead of hare `p`.
+    fn ahead(q: &Hare, p: &Hare) -> bool {
+        match (q.place, p.place) {
+            (0, 0) => q.cell > p.cell,
+            (0, _) => false,
+            (_, 0) => true,
+            (a, b) => a < b,
+        }
+    }
+
+    /// Race position of hare `p`: 1 + the hares ahead of it.
+    pub fn rank(&self, s: &Race, p: Player) -> u8 {
+        let me = &s.hares[p];
+        1 + self.hares(s).iter().filter(|q| Self::ahead(q, me)).count() as u8
+    }
+
+    /// Hares ahead of and behind hare `p`.
+    fn ahead_behind(&self, s: &Race, p: Player) -> (u32, u32) {
+        let me = &s.hares[p];
+        let hares = self.hares(s);
+        let ahead = hares.iter().filter(|q| Self::ahead(q, me)).count() as u32;
+        let behind = hares.iter().filter(|q| Self::ahead(me, q)).count() as u32;
+        (ahead, behind)
+    }
+
+    /// Track cells 1..goal-1 with a hare on them.
+    fn occupied(&self, s: &Race) -> u128 {
+        self.hares(s)
+            .iter()
+            .filter(|h| h.cell > 0 && h.cell < self.goal)
+            .fold(0, |m, h| m | 1u128 << h.cell)
+    }
+
+    /// Whether a hare with `salads` salads and `carrots` carrots after the move may enter cell
+    /// `t` (forward moves and card moves alike).
+    fn may_enter(&self, occupied: u128, t: u8, salads: u8, carrots: u32, finished: u8) -> bool {
+        if t == self.goal {
+            salads == 0 && carrots <= 10 * (u32::from(finished) + 1)
+        } else {
+            t > 0
+                && occupied >> t & 1 == 0
+                && !self.board.is_hedgehog(t)
+                && (salads > 0 || !self.board.is_salad(t))
+        }
+    }
+
+    /// Whether the round cap ended the game.
+    pub fn capped(&self, s: &Race) -> bool {
+        s.phase == Phase::Over && s.round > self.max_rounds
+    }
+
+    // ----- the rules -----
+
+    /// The legal moves at a `Move` or `Choice` phase, as seed codes, in ascending order.
+    fn legal_codes(&self, s: &Race, mut push: impl FnMut(i32)) {
+        let p = s.to_move as usize;
+        let h = &s.hares[p];
+        match s.phase {
+            Phase::Choice => {
+                push(0);
+                push(TAKE_10);
+                if h.carrots >= 10 {
+                    push(GIVE_10);
+                }
+                return;
+            }
+            Phase::Move => {}
+            _ => return,
+        }
+        if h.flags & (EAT | SKIP) != 0 {
+            push(0);
+            return;
+        }
+        let occupied = self.occupied(s);
+        let mut any = false;
+        let hedgehog = self.board.hedgehog_behind(h.cell);
+        if h.cell > 0 && hedgehog > 0 && occupied >> hedgehog & 1 == 0 {
+            push(-i32::from(h.cell - hedgehog));
+            any = true;
+        }
+        let carrots = u32::from(h.carrots);
+        let finished = self.finished(s);
+        let longest = reach(carrots).min(u32::from(self.goal - h.cell));
+        for n in 1..=longest {
+            let t = h.cell + n as u8;
+            if self.may_enter(occupied, t, h.salads, carrots - cost(n), finished) {
+                push(n as i32);
+                any = true;
+            }
+        }
+        if self.board.cell(h.cell) == Cell::Carrot {
+            push(TAKE_10);
+            if h.carrots >= 10 {
+                push(GIVE_10);
+            }
+            any = true;
+        }
+        if !any {
+            // The stuck rule: back to the start (or, on the start, stay).
+            push(-i32::from(h.cell));
+        }
+    }
+
+    /// The move's meaning in words, for `moves` and `play`.
+    pub fn describe_action(&self, s: &Race, action: Action) -> String {
+        if s.phase == Phase::Card {
+            let card = CARDS[action as usize];
+            return format!("hare card \"{}\"", card.text());
+        }
+        let p = s.to_move as usize;
+        let h = &s.hares[p];
+        let code = self.code_of_action(action);
+        match code {
+            TAKE_10 if s.phase == Phase::Choice => "take 10 carrots (the card)".into(),
+            GIVE_10 if s.phase == Phase::Choice => "give 10 carrots (the card)".into(),
+            0 if s.phase == Phase::Choice => "neither take nor give (the card)".into(),
+            TAKE_10 => "stay on the carrot cell and take 10 carrots".into(),
+            GIVE_10 => "stay on the carrot cell and give 10 carrots".into(),
+            0 if h.flags & EAT != 0 => format!(
+                "eat a salad: +{} carrots (rank {})",
+                10 * u32::from(self.rank(s, p)),
+                self.rank(s, p)
+            ),
+            0 if h.flags & SKIP != 0 => "miss the turn".into(),
+            0 => "stay: no move from the start".into(),
+            n if n > 0 => {
+                let t = h.cell + n as u8;
+                format!(
+                    "forward {n} to cell {t} ({}), pay {}",
+                    self.board.cell(t).name(),
+                    cost(n as u32)
+                )
+            }
+            m if i32::from(h.cell) + m == 0 => format!(
+                "stuck: back to the start with {} carrots (stuck rule)",
+                self.carrots
+            ),
+            m => format!(
+                "back {} to the hedgehog on cell {}, take {} carrots",
+                -m,
+                i32::from(h.cell) + m,
+                -10 * m
+            ),
+        }
+    }
+
+    /// The hare `p` reaches the goal.
+    fn finish(&self, s: &mut Race, p: Player) {
+        s.hares[p].place = self.finished(s) + 1;
+        s.hares[p].flags = 0;
+        let over = match self.end {
+            End::First => true,
+            End::Ranks => self.finished(s) + 1 >= self.players,
+        };
+        if over {
+            s.phase = Phase::Over;
+        }
+    }
+
+    /// Ends the mover's turn: the next hare still racing moves (a new round after the last
+    /// seat); it is paid for its number cell; the round cap may end the game.
+    fn end_turn(&self, s: &mut Race) {
+        if s.phase == Phase::Over {
+            return;
+        }
+        s.extra = 0;
+        s.paid = 0;
+        let n = self.players;
+        let mut q = s.to_move;
+        loop {
+            q += 1;
+            if q == n {
+                q = 0;
+                s.round += 1;
+            }
+            if s.hares[q as usize].place == 0 {
+                break;
+            }
+        }
+        if s.round > self.max_rounds {
+            s.round = self.max_rounds + 1;
+            s.phase = Phase::Over;
+            return;
+        }
+        s.to_move = q;
+        s.phase = Phase::Move;
+        let rank = self.rank(s, q as usize);
+        let h = &mut s.hares[q as usize];
+        if self.board.cell(h.cell).pays(rank) {
+            h.carrots = h.carrots.saturating_add(10 * u16::from(rank));
+        }
+    }
+
+    /// A card's free move of hare `p` to cell `t`.
+    fn card_move(&self, s: &mut Race, p: Player, t: u8) {
+        s.hares[p].cell = t;
+        if t == self.goal {
+            self.finish(s, p);
+        } else if self.board.is_salad(t) {
+            s.hares[p].flags |= EAT;
+        }
+    }
+
+    /// Applies `card` drawn by the mover; returns whether the mover moves again.
+    fn apply_card(&self, s: &mut Race, card: Card) -> bool {
+        let p = s.to_move as usize;
+        let n = self.players as usize;
+        let me = s.hares[p];
+        let racing = |q: &Hare| q.place == 0;
+        match card {
+            Card::GiveBehind => {
+                let behind: Vec<usize> = (0..n)
+                    .filter(|&q| q != p && racing(&s.hares[q]) && s.hares[q].cell < me.cell)
+                    .collect();
+                let need = 10 * behind.len() as u16;
+                if me.carrots >= need {
+                    s.hares[p].carrots -= need;
+                    for q in behind {
+                        s.hares[q].carrots = s.hares[q].carrots.saturating_add(10);
+                    }
+                }
+            }
+            Card::AheadOrBehind => {
+                let (ahead, behind) = self.ahead_behind(s, p);
+                if behind > ahead {
+                    s.hares[p].flags |= SKIP;
+                } else {
+                    return true;
+                }
+            }
+            Card::SixtyFive => s.hares[p].carrots = 65,
+            Card::SaladCarrots => {
+                if me.salads > 0 {
+                    s.hares[p].carrots = me.carrots.saturating_add(10 * u16::from(me.salads));
+                } else {
+                    s.hares[p].flags |= SKIP;
+                }
+            }
+            Card::Halve => s.hares[p].carrots = me.carrots - me.carrots / 2,
+            Card::Refund => s.hares[p].carrots = me.carrots.saturating_add(s.paid),
+            Card::Show => {}
+            Card::Shuffle => {
+                for q in 0..n {
+                    if q != p && racing(&s.hares[q]) && s.hares[q].carrots > 0 {
+                        s.hares[q].carrots -= 1;
+                        s.hares[p].carrots = s.hares[p].carrots.saturating_add(1);
+                    }
+                }
+            }
+            Card::EatSalad => {
+                s.hares[p].flags |= if me.salads > 0 { EAT } else { SKIP };
+            }
+            Card::MoveAgain => return true,
+            Card::HurryAhead => {
+                let next_ahead = self
+                    .hares(s)
+                    .iter()
+                    .filter(|q| racing(q) && q.cell > me.cell)
+                    .map(|q| q.cell)
+                    .min();
+                if let Some(a) = next_ahead {
+                    let occupied = self.occupied(s);
+                    let finished = self.finished(s);
+                    let carrots = u32::from(me.carrots);
+                    if let Some(t) = (a + 1..=self.goal)
+                        .find(|&t| self.may_enter(occupied, t, me.salads, carrots, finished))
+                    {
+                        self.card_move(s, p, t);
+                    }
+                }
+            }
+            Card::TakeOrGive => s.phase = Phase::Choice,
+            Card::FallBack => {
+                let next_behind = self
+                    .hares(s)
+                    .iter()
+                    .filter(|q| racing(q) && q.cell < me.cell)
+                    .map(|q| q.cell)
+                    .max();
+                if let Some(b) = next_behind {
+                    let occupied = self.occupied(s);
+                    if let Some(t) = (1..b)
+                        .rev()
+                        .find(|&t| self.may_enter(occupied, t, me.salads, 0, 0))
+                    {
+                        self.card_move(s, p, t);
+                    }
+                }
+            }
+            Card::NextCarrot | Card::PreviousCarrot => {
+                let t = if card == Card::NextCarrot {
+                    self.board.carrot_ahead(me.cell)
+                } else {
+                    self.board.carrot_behind(me.cell)
+                };
+                if t > 0 && self.occupied(s) >> t & 1 == 0 {
+                    self.card_move(s, p, t);
+                }
+            }
+            Card::MissTurn => s.hares[p].flags |= SKIP,
+        }
+        false
+    }
+
+    /// The order hares rank in at the end: finished ones by place, then by cell, then by fewer
+    /// carrots (a smaller key is better).
+    fn standing(&self, h: &Hare) -> (u8, u8, u8, u16) {
+        if h.place > 0 {
+            (0, h.place, 0, 0)
+        } else {
+            (1, 0, u8::MAX - h.cell, h.carrots)
+        }
+    }
+}
+
+impl Game for HaseUndIgel {
+    type State = Race;
+
+    fn name(&self) -> &'static str {
+        "hase-und-igel"
+    }
+    fn params(&self) -> serde_json::Value {
+        serde_json::to_value(&self.params).unwrap_or_default()
+    }
+    fn num_players(&self) -> usize {
+        self.players as usize
+    }
+    fn player_name(&self, p: Player) -> &'static str {
+        NAMES[p]
+    }
+    fn num_distinct_actions(&self) -> usize {
+        2 * self.goal as usize + 3
+    }
+    fn initial_state(&self) -> Race {
+        let mut s = Race {
+            round: 1,
+            ..Race::default()
+        };
+        for h in &mut s.hares[..self.players as usize] {
+            h.carrots = self.carrots;
+            h.salads = self.salads;
+        }
+        s
+    }
+    fn turn(&self, s: &Race) -> Turn {
+        match s.phase {
+            Phase::Move | Phase::Choice => Turn::Player(s.to_move as Player),
+            Phase::Card => Turn::Chance,
+            Phase::Over => Turn::Terminal,
+        }
+    }
+    fn legal_actions(&self, s: &Race, out: &mut Vec<Action>) {
+        out.clear();
+        let g = i32::from(self.goal);
+        self.legal_codes(s, |code| {
+            out.push(match code {
+                TAKE_10 => 2 * g as Action + 1,
+                GIVE_10 => 2 * g as Action + 2,
+                c => (c + g) as Action,
+            })
+        });
+    }
+    fn chance_outcomes(&self, s: &Race, out: &mut Vec<(Action, f64)>) {
+        out.clear();
+        if s.phase == Phase::Card {
+            out.extend(self.deck.draws().map(|(c, p)| (c.index() as Action, p)));
+        }
+    }
+    fn apply(&self, s: &Race, action: Action) -> Race {
+        let mut s = *s;
+        let p = s.to_move as usize;
+        match s.phase {
+            Phase::Card => {
+                let again = self.apply_card(&mut s, CARDS[action as usize]);
+                if s.phase == Phase::Card {
+                    s.phase = Phase::Move;
+                    if again && s.extra < MAX_EXTRA {
+                        s.extra += 1;
+                        s.paid = 0;
+                    } else {
+                        self.end_turn(&mut s);
+                    }
+                }
+                return s;
+            }
+            Phase::Choice => {
+                let h = &mut s.hares[p];
+                match self.code_of_action(action) {
+                    TAKE_10 => h.carrots = h.carrots.saturating_add(10),
+                    GIVE_10 => h.carrots -= 10,
+                    _ => {}
+                }
+                s.phase = Phase::Move;
+                self.end_turn(&mut s);
+                return s;
+            }
+            Phase::Over => return s,
+            Phase::Move => {}
+        }
+        let rank = self.rank(&s, p);
+        let h = &mut s.hares[p];
+        match self.code_of_action(action) {
+            TAKE_10 => h.carrots = h.carrots.saturating_add(10),
+            GIVE_10 => h.carrots -= 10,
+            0 => {
+                if h.flags & EAT != 0 {
+                    h.salads -= 1;
+                    h.carrots = h.carrots.saturating_add(10 * u16::from(rank));
+                }
+                h.flags = 0;
+            }
+            n if n > 0 => {
+                let paid = cost(n as u32) as u16;
+                h.carrots -= paid;
+                h.cell += n as u8;
+                let t = h.cell;
+                if t == self.goal {
+                    self.finish(&mut s, p);
+                } else if self.board.is_salad(t) {
+                    h.flags |= EAT;
+                } else if self.board.cell(t) == Cell::Hare && !self.deck.is_empty() {
+                    s.phase = Phase::Card;
+                    s.paid = paid;
+                    return s;
+                }
+            }
+            m => {
+                let back = (-m) as u8;
+                if back == h.cell {
+                    // The stuck rule.
+                    h.cell = 0;
+                    h.carrots = self.carrots;
+                    h.flags = 0;
+                } else {
+                    h.cell -= back;
+                    h.carrots = h.carrots.saturating_add(10 * u16::from(back));
+                }
+            }
+        }
+        self.end_turn(&mut s);
+        s
+    }
+    fn returns(&self, s: &Race) -> Returns {
+        let n = self.players as usize;
+        if s.phase != Phase::Over {
+            return Returns::zeros(n);
+        }
+        let keys: Vec<_> = self.hares(s).iter().map(|h| self.standing(h)).collect();
+        let mut r = Returns::zeros(n);
+        let lose = -1.0 / (n as f64 - 1.0);
+        for p in 0..n {
+            let better = keys.iter().filter(|&&k| k < keys[p]).count();
+            let tied = keys.iter().filter(|&&k| k == keys[p]).count();
+            let v = match self.end {
+                End::First if better == 0 => (n - tied) as f64 / (tied as f64 * (n as f64 - 1.0)),
+                End::First => lose,
+                // Places better+1 ..= better+tied share their returns (n+1-2r)/(n-1).
+                End::Ranks => {
+                    let mean_place = better as f64 + (tied as f64 + 1.0) / 2.0;
+                    (n as f64 + 1.0 - 2.0 * mean_place) / (n as f64 - 1.0)
+                }
+            };
+            r.set(p, v);
+        }
+        r
+    }
+    fn is_cut_off(&self, s: &Race) -> bool {
+        self.capped(s)
+    }
+    fn move_event(&self, s: &Race, a: Action) -> Option<&'static str> {
+        let h = &s.hares[s.to_move as usize];
+        let stuck = s.phase == Phase::Move && h.cell > 0 && self.code_of_action(a) == -i32::from(h.cell);
+        stuck.then_some("stuck rule")
+    }
+    fn heuristic(&self, s: &Race, p: Player) -> Option<f64> {
+        Some(self.lead(s, p))
+    }
+    fn action_to_string(&self, s: &Race, a: Action) -> String {
+        if s.phase == Phase::Card {
+            return CARDS
+                .get(a as usize)
+                .map_or_else(|| a.to_string(), |c| c.key().to_string());
+        }
+        self.code_of_action(a).to_string()
+    }
+    /// The seed's codes (`3`, `+3`, `-4`, `0`, `1001`, `1002`), the words `take`, `give` and
+    /// `stay`, or a card's name at a draw; never a bare action number.
+    fn parse_action(&self, s: &Race, text: &str) -> Result<Action, IllegalAction> {
+        let t = text.trim().to_ascii_lowercase();
+        let mut legal = Vec::new();
+        if s.phase == Phase::Card {
+            let mut outcomes = Vec::new();
+            self.chance_outcomes(s, &mut outcomes);
+            legal.extend(outcomes.iter().map(|o| o.0));
+        } else {
+            self.legal_actions(s, &mut legal);
+        }
+        let found = legal
+            .iter()
+            .copied()
+            .find(|&a| self.action_to_string(s, a) == t)
+            .or_else(|| {
+                let code = match t.as_str() {
+                    "take" => TAKE_10,
+                    "give" => GIVE_10,
+                    "stay" => 0,
+                    other => other.strip_prefix('+').unwrap_or(other).parse().ok()?,
+                };
+                self.action_of_code(code).filter(|a| legal.contains(a))
+            });
+        found.ok_or_else(|| self.illegal(s, text.trim().to_string()))
+    }
+    fn render(&self, s: &Race) -> String {
+        let g = self.goal as usize;
+        let mut out = String::new();
+        let mut ruler = String::from("       ");
+        for i in 0..=g {
+            ruler.push(if i % 10 == 0 {
+                char::from(b'0' + (i / 10 % 10) as u8)
+            } else {
+                ' '
+            });
+        }
+        let track: String = (0..=self.goal).map(|i| self.board.cell(i).letter()).collect();
+        let mut marks = vec![' '; g + 1];
+        for (p, h) in self.hares(s).iter().enumerate() {
+            let m = &mut marks[h.cell as usize];
+            *m = match *m {
+                ' ' => NAMES[p].chars().next().unwrap_or('?'),
+                c if c.is_ascii_digit() => (c as u8 + 1) as char,
+                _ => '2',
+            };
+        }
+        let _ = writeln!(out, "{}", ruler.trim_end());
+        let _ = writeln!(out, "track  {track}");
+        let _ = writeln!(out, "hares  {}", marks.iter().collect::<String>().trim_end());
+        for (p, h) in self.hares(s).iter().enumerate() {
+            let mut notes = Vec::new();
+            if h.place > 0 {
+                notes.push(format!("home, place {}", h.place));
+            }
+            if h.flags & EAT != 0 {
+                notes.push("eats a salad next turn".to_string());
+            }
+            if h.flags & SKIP != 0 {
+                notes.push("misses the next turn".to_string());
+            }
+            let marker = if s.phase != Phase::Over && s.to_move as usize == p {
+                '*'
+            } else {
+                ' '
+            };
+            let _ = writeln!(
+                out,
+                "{marker}{:<7}cell {:>2} {:<13} carrots {:>3}  salads {}  rank {}{}",
+                NAMES[p],
+                h.cell,
+                format!("({})", self.board.cell(h.cell).name()),
+                h.carrots,
+                h.salads,
+                self.rank(s, p),
+                if notes.is_empty() {
+                    String::new()
+                } else {
+                    format!("  {}", notes.join(", "))
+                }
+            );
+        }
+        let who = NAMES[s.to_move as usize];
+        let _ = match s.phase {
+            Phase::Move if s.extra > 0 => writeln!(
+                out,
+                "round {} of {}: {who} moves again",
+                s.round, self.max_rounds
+            ),
+            Phase::Move => writeln!(out, "round {} of {}: {who} to move", s.round, self.max_rounds),
+            Phase::Card => writeln!(
+                out,
+                "round {} of {}: {who} draws a hare card (paid {})",
+                s.round, self.max_rounds, s.paid
+            ),
+            Phase::Choice => writeln!(
+                out,
+                "round {} of {}: {who} takes or gives 10 carrots",
+                s.round, self.max_rounds
+            ),
+            Phase::Over if self.capped(s) => {
+                writeln!(out, "over: the round cap of {} was reached", self.max_rounds)
+            }
+            Phase::Over => writeln!(out, "over"),
+        };
+        out
+    }
+    fn observation_len(&self) -> usize {
+        6 * self.players as usize + 5
+    }
+    /// Per hare from `player`'s seat round the table: cell / goal, carrots / 100, salads,
+    /// place, the eat and skip flags; then the phase (move, card, choice), round / cap and the
+    /// extra moves taken.
+    fn observe(&self, s: &Race, player: Player, out: &mut [f32]) {
+        let n = self.players as usize;
+        for i in 0..n {
+            let h = &s.hares[(player + i) % n];
+            let o = &mut out[6 * i..6 * i + 6];
+            o[0] = f32::from(h.cell) / f32::from(self.goal);
+            o[1] = f32::from(h.carrots) / 100.0;
+            o[2] = f32::from(h.salads);
+            o[3] = f32::from(h.place);
+            o[4] = f32::from(h.flags & EAT);
+            o[5] = f32::from((h.flags & SKIP) >> 1);
+        }
+        let o = &mut out[6 * n..];
+        o[0] = f32::from(u8::from(s.phase == Phase::Move));
+        o[1] = f32::from(u8::from(s.phase == Phase::Card));
+        o[2] = f32::from(u8::from(s.phase == Phase::Choice));
+        o[3] = f32::from(s.round) / f32::from(self.max_rounds);
+        o[4] = f32::from(s.extra);
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            players: self.players as usize,
+            chance: !self.deck.is_empty(),
+            deal: false,
+            zero_sum: true,
+            truth: Truth::ExpectedReturns,
+            solver: Solver::Own {
+                name: "expectiminimax over the reachable states (paranoid values for more than two hares)",
+                flags: &[],
+            },
+            // The round is part of the state: the game ends by itself within `ply_bound`.
+            max_plies: None,
+            states_at_most: None,
+        }
+    }
+    /// Each hare's exact win probability over the reachable states of a small variant
+    /// ([`crate::expect::ExpectSolution`]); the state limit refuses what does not fit.
+    fn solve(
+        &self,
+        options: &SolveOptions,
+    ) -> Result<Box<dyn crate::oracle::Oracle<Self>>, SolveError> {
+        if options.generic {
+            return Ok(Box::new(crate::solve::Solution::solve(
+                self,
+                options.max_states,
+            )?));
+        }
+        Ok(Box::new(crate::expect::ExpectSolution::solve(
+            self,
+            options.max_states,
+        )?))
+    }
+}
+
+impl HaseUndIgel {
+    /// An upper bound on the plies of one game: every round each hare moves, draws a card and
+    /// takes extra moves at most [`MAX_EXTRA`] times.
+    pub fn ply_bound(&self) -> u32 {
+        u32::from(self.max_rounds) * u32::from(self.players) * (2 * (u32::from(MAX_EXTRA) + 1) + 1)
+    }
+}
