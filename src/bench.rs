@@ -1,5 +1,6 @@
 //! Benchmarks that print figures (`solvedgym bench`): the exact solvers' wall time and peak
-//! memory, each solve in its own process, and the learners' training speed.
+//! memory, each solve in its own process, the learners' training speed, Hackenbush values,
+//! and Hase und Igel's random playouts and exact solve of a small variant.
 
 use std::fmt;
 
@@ -294,4 +295,214 @@ pub fn values(repeat: usize, each: &mut dyn FnMut(&ValuesRow)) -> Result<Vec<Val
         rows.push(row);
     }
     Ok(rows)
+}
+
+/// One Hase und Igel speed benchmark: random playouts on one thread (plies per second), or
+/// the exact solve of a small variant (states per second).
+#[derive(Clone, Debug, Serialize)]
+pub struct HaseRow {
+    /// "random playouts" or "exact solve".
+    pub case: &'static str,
+    /// The game's parameters (`HaseUndIgelParams` as JSON).
+    pub params: serde_json::Value,
+    pub players: usize,
+    /// Games played (playouts) or solved (1).
+    pub games: u64,
+    /// Plies (player moves and chance draws, both counted) or reachable states.
+    pub work: u64,
+    /// "plies" or "states".
+    pub unit: &'static str,
+    /// Player moves among the plies (playouts; the rest are card draws).
+    pub moves: Option<u64>,
+    pub best_seconds: f64,
+    /// `work / best_seconds`.
+    pub per_second: f64,
+}
+
+impl fmt::Display for HaseRow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let board = self.params["board"].as_str().unwrap_or("?");
+        write!(
+            f,
+            "{:<16} {:<14} {} players {:>12} {:<6} {:>8.3} s  {:>12} {}/s",
+            self.case,
+            board,
+            self.players,
+            group(&self.work.to_string()),
+            self.unit,
+            self.best_seconds,
+            group(&format!("{:.0}", self.per_second)),
+            self.unit
+        )
+    }
+}
+
+/// Hase und Igel's random playouts: the 2008 board with the default parameters at these
+/// player counts (3 is the default).
+pub const HASE_PLAYOUT_PLAYERS: [usize; 3] = [2, 3, 6];
+
+/// Games per timed run of the playout benchmark.
+pub const HASE_PLAYOUT_GAMES: u64 = 20_000;
+
+/// The small variant the exact-solve benchmark solves: 2 hares on a 12-cell track with 20
+/// carrots, 1 salad, the 2008 deck and a cap of 4 rounds (216,841 reachable states).
+pub fn hase_small_params() -> crate::games::HaseUndIgelParams {
+    crate::games::HaseUndIgelParams {
+        players: 2,
+        board: "HCSIC2C3I1HC".to_string(),
+        carrots: Some(20),
+        salads: 1,
+        max_rounds: 4,
+        ..crate::games::HaseUndIgelParams::default()
+    }
+}
+
+/// What random playouts did: games, plies (moves and draws) and moves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlayoutCount {
+    pub games: u64,
+    pub plies: u64,
+    pub moves: u64,
+}
+
+/// Plays `games` uniformly random games of `game` on this thread, nature drawing from the same
+/// generator seeded `seed`. The loop allocates nothing per ply: one buffer for the legal moves
+/// and one for the chance outcomes serve every ply (the game's own `legal_actions` and `apply`
+/// decide the rest).
+pub fn random_playouts<G: crate::game::Game>(game: &G, games: u64, seed: u64) -> PlayoutCount {
+    use crate::game::Turn;
+    use rand::RngExt;
+    let mut rng = crate::rng(seed);
+    let mut legal = Vec::with_capacity(game.num_distinct_actions());
+    let mut outcomes = Vec::with_capacity(64);
+    let mut count = PlayoutCount {
+        games,
+        ..PlayoutCount::default()
+    };
+    let start = game.initial_state();
+    for _ in 0..games {
+        let mut state = start.clone();
+        loop {
+            let action = match game.turn(&state) {
+                Turn::Terminal => break,
+                Turn::Player(_) => {
+                    game.legal_actions(&state, &mut legal);
+                    count.moves += 1;
+                    legal[rng.random_range(0..legal.len())]
+                }
+                Turn::Chance => {
+                    game.chance_outcomes(&state, &mut outcomes);
+                    let mut u = rng.random::<f64>();
+                    let mut drawn = outcomes[outcomes.len() - 1].0;
+                    for &(a, p) in &outcomes {
+                        if u < p {
+                            drawn = a;
+                            break;
+                        }
+                        u -= p;
+                    }
+                    drawn
+                }
+            };
+            state = game.apply(&state, action);
+            count.plies += 1;
+        }
+        std::hint::black_box(&state);
+    }
+    count
+}
+
+/// Hase und Igel speed: random playouts on the 2008 board with the default parameters for
+/// 2, 3 and 6 hares on one thread ([`HASE_PLAYOUT_GAMES`] games, seed 1; plies per second with
+/// player moves and card draws both counted as plies), then the exact solve of the small
+/// variant of [`hase_small_params`] by [`crate::expect::ExpectSolution`] (states per second).
+/// Best of `repeat` runs each; `each` sees every row as it is measured.
+pub fn hase_und_igel(repeat: usize, each: &mut dyn FnMut(&HaseRow)) -> Result<Vec<HaseRow>> {
+    use crate::game::Game;
+    use crate::games::{HaseUndIgel, HaseUndIgelParams};
+    use std::time::Instant;
+    let mut rows = Vec::new();
+    for players in HASE_PLAYOUT_PLAYERS {
+        let game = HaseUndIgel::new(HaseUndIgelParams {
+            players,
+            ..HaseUndIgelParams::default()
+        })?;
+        let mut best = f64::INFINITY;
+        let mut count = PlayoutCount::default();
+        for _ in 0..repeat.max(1) {
+            let started = Instant::now();
+            count = random_playouts(&game, HASE_PLAYOUT_GAMES, 1);
+            best = best.min(started.elapsed().as_secs_f64());
+        }
+        let row = HaseRow {
+            case: "random playouts",
+            params: game.params(),
+            players,
+            games: count.games,
+            work: count.plies,
+            unit: "plies",
+            moves: Some(count.moves),
+            best_seconds: best,
+            per_second: count.plies as f64 / best,
+        };
+        each(&row);
+        rows.push(row);
+    }
+    let game = HaseUndIgel::new(hase_small_params())?;
+    let mut best = f64::INFINITY;
+    let mut states = 0;
+    for _ in 0..repeat.max(1) {
+        let started = Instant::now();
+        let solution = crate::expect::ExpectSolution::solve(&game, 10_000_000)?;
+        best = best.min(started.elapsed().as_secs_f64());
+        states = solution.graph().len() as u64;
+    }
+    let row = HaseRow {
+        case: "exact solve",
+        params: game.params(),
+        players: game.num_players(),
+        games: 1,
+        work: states,
+        unit: "states",
+        moves: None,
+        best_seconds: best,
+        per_second: states as f64 / best,
+    };
+    each(&row);
+    rows.push(row);
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+    use crate::games::{HaseUndIgel, HaseUndIgelParams};
+
+    #[test]
+    fn random_playouts_count_moves_and_draws_and_repeat_by_seed() {
+        let game = HaseUndIgel::new(HaseUndIgelParams::default()).unwrap();
+        let a = random_playouts(&game, 50, 3);
+        assert_eq!(a, random_playouts(&game, 50, 3));
+        assert!(a.moves > 50 * 3 && a.plies > a.moves, "{a:?}");
+        let t = random_playouts(&crate::games::TicTacToe, 100, 1);
+        assert_eq!(t.plies, t.moves);
+        assert!((500..=900).contains(&t.moves));
+    }
+
+    #[test]
+    fn the_small_variant_solves_within_its_size() {
+        let game = HaseUndIgel::new(hase_small_params()).unwrap();
+        let solution = crate::expect::ExpectSolution::solve(&game, 1_000_000).unwrap();
+        // 216,841 states under today's rules; the benchmark wants 10^5..10^6.
+        assert!((100_000..1_000_000).contains(&solution.graph().len()));
+        assert_eq!(game.num_players(), 2);
+    }
+
+    /// `cargo test --release --lib bench::tests::hase_speed -- --ignored --nocapture`
+    #[test]
+    #[ignore = "a benchmark: run it on purpose, in release"]
+    fn hase_speed() {
+        hase_und_igel(3, &mut |r| println!("{r}")).unwrap();
+    }
 }

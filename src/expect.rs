@@ -113,6 +113,21 @@ impl<G: Game> ExpectSolution<G> {
     }
 }
 
+impl<G: Game> crate::oracle::GraphOracle<G> for ExpectSolution<G> {
+    fn graph(&self) -> &StateGraph<G> {
+        &self.graph
+    }
+    fn as_oracle(&self) -> &dyn Oracle<G> {
+        self
+    }
+    fn seconds(&self) -> f64 {
+        self.seconds
+    }
+    fn has_values(&self) -> bool {
+        false
+    }
+}
+
 /// The truth where chance moves: no win/loss in plies (`value` is `None`), but each seat's
 /// win probability, and the moves that keep the mover's.
 impl<G: Game> Oracle<G> for ExpectSolution<G> {
@@ -171,6 +186,13 @@ impl<G: Game> Oracle<G> for ExpectSolution<G> {
             "win_probability".to_string(),
             serde_json::json!(probabilities),
         );
+        let first = self.graph.state(start);
+        let best: Vec<String> = self
+            .best_moves(first)
+            .iter()
+            .map(|&a| game.action_to_string(first, a))
+            .collect();
+        extra.insert("best_moves".to_string(), serde_json::json!(best));
         SolveReport {
             game: game.name().to_string(),
             params: game.params(),

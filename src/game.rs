@@ -189,7 +189,15 @@ pub struct Capabilities {
     pub max_plies: Option<u32>,
     /// An upper bound on the reachable states where the game knows one without enumerating.
     pub states_at_most: Option<u64>,
+    /// A rough size where the game can only estimate one (not a bound): enumeration is refused
+    /// early where it is more than [`ESTIMATE_MARGIN`] times the state limit, and otherwise
+    /// tried (the limit still stops it).
+    pub states_estimate: Option<u64>,
 }
+
+/// How far a game's estimate of its states may exceed the state limit before enumeration is
+/// refused without trying.
+pub const ESTIMATE_MARGIN: u64 = 20;
 
 /// What a game's truth is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -236,15 +244,20 @@ impl Capabilities {
             },
             max_plies: None,
             states_at_most: None,
+            states_estimate: None,
         }
     }
 
-    /// Whether the generic solver (and so the exact evaluator) applies at all.
+    /// Whether enumeration (and so the exact evaluator) applies at all: win/draw/loss truth for
+    /// two players without chance (a deal aside), expected results over the state graph for
+    /// games with chance or more players; never where states repeat.
     pub fn enumerable_at_all(&self) -> bool {
-        self.players == 2
-            && (!self.chance || self.deal)
-            && self.max_plies.is_none()
+        self.max_plies.is_none()
             && self.solver != Solver::None
+            && match self.truth {
+                Truth::ExpectedReturns => true,
+                _ => self.players == 2 && (!self.chance || self.deal),
+            }
     }
 
     /// Why the exact evaluator cannot enumerate this game within `limit` states, if it cannot.
@@ -268,11 +281,17 @@ impl Capabilities {
                 why.join(", ")
             ));
         }
-        match self.states_at_most {
-            Some(n) if n > limit as u64 => Some(format!(
-                "up to {} reachable positions, more than the {} the exact evaluator enumerates",
-                crate::solve::group(&n.to_string()),
-                crate::solve::group(&limit.to_string())
+        let group = |n: u64| crate::solve::group(&n.to_string());
+        match (self.states_at_most, self.states_estimate) {
+            (Some(n), _) if n > limit as u64 => Some(format!(
+                "up to {} reachable positions, more than the {} the exact solver enumerates",
+                group(n),
+                group(limit as u64)
+            )),
+            (_, Some(n)) if n / ESTIMATE_MARGIN > limit as u64 => Some(format!(
+                "about {} reachable positions by the game's estimate, far more than the {} the exact solver enumerates",
+                group(n),
+                group(limit as u64)
             )),
             _ => None,
         }
@@ -381,6 +400,24 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn is_cut_off(&self, state: &Self::State) -> bool {
         let _ = state;
         false
+    }
+
+    /// A position in the game's written notation (JSON for Hase und Igel), checked against its
+    /// rules; the error says what is wrong. By default a game has no position notation.
+    fn read_position(&self, text: &str) -> Result<Self::State, String> {
+        let _ = text;
+        Err(format!("{} has no position notation", self.name()))
+    }
+
+    /// The position in the notation [`Game::read_position`] reads (`None`: the game has none).
+    fn write_position(&self, state: &Self::State) -> Option<serde_json::Value> {
+        let _ = state;
+        None
+    }
+
+    /// A move in words ("forward 3 to cell 12 (number 3), pay 6"); by default its notation.
+    fn describe_action(&self, state: &Self::State, action: Action) -> String {
+        self.action_to_string(state, action)
     }
 
     /// A rule event a player's move triggers that statistics count by name (Hase und Igel's

@@ -6,7 +6,7 @@
 //! (children before parents), which exists when the graph is acyclic; a cycle is reported as an
 //! error naming a state on it.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use thiserror::Error;
 
@@ -27,7 +27,8 @@ pub enum GraphError {
 pub struct StateGraph<G: Game> {
     game: G,
     states: Vec<G::State>,
-    index: HashMap<G::State, StateId>,
+    /// Fx-hashed: the states are small keys the solver looks up once per edge.
+    index: FxHashMap<G::State, StateId>,
     turns: Vec<Turn>,
     edge_start: Vec<u32>,
     edge_action: Vec<Action>,
@@ -42,7 +43,8 @@ impl<G: Game> StateGraph<G> {
     pub fn build(game: &G, limit: usize) -> Result<Self, GraphError> {
         let start = game.initial_state();
         let mut states = vec![start.clone()];
-        let mut index = HashMap::from([(start, 0)]);
+        let mut index = FxHashMap::default();
+        index.insert(start.clone(), 0);
         let mut turns = Vec::new();
         let mut edge_start = vec![0u32];
         let (mut edge_action, mut edge_child, mut edge_prob) = (Vec::new(), Vec::new(), Vec::new());

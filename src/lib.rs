@@ -14,6 +14,8 @@
 //! - [`experiment`]: TOML-configured studies over many seeds, curves and plots.
 //! - [`check`]: the environment checker and the playthroughs every game passes;
 //!   [`play`], [`fuzz`], [`bench`](mod@bench): the commands' work, as library code.
+//! - [`stats`]: playout statistics of any game under one policy (game length, branching,
+//!   truncation, wins per seat, chance outcomes such as hare cards, rule events).
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -45,10 +47,12 @@ pub mod fuzz;
 pub mod game;
 pub mod graph;
 pub mod learn;
+pub mod moves;
 pub mod oracle;
 pub mod play;
 pub mod policy;
 pub mod solve;
+pub mod stats;
 
 use rand::SeedableRng;
 

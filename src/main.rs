@@ -79,15 +79,21 @@ enum Command {
         json: bool,
     },
     /// Play a game in the terminal against perfect play (optionally fuzzed): the strongest
-    /// player the game's solver supports (the FoxBox AI in Fox & Hounds), or random play where a
-    /// game has no exact solver.
+    /// player the game's solver supports (the FoxBox AI in Fox & Hounds); where a game is too
+    /// large to solve, greedy play on its heuristic (Hase und Igel) or random play.
     #[command(after_help = games_help())]
     Play {
         #[command(flatten)]
         game: GameArgs,
-        /// The side you play (a player name such as white, black, x, o).
+        /// The side you play (a player name such as white, black, x, o, red, or a seat number
+        /// from 0).
         #[arg(long = "as", value_name = "PLAYER")]
         seat: Option<String>,
+        /// The computer's play: optimal (the exact solver's; the default where the game can be
+        /// solved), greedy (one ply on the game's heuristic; the default otherwise, where the
+        /// game has one) or random.
+        #[arg(long, value_parser = ["optimal", "greedy", "random"])]
+        ai: Option<String>,
         /// The computer plays a random move with this probability.
         #[arg(long, default_value_t = 0.0)]
         fuzz: f64,
@@ -95,6 +101,56 @@ enum Command {
         /// it has them).
         #[arg(long, default_value_t = 1)]
         seed: u64,
+    },
+    /// The legal moves of a position written in the game's notation, each in words with the
+    /// position it leads to; a move onto a Hase und Igel hare cell lists the cards it may draw
+    /// with their probabilities.
+    #[command(
+        after_help = "The position is JSON (a file, or the text itself). Hase und Igel:\n  \
+{\"to_move\": 0, \"round\": 12, \"hares\": [{\"cell\": 45, \"carrots\": 26, \"salads\": 2},\n  \
+{\"cell\": 29, \"carrots\": 19, \"salads\": 0, \"skip\": true}]}\nPer hare: cell, carrots, salads; optional \
+eat (eats a salad next turn), skip (misses the next turn), place (finishing place, on the goal). \
+Optional: to_move (seat or colour), round, phase (move, card, choice, over), paid, extra, and any \
+game parameter (board, players, carrots, salads, deck, end, max_rounds): the positions `moves \
+--json` writes carry them all.\n\
+Example: solvedgym moves hase-und-igel --players 2 --state '{\"hares\": [{\"cell\": 14, \"carrots\": 40, \"salads\": 3}, {\"cell\": 2, \"carrots\": 5, \"salads\": 3}]}'"
+    )]
+    Moves {
+        #[command(flatten)]
+        game: GameArgs,
+        /// The position: a JSON file, or the JSON itself.
+        #[arg(long, value_name = "FILE|JSON")]
+        state: String,
+        /// Print the moves as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Playout statistics: every seat plays one policy and nature draws from the seed; game
+    /// length, legal moves per decision, truncation at a round cap, wins per seat, chance
+    /// outcomes drawn (Hase und Igel's hare cards) and rule events (its stuck rule).
+    #[command(after_help = games_help())]
+    Stats {
+        #[command(flatten)]
+        game: GameArgs,
+        /// Games to play.
+        #[arg(long, default_value_t = 10_000)]
+        games: u64,
+        /// The policy every seat plays: random, or greedy (one ply on the game's heuristic).
+        #[arg(long, default_value = "random",
+              value_parser = clap::builder::PossibleValuesParser::new(solvedgym::stats::POLICIES))]
+        policy: String,
+        /// The seed of the chance draws and the players' choices.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Worker threads (default: all cores). Results do not depend on it.
+        #[arg(long)]
+        threads: Option<usize>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+        /// Print the statistics as one JSON object.
+        #[arg(long)]
+        json: bool,
     },
     /// The fuzz-factor table (gilith/solve's, for Fox & Hounds): how often the side that loses
     /// the start wins against the strongest AI when it adds fuzz p, and the fairest p.
@@ -123,17 +179,26 @@ the generic solver on Hasenspiel and Fox & Hounds 8x8 for comparison.\n\
 With --learn: self-play episodes per second on tic-tac-toe on one thread (Q-learning, SARSA, \
 Monte-Carlo, TD(0), TD(0.8), MENACE), each learner with its default config, through the same \
 environment and learner interfaces the experiments use.\n\
+With --hase: Hase und Igel random playouts on the 2008 board (20,000 games each for 2, 3 and 6 \
+hares, one thread, plies per second with card draws counted) and the exact solve of a small variant \
+(states per second).\n\
 With --values: Hackenbush values of seeded random positions (seed 1): hotchpotch graphs of 16 \
 edges and trees of 20 (the pycgt anchor's sizes), blue-red and green graphs of 16, blue-red \
 stalks and trees of 200 and green graphs of 10,000 edges (shortcuts only), milliseconds per \
 position.\n\
 Examples: solvedgym bench --repeat 3\n          solvedgym bench --learn --episodes 2000000\n          \
-solvedgym bench --learn --only q-learning\n          solvedgym bench --values"
+solvedgym bench --learn --only q-learning\n          solvedgym bench --values\n          \
+solvedgym bench --hase"
     )]
     Bench {
         /// Benchmark the learners instead of the solvers.
         #[arg(long, conflicts_with = "values")]
         learn: bool,
+        /// Benchmark Hase und Igel instead: random playouts on the 2008 board (2, 3 and 6 hares,
+        /// one thread, plies/s; moves and card draws both count) and the exact solve of a small
+        /// variant (states/s).
+        #[arg(long, conflicts_with_all = ["learn", "values", "max_size"])]
+        hase: bool,
         /// Benchmark Hackenbush values instead: seeded random positions per family, palette
         /// and size, by the general method and with the theory's shortcuts.
         #[arg(long)]
@@ -261,7 +326,15 @@ impl Args for GameArgs {
                 .help("The game (see `solvedgym games`)"),
         );
         for (key, help) in param_flags() {
-            cmd = cmd.arg(clap::Arg::new(key).long(key).value_name("VALUE").help(help));
+            let mut arg = clap::Arg::new(key).value_name("VALUE").help(help);
+            arg = if key.contains('_') {
+                // `--max-rounds`, as flags are spelt; the config's `max_rounds` works too.
+                let dashed: &'static str = Box::leak(key.replace('_', "-").into_boxed_str());
+                arg.long(dashed).alias(key)
+            } else {
+                arg.long(key)
+            };
+            cmd = cmd.arg(arg);
         }
         cmd.arg(
             clap::Arg::new("param")
@@ -323,8 +396,9 @@ learners play themselves, [[opponents]]. Every key is checked; a mistake names f
         solvedgym::learn::LearnerConfig::help(),
         "  alpha and epsilon: a number or { kind = \"linear\" | \"exponential\", ... }
 Seats: seat = \"self-play\" (default), a player name, or \"alternate\" (every seat in turn).
-Opponents: policy = \"optimal\" | \"random\" | \"fuzzy\" (p, base) | \"frozen\" (a copy of the
-learner, refresh = N games; with seat = \"alternate\").
+Opponents: policy = \"optimal\" | \"random\" | \"greedy\" (one ply on the game's heuristic) |
+\"fuzzy\" (p, base) | \"frozen\" (a copy of the learner, refresh = N games; with
+seat = \"alternate\").
 
 Output: <out>/<name>/curves.parquet, curves.csv, config.toml (resolved: reruns to the same
 bytes), summary.json, summary.md, <metric>.png/.svg. The full format: README.md and the
@@ -465,6 +539,7 @@ fn run() -> Result<()> {
         Command::Play {
             game,
             seat,
+            ai,
             fuzz,
             seed,
         } => {
@@ -478,25 +553,59 @@ fn run() -> Result<()> {
                 let names: Vec<_> = (0..g.num_players()).map(|p| g.player_name(p)).collect();
                 let human = match seat.as_deref() {
                     None => 0,
-                    Some(name) => g.player_by_name(name).with_context(|| {
-                        format!("--as {name}: the players of {} are {}", g.name(), names.join(", "))
-                    })?,
+                    Some(name) => match name.parse::<usize>() {
+                        Ok(i) if i < names.len() => i,
+                        _ => g.player_by_name(name).with_context(|| {
+                            format!(
+                                "--as {name}: the players of {} are {} (or seats 0 to {})",
+                                g.name(),
+                                names.join(", "),
+                                names.len() - 1
+                            )
+                        })?,
+                    },
                 };
+                let heuristic = g.heuristic(&g.initial_state(), 0).is_some();
                 let oracle = match g.capabilities().solver {
-                    Solver::None => {
-                        eprintln!("{} has no exact solver: the computer plays at random", g.name());
-                        None
-                    }
+                    Solver::None => None,
                     _ => {
                         eprintln!("solving {} ...", g.name());
                         let options = SolveOptions { progress: true, ..SolveOptions::default() };
-                        Some(g.solve(&options)?)
+                        match g.solve(&options) {
+                            Ok(oracle) => Some(oracle),
+                            Err(e) if ai.as_deref() != Some("optimal") => {
+                                eprintln!("{e}");
+                                None
+                            }
+                            Err(e) => return Err(e.into()),
+                        }
                     }
                 };
-                let ai: Box<dyn Policy<_>> = match &oracle {
-                    Some(oracle) => oracle.strong_policy(fuzz),
-                    None => Box::new(RandomPolicy),
+                let choice = ai.as_deref().unwrap_or(match (&oracle, heuristic) {
+                    (Some(_), _) => "optimal",
+                    (None, true) => "greedy",
+                    (None, false) => "random",
+                });
+                let base: Box<dyn Policy<_>> = match (choice, &oracle) {
+                    ("optimal", Some(oracle)) => oracle.strong_policy(fuzz),
+                    ("optimal", None) => bail!(
+                        "--ai optimal: {} has no exact solver; use --ai greedy or random",
+                        g.name()
+                    ),
+                    ("greedy", _) if !heuristic => bail!(
+                        "--ai greedy: {} has no heuristic; use --ai random",
+                        g.name()
+                    ),
+                    ("greedy", _) => Box::new(solvedgym::policy::FuzzyPolicy {
+                        base: solvedgym::policy::GreedyPolicy,
+                        p: fuzz,
+                    }),
+                    _ => Box::new(RandomPolicy),
                 };
+                if choice != "optimal" {
+                    eprintln!("the computer plays {}", base.name());
+                }
+                let ai = base;
                 let stdin = std::io::stdin();
                 solvedgym::play::play(
                     g,
@@ -508,6 +617,86 @@ fn run() -> Result<()> {
                     &mut std::io::stdout().lock(),
                 )?;
             });
+            Ok(())
+        }
+        Command::Moves { game, state, json } => {
+            let text = match std::fs::read_to_string(&state) {
+                Ok(text) => text,
+                Err(_) if state.trim_start().starts_with('{') => state.clone(),
+                Err(e) => bail!("--state {state}: neither a readable file ({e}) nor JSON"),
+            };
+            let position: serde_json::Value =
+                serde_json::from_str(&text).context("--state: the position is not JSON")?;
+            let mut game = game;
+            // The game's parameters a position carries, unless a flag gives them.
+            if let (Some(info), Some(object)) = (
+                solvedgym::games::GameInfo::find(&game.game),
+                position.as_object(),
+            ) {
+                for (key, value) in object {
+                    if !info.takes(key) || value.is_null() {
+                        continue;
+                    }
+                    let value = match value {
+                        serde_json::Value::String(s) => format!("{s:?}"),
+                        other => toml::Value::try_from(other)
+                            .map(|v| v.to_string())
+                            .unwrap_or_else(|_| other.to_string()),
+                    };
+                    match game.params.iter().find(|(k, _)| k == key) {
+                        None => game.params.push((key.clone(), value)),
+                        Some((_, given)) if given.trim_matches('"') != value.trim_matches('"') => {
+                            bail!("--{key} {given}: the position says {key} = {value}")
+                        }
+                        Some(_) => {}
+                    }
+                }
+            }
+            let game = game.build()?;
+            let out = with_game!(&game, g => {
+                let state = g
+                    .read_position(&text)
+                    .map_err(|e| anyhow::anyhow!("--state: {e}"))?;
+                let moves = solvedgym::moves::moves(g, &state);
+                if json {
+                    serde_json::to_string_pretty(&moves)?
+                } else {
+                    moves.to_string()
+                }
+            });
+            writeln!(std::io::stdout().lock(), "{}", out.trim_end())?;
+            Ok(())
+        }
+        Command::Stats {
+            game,
+            games,
+            policy,
+            seed,
+            threads,
+            quiet,
+            json,
+        } => {
+            if let Some(t) = threads {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(t)
+                    .build_global()
+                    .context("setting the number of threads")?;
+            }
+            if games == 0 {
+                bail!("--games 0: play at least one game");
+            }
+            let mut game = game;
+            game.pass("seed", Some(seed.to_string()), false)?;
+            let game = game.build()?;
+            let text = with_game!(&game, g => {
+                if policy == "greedy" && g.heuristic(&g.initial_state(), 0).is_none() {
+                    bail!("--policy greedy: {} has no heuristic; use --policy random", g.name());
+                }
+                let p = solvedgym::stats::policy_named(&policy).expect("clap checked the name");
+                let s = solvedgym::stats::playout_stats(g, p.as_ref(), games, seed, !quiet && !json);
+                if json { serde_json::to_string_pretty(&s)? } else { s.to_string() }
+            });
+            writeln!(std::io::stdout().lock(), "{}", text.trim_end())?;
             Ok(())
         }
         Command::Fuzz { game, json } => {
@@ -523,6 +712,7 @@ fn run() -> Result<()> {
         }
         Command::Bench {
             learn,
+            hase,
             values,
             episodes,
             repeat,
@@ -536,7 +726,14 @@ fn run() -> Result<()> {
                     "--max-size sets the largest Fox & Hounds board of the solver benchmark, not of --values"
                 );
             }
-            let rows = if values {
+            let rows = if hase {
+                let rows = solvedgym::bench::hase_und_igel(repeat, &mut |r| {
+                    if !json {
+                        let _ = writeln!(stdout, "{r}");
+                    }
+                })?;
+                serde_json::to_string_pretty(&rows)?
+            } else if values {
                 let rows = solvedgym::bench::values(repeat, &mut |r| {
                     if !json {
                         let _ = writeln!(stdout, "{r}");

@@ -93,6 +93,43 @@ pub trait Oracle<G: Game>: Send + Sync {
     fn report(&self) -> SolveReport;
 }
 
+/// A truth that enumerated every reachable state: the exact evaluator tabulates it over its
+/// graph. The win/draw/loss [`Solution`](crate::solve::Solution) and the win probabilities of
+/// games with chance ([`ExpectSolution`](crate::expect::ExpectSolution)) are both.
+pub trait GraphOracle<G: Game>: Oracle<G> {
+    fn graph(&self) -> &crate::graph::StateGraph<G>;
+    /// Wall-clock seconds the solve took.
+    fn seconds(&self) -> f64;
+    /// The same truth as a plain oracle.
+    fn as_oracle(&self) -> &dyn Oracle<G>;
+    /// The start's value in words.
+    fn describe_start(&self) -> String {
+        let graph = self.graph();
+        self.describe(graph.state(graph.start()))
+            .unwrap_or_default()
+    }
+    /// Whether [`Oracle::value`] answers (win/draw/loss in plies): where it does not, the truth is
+    /// which moves keep the mover's best expected result ([`Oracle::keeps_value`]).
+    fn has_values(&self) -> bool {
+        true
+    }
+}
+
+/// Enumerates `game` with the solver its truth needs: expected results where nature moves or
+/// more than two play ([`ExpectSolution`](crate::expect::ExpectSolution)), win/draw/loss in
+/// plies otherwise ([`Solution`](crate::solve::Solution)).
+pub fn enumerate<G: Game>(
+    game: &G,
+    limit: usize,
+) -> Result<Box<dyn GraphOracle<G>>, crate::solve::SolveError> {
+    Ok(match game.capabilities().truth {
+        crate::game::Truth::ExpectedReturns => {
+            Box::new(crate::expect::ExpectSolution::solve(game, limit)?)
+        }
+        _ => Box::new(crate::solve::Solution::solve(game, limit)?),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -412,6 +412,21 @@ impl<G: Game> Solution<G> {
 }
 
 /// The enumerated solution answers from its tables: no move is applied.
+impl<G: Game> crate::oracle::GraphOracle<G> for Solution<G> {
+    fn graph(&self) -> &StateGraph<G> {
+        &self.graph
+    }
+    fn as_oracle(&self) -> &dyn Oracle<G> {
+        self
+    }
+    fn seconds(&self) -> f64 {
+        self.seconds
+    }
+    fn describe_start(&self) -> String {
+        Solution::describe_start(self)
+    }
+}
+
 impl<G: Game> Oracle<G> for Solution<G> {
     fn game(&self) -> &G {
         self.graph.game()

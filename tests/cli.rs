@@ -410,24 +410,25 @@ fn the_match_evaluator_writes_win_rates_with_intervals() {
     // Q-learning against random play learns to win more often than it did untrained.
     let m = "greedy_win_rate_vs_random";
     assert!(value("0", "4000", m) > value("0", "0", m) + 0.1);
-    // A game the exact evaluator cannot take is refused with the reason, at its key.
+    // A game the exact evaluator cannot take is refused with the reason, at its key, before
+    // any work: Hase und Igel on the full board.
     let bad = out_dir.join("bad.toml");
     std::fs::write(
         &bad,
-        "name = \"b\"\nepisodes = 10\n[game]\nname = \"dice-race\"\n[[learners]]\nkind = \"td\"\n[evaluation]\nevaluator = \"exact\"\n",
+        "name = \"b\"\nepisodes = 10\n[game]\nname = \"hase-und-igel\"\n[[learners]]\nkind = \"td\"\n[evaluation]\nevaluator = \"exact\"\n",
     )
     .unwrap();
     let out = solvedgym(&["run", bad.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("evaluation.evaluator") && err.contains("3 players, chance"),
+        err.contains("evaluation.evaluator") && err.contains("by the game's estimate"),
         "{err}"
     );
 }
 
 /// The toy game registered through the same list as the real ones: listed, solved by its own
 /// solver (each runner's exact win probability), refused by the generic one with the reason,
-/// played by learners under the match evaluator.
+/// played by learners under the match evaluator (its exact truth beside it).
 #[test]
 fn the_dice_race_is_listed_solved_with_chance_and_learned_by_matches() {
     let games = String::from_utf8(solvedgym(&["games"]).stdout).unwrap();
@@ -455,7 +456,7 @@ fn the_dice_race_is_listed_solved_with_chance_and_learned_by_matches() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         &config,
-        "name = \"dice\"\nepisodes = 600\nseeds = 2\n[game]\nname = \"dice-race\"\n[[learners]]\nkind = \"q-learning\"\n[evaluation]\ngames = 60\n",
+        "name = \"dice\"\nepisodes = 600\nseeds = 2\n[game]\nname = \"dice-race\"\n[[learners]]\nkind = \"q-learning\"\n[evaluation]\nevaluator = \"match\"\ngames = 60\n",
     )
     .unwrap();
     let out = run_ok(config.to_str().unwrap(), &dir, &["--quiet", "--json"]);
@@ -465,8 +466,9 @@ fn the_dice_race_is_listed_solved_with_chance_and_learned_by_matches() {
         .as_f64()
         .unwrap();
     assert!((0.0..=1.0).contains(&rate), "{summary}");
+    // The exact truth (each runner's win probability) is enumerated beside the matches.
     assert!(
-        summary.get("solution").is_none(),
-        "no exact solution: {summary}"
+        summary["solution"]["win_probability"]["red"].is_f64(),
+        "{summary}"
     );
 }

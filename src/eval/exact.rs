@@ -85,17 +85,31 @@ impl<'t, 'g, G: Game> ExactEvaluator<'t, 'g, G> {
             .reference(1.0, "optimal (solver)")
         };
         let positions = |name: &str, title: &str| Metric::new(name, title, "positions");
+        // Blunders, mistakes and value errors read win/draw/loss values, which a truth of
+        // expected results (chance, more than two players) does not have.
+        let wdl = truth.truth.has_values();
+        let values = values && wdl;
         let mut metrics = vec![
             optimal_rate("optimal_rate_all"),
             optimal_rate("optimal_rate_faced"),
             optimal_rate("optimal_rate_optimal_play"),
-            positions("blunders", "Blunders: won positions it may throw away"),
-            positions("mistakes", "Mistakes: drawn positions it may lose"),
+        ];
+        if wdl {
+            metrics.push(positions(
+                "blunders",
+                "Blunders: won positions it may throw away",
+            ));
+            metrics.push(positions(
+                "mistakes",
+                "Mistakes: drawn positions it may lose",
+            ));
+        }
+        metrics.extend([
             positions("states_faced", "Positions it can face"),
             optimal_rate("greedy_optimal_rate_all").role(Role::GreedyRateAll),
             optimal_rate("greedy_optimal_rate_faced"),
             optimal_rate("greedy_optimal_rate_optimal_play").role(Role::Threshold),
-        ];
+        ]);
         const RETURN: &str = "expected return (+1 win, -1 loss)";
         for &seat in &seats {
             let at = (seats.len() > 1).then_some(seat);
@@ -234,13 +248,16 @@ impl<G: Game> Evaluator<G> for ExactEvaluator<'_, '_, G> {
             b.optimal_rate_all,
             b.optimal_rate_faced,
             b.optimal_rate_optimal_play,
-            b.blunders as f64,
-            b.mistakes as f64,
+        ];
+        if t.truth.has_values() {
+            out.extend([b.blunders as f64, b.mistakes as f64]);
+        }
+        out.extend([
             b.states_faced as f64,
             g.optimal_rate_all,
             g.optimal_rate_faced,
             g.optimal_rate_optimal_play,
-        ];
+        ]);
         let trained_against = self
             .opponent
             .or(copy.filter(|_| self.copy).map(FrozenPolicy::profile));

@@ -59,15 +59,43 @@ pub trait Evaluator<G: Game>: Send + Sync {
 }
 
 /// An oracle's verdicts tabulated over a state graph: the value of every state and, for every
-/// edge, whether the move keeps its mover's result (chance edges keep it).
+/// edge, whether the move keeps its mover's result (chance edges keep it). Where the truth is
+/// an expected result (chance, more than two players) there are no win/draw/loss values: the
+/// edges that keep the mover's best expected result come from the oracle, and `has_values` is
+/// false.
 pub struct GraphTruth {
     values: Vec<Value>,
     keeps: Vec<bool>,
+    has_values: bool,
 }
 
 impl GraphTruth {
     /// Asks `oracle` about every state of `graph` (once; the evaluations read the tables).
     pub fn new<G: Game>(graph: &StateGraph<G>, oracle: &dyn Oracle<G>) -> Result<Self, EvalError> {
+        let unknown = |id: StateId| EvalError::Unknown {
+            state: graph.game().render(graph.state(id)),
+        };
+        let has_values = (0..graph.len() as StateId)
+            .any(|id| graph.turn(id).player().is_some() && oracle.value(graph.state(id)).is_some());
+        if !has_values {
+            let mut keeps = Vec::with_capacity(graph.num_edges());
+            for id in 0..graph.len() as StateId {
+                let state = graph.state(id);
+                match graph.turn(id) {
+                    Turn::Player(_) => {
+                        for &a in graph.actions(id) {
+                            keeps.push(oracle.keeps_value(state, a).ok_or_else(|| unknown(id))?);
+                        }
+                    }
+                    _ => keeps.extend(graph.children(id).iter().map(|_| true)),
+                }
+            }
+            return Ok(GraphTruth {
+                values: vec![Value::Draw; graph.len()],
+                keeps,
+                has_values,
+            });
+        }
         // Every position's value; a deal (chance at the start) has none and keeps a placeholder
         // no metric reads (they look at players' positions).
         let values = (0..graph.len() as StateId)
@@ -76,9 +104,7 @@ impl GraphTruth {
                 match (oracle.value(s), graph.turn(id)) {
                     (Some(v), _) => Ok(v),
                     (None, Turn::Chance) => Ok(Value::Draw),
-                    (None, _) => Err(EvalError::Unknown {
-                        state: graph.game().render(s),
-                    }),
+                    (None, _) => Err(unknown(id)),
                 }
             })
             .collect::<Result<Vec<Value>, _>>()?;
@@ -93,15 +119,24 @@ impl GraphTruth {
                 _ => keeps.extend(children.map(|_| true)),
             }
         }
-        Ok(GraphTruth { values, keeps })
+        Ok(GraphTruth {
+            values,
+            keeps,
+            has_values,
+        })
     }
-    /// The value of state `id`.
+    /// The value of state `id` (a placeholder where `has_values` is false).
     pub fn value(&self, id: StateId) -> Value {
         self.values[id as usize]
     }
     /// Aligned with the graph's edges.
     pub fn keeps(&self) -> &[bool] {
         &self.keeps
+    }
+    /// Whether the truth has win/draw/loss values (blunders, mistakes and value errors read
+    /// them).
+    pub fn has_values(&self) -> bool {
+        self.has_values
     }
 }
 

@@ -31,7 +31,7 @@ use crate::graph::StateGraph;
 use crate::learn::{Learner, play_self, play_vs_opponent};
 use crate::oracle::Oracle;
 use crate::policy::{OptimalPolicy, Policy, RandomPolicy, SharedPolicy};
-use crate::solve::{DEFAULT_STATE_LIMIT, Solution, SolveOptions};
+use crate::solve::{DEFAULT_STATE_LIMIT, SolveOptions};
 use crate::{derive_seed, rng};
 use config::{BandSpec, Evaluation, ExperimentConfig, LearnerEntry, Seat};
 use opponents::{OpponentSpec, copy_of};
@@ -159,7 +159,7 @@ pub fn run<G: Game>(
         if progress {
             eprintln!("solving {} ...", game.name());
         }
-        let solution = Solution::solve(game, DEFAULT_STATE_LIMIT)
+        let solution = crate::oracle::enumerate(game, DEFAULT_STATE_LIMIT)
             .with_context(|| format!("solving {} for the evaluator", game.name()))?;
         if progress {
             eprintln!(
@@ -191,12 +191,12 @@ pub fn run<G: Game>(
         None
     };
     let oracle: Option<&dyn Oracle<G>> = match (&solution, &own) {
-        (Some(s), _) => Some(s),
+        (Some(s), _) => Some(s.as_oracle()),
         (None, Some(o)) => Some(o.as_ref()),
         (None, None) => None,
     };
     let exact_truth = match (&solution, exact) {
-        (Some(s), true) => Some(ExactTruth::new(s.graph(), s)?),
+        (Some(s), true) => Some(ExactTruth::new(s.graph(), s.as_oracle())?),
         _ => None,
     };
     let opponents = conditions
@@ -211,7 +211,7 @@ pub fn run<G: Game>(
     let truth = Truth {
         exact: exact_truth,
         oracle,
-        graph: solution.as_ref().map(Solution::graph),
+        graph: solution.as_ref().map(|s| s.graph()),
         opponents,
     };
     let mut report = oracle.map(|o| o.report());

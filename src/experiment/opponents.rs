@@ -1,5 +1,6 @@
 //! Training opponents: the `[[opponents]]` tables of a config and the policies they become
-//! (random play, the oracle's perfect play, a fuzzed one, or a frozen copy of the learner).
+//! (random play, the oracle's perfect play, greedy play on the game's heuristic, a fuzzed one,
+//! or a frozen copy of the learner).
 
 use std::num::NonZeroU64;
 
@@ -12,13 +13,15 @@ use crate::graph::StateGraph;
 use crate::learn::Learner;
 use crate::learn::schedule::checked;
 use crate::oracle::Oracle;
-use crate::policy::{FuzzyPolicy, OptimalPolicy, Policy, RandomPolicy};
+use crate::policy::{FuzzyPolicy, GreedyPolicy, OptimalPolicy, Policy, RandomPolicy};
 
 /// A training opponent.
 #[derive(Clone, Debug, PartialEq)]
 pub enum OpponentPolicy {
     Random,
     Optimal,
+    /// One-ply greedy play on the game's heuristic ([`GreedyPolicy`]).
+    Greedy,
     Fuzzy {
         p: f64,
         base: Box<OpponentPolicy>,
@@ -79,6 +82,7 @@ fn some_probability<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::E
 enum PolicyName {
     Random,
     Optimal,
+    Greedy,
     Fuzzy,
     Frozen,
 }
@@ -88,6 +92,7 @@ impl PolicyName {
         match self {
             PolicyName::Random => "random",
             PolicyName::Optimal => "optimal",
+            PolicyName::Greedy => "greedy",
             PolicyName::Fuzzy => "fuzzy",
             PolicyName::Frozen => "frozen",
         }
@@ -123,6 +128,7 @@ impl OpponentToml {
         let policy = match self.policy {
             PolicyName::Random => OpponentPolicy::Random,
             PolicyName::Optimal => OpponentPolicy::Optimal,
+            PolicyName::Greedy => OpponentPolicy::Greedy,
             PolicyName::Fuzzy => OpponentPolicy::Fuzzy {
                 p: self.p.ok_or_else(|| {
                     src.error(
@@ -133,10 +139,11 @@ impl OpponentToml {
                 base: Box::new(match self.base {
                     None | Some(PolicyName::Optimal) => OpponentPolicy::Optimal,
                     Some(PolicyName::Random) => OpponentPolicy::Random,
+                    Some(PolicyName::Greedy) => OpponentPolicy::Greedy,
                     Some(_) => {
                         return Err(src.error(
                             &format!("{path}.base"),
-                            "a fuzzy opponent's base is \"optimal\" or \"random\"",
+                            "a fuzzy opponent's base is \"optimal\", \"greedy\" or \"random\"",
                         ));
                     }
                 }),
@@ -165,11 +172,13 @@ impl OpponentSpec {
         match &self.policy {
             OpponentPolicy::Random => {}
             OpponentPolicy::Optimal => t.policy = PolicyName::Optimal,
+            OpponentPolicy::Greedy => t.policy = PolicyName::Greedy,
             OpponentPolicy::Fuzzy { p, base } => {
                 t.policy = PolicyName::Fuzzy;
                 t.p = Some(*p);
                 t.base = Some(match **base {
                     OpponentPolicy::Random => PolicyName::Random,
+                    OpponentPolicy::Greedy => PolicyName::Greedy,
                     _ => PolicyName::Optimal,
                 });
             }
@@ -195,6 +204,7 @@ impl OpponentPolicy {
         match self {
             OpponentPolicy::Random => "random".into(),
             OpponentPolicy::Optimal => "optimal".into(),
+            OpponentPolicy::Greedy => "greedy".into(),
             OpponentPolicy::Fuzzy { p, base } => format!("fuzzy {p} {}", base.describe()),
             OpponentPolicy::Frozen { refresh, play } => match play {
                 FrozenPlay::Behaviour => format!("frozen every {refresh}"),
@@ -203,12 +213,23 @@ impl OpponentPolicy {
         }
     }
 
+    /// Whether playing it needs the game's heuristic (greedy play).
+    pub fn needs_heuristic(&self) -> bool {
+        match self {
+            OpponentPolicy::Greedy => true,
+            OpponentPolicy::Fuzzy { base, .. } => base.needs_heuristic(),
+            _ => false,
+        }
+    }
+
     /// Whether playing it needs an oracle (perfect play).
     pub fn needs_oracle(&self) -> bool {
         match self {
             OpponentPolicy::Optimal => true,
             OpponentPolicy::Fuzzy { base, .. } => base.needs_oracle(),
-            OpponentPolicy::Random | OpponentPolicy::Frozen { .. } => false,
+            OpponentPolicy::Random | OpponentPolicy::Greedy | OpponentPolicy::Frozen { .. } => {
+                false
+            }
         }
     }
 
@@ -218,6 +239,7 @@ impl OpponentPolicy {
     pub fn build<'o, G: Game>(&self, oracle: Option<&'o dyn Oracle<G>>) -> Box<dyn Policy<G> + 'o> {
         match self {
             OpponentPolicy::Random => Box::new(RandomPolicy),
+            OpponentPolicy::Greedy => Box::new(GreedyPolicy),
             OpponentPolicy::Optimal => match oracle {
                 Some(oracle) => Box::new(OptimalPolicy::new(oracle)),
                 None => unreachable!("opponents that need an oracle are refused without one"),

@@ -438,8 +438,11 @@ fn evaluation_of(
         },
     };
     for (i, o) in opponents.iter().enumerate() {
+        let heuristic = with_game!(&entry.game, g => g.heuristic(&g.initial_state(), 0).is_some());
         let why = if o.policy.needs_oracle() && caps.solver == crate::game::Solver::None {
             "has no exact solver, so no perfect play to train against"
+        } else if o.policy.needs_heuristic() && !heuristic {
+            "has no heuristic for a greedy player"
         } else if o.frozen().is_some() && refusal.is_some() {
             "cannot have every position enumerated, and a frozen copy is tabulated over them"
         } else {

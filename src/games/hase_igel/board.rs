@@ -201,6 +201,16 @@ impl Board {
         self.salads >> i & 1 == 1
     }
 
+    /// Bit i set where cell i is a hedgehog.
+    pub fn hedgehog_mask(&self) -> u128 {
+        self.hedgehogs
+    }
+
+    /// Bit i set where cell i is a salad cell.
+    pub fn salad_mask(&self) -> u128 {
+        self.salads
+    }
+
     /// Salad cells strictly ahead of `i`.
     pub fn salads_ahead(&self, i: u8) -> u32 {
         (self.salads >> i >> 1).count_ones()
@@ -220,15 +230,8 @@ pub const fn cost(n: u32) -> u32 {
 
 /// The longest forward move `carrots` pay for: the largest n with n(n+1)/2 <= carrots.
 pub fn reach(carrots: u32) -> u32 {
-    // The seed's closed form, then corrected for floating-point rounding.
-    let mut n = ((((8 * carrots as u64 + 1) as f64).sqrt() - 1.0) / 2.0) as u32;
-    while cost(n + 1) <= carrots {
-        n += 1;
-    }
-    while n > 0 && cost(n) > carrots {
-        n -= 1;
-    }
-    n
+    // The seed's closed form, in integers.
+    (((8 * u64::from(carrots) + 1).isqrt() - 1) / 2) as u32
 }
 
 #[cfg(test)]

@@ -29,12 +29,18 @@
 //!   do not reach, to none; receivers always accept. "Lose half" loses the half rounded down.
 //!   "Shuffle" collects one carrot from every other hare still racing that has one. "Move again"
 //!   is at most [`MAX_EXTRA`] extra moves in one turn (a cap that keeps the state graph finite;
-//!   reaching it has probability below 10^-13 with the 2008 deck).
+//!   reaching it has probability below 10^-13 with the 2008 deck). The classic deck's card moves
+//!   ("move up", "fall back") go to the first cell a forward move could enter (free, not a
+//!   hedgehog, a salad cell only with a salad, the goal only under the finish condition);
+//!   "fall back" never goes to the start: with no such cell behind, it has no effect.
 //! - **End**: by default the first hare home wins (+1, the others share -1, returns sum to
 //!   zero); `end = "ranks"` plays on for places until one hare is left (returns by place, from +1
 //!   down to -1). States repeat, so a round cap (`max_rounds`) ends the game: hares then rank by
-//!   progress (finished first, then by cell), then by fewer carrots; hares tied at the top share
-//!   the win. Environments report the cap as truncation ([`Game::is_cut_off`]).
+//!   progress (finished first, then by cell), then by fewer carrots; k hares tied at the top
+//!   share the win, (n-k)/(k(n-1)) each, while every other hare gets -1/(n-1) (ties in ranks mode
+//!   share their places' returns). Environments report the cap as truncation
+//!   ([`Game::is_cut_off`]). An ended game keeps the hares and the round only (whose turn it was
+//!   is cleared), so that equal ends are one state.
 //! - Carrots are counted up to 65,535 (a hare cannot come near that within the round cap).
 
 pub mod board;
@@ -49,7 +55,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use self::board::{Board, Cell, cost, reach};
+use self::board::{Board, Cell, cost};
 use self::cards::{CARDS, Card, Deck};
 use super::InvalidParams;
 use crate::game::{
@@ -118,6 +124,8 @@ pub struct HaseUndIgel {
     carrots: u16,
     salads: u8,
     deck: Deck,
+    /// The deck's draws as chance outcomes (card number, probability); empty without cards.
+    draws: Arc<[(Action, f64)]>,
     end: End,
     max_rounds: u16,
     params: HaseUndIgelParams,
@@ -208,6 +216,11 @@ impl HaseUndIgel {
             carrots,
             salads: params.salads,
             deck: params.deck,
+            draws: params
+                .deck
+                .draws()
+                .map(|(c, p)| (c.index() as Action, p))
+                .collect(),
             end: params.end,
             max_rounds: params.max_rounds,
             params,
@@ -350,13 +363,36 @@ impl HaseUndIgel {
             push(-i32::from(h.cell - hedgehog));
             any = true;
         }
+        // Forward: the cells in reach that are free, not hedgehogs, and salad cells only with a
+        // salad, walked as a mask; the goal by its own condition.
         let carrots = u32::from(h.carrots);
-        let finished = self.finished(s);
-        let longest = reach(carrots).min(u32::from(self.goal - h.cell));
-        for n in 1..=longest {
-            let t = h.cell + n as u8;
-            if self.may_enter(occupied, t, h.salads, carrots - cost(n), finished) {
-                push(n as i32);
+        let mut longest = u32::from(self.goal - h.cell);
+        while longest > 0 && cost(longest) > carrots {
+            longest -= 1;
+        }
+        let last = h.cell + longest as u8;
+        let mut closed = occupied | self.board.hedgehog_mask();
+        if h.salads == 0 {
+            closed |= self.board.salad_mask();
+        }
+        let window = if last <= h.cell {
+            0
+        } else {
+            let upto = last.min(self.goal - 1);
+            // Cells h.cell+1 ..= upto.
+            (u128::MAX >> (127 - upto)) & !(u128::MAX >> (127 - h.cell))
+        };
+        let mut open = window & !closed;
+        while open != 0 {
+            let t = open.trailing_zeros() as u8;
+            open &= open - 1;
+            push(i32::from(t - h.cell));
+            any = true;
+        }
+        if last == self.goal && h.salads == 0 {
+            let left = carrots - cost(longest);
+            if left <= 10 * (u32::from(self.finished(s)) + 1) {
+                push(i32::from(self.goal - h.cell));
                 any = true;
             }
         }
@@ -374,7 +410,7 @@ impl HaseUndIgel {
     }
 
     /// The move's meaning in words, for `moves` and `play`.
-    pub fn describe_action(&self, s: &Race, action: Action) -> String {
+    pub fn describe_move(&self, s: &Race, action: Action) -> String {
         if s.phase == Phase::Card {
             let card = CARDS[action as usize];
             return format!("hare card \"{}\"", card.text());
@@ -425,8 +461,16 @@ impl HaseUndIgel {
             End::Ranks => self.finished(s) + 1 >= self.players,
         };
         if over {
-            s.phase = Phase::Over;
+            self.game_over(s);
         }
+    }
+
+    /// The end: what no longer matters is cleared, so that equal ends are one state.
+    fn game_over(&self, s: &mut Race) {
+        s.phase = Phase::Over;
+        s.to_move = 0;
+        s.paid = 0;
+        s.extra = 0;
     }
 
     /// Ends the mover's turn: the next hare still racing moves (a new round after the last
@@ -451,15 +495,17 @@ impl HaseUndIgel {
         }
         if s.round > self.max_rounds {
             s.round = self.max_rounds + 1;
-            s.phase = Phase::Over;
+            self.game_over(s);
             return;
         }
         s.to_move = q;
         s.phase = Phase::Move;
-        let rank = self.rank(s, q as usize);
-        let h = &mut s.hares[q as usize];
-        if self.board.cell(h.cell).pays(rank) {
-            h.carrots = h.carrots.saturating_add(10 * u16::from(rank));
+        if let Cell::Number(_) = self.board.cell(s.hares[q as usize].cell) {
+            let rank = self.rank(s, q as usize);
+            let h = &mut s.hares[q as usize];
+            if self.board.cell(h.cell).pays(rank) {
+                h.carrots = h.carrots.saturating_add(10 * u16::from(rank));
+            }
         }
     }
 
@@ -481,15 +527,16 @@ impl HaseUndIgel {
         let racing = |q: &Hare| q.place == 0;
         match card {
             Card::GiveBehind => {
-                let behind: Vec<usize> = (0..n)
-                    .filter(|&q| q != p && racing(&s.hares[q]) && s.hares[q].cell < me.cell)
-                    .collect();
-                let need = 10 * behind.len() as u16;
+                let behind = |q: usize, h: &Hare| q != p && racing(h) && h.cell < me.cell;
+                let hares = &mut s.hares[..n];
+                let need = 10 * hares.iter().enumerate().filter(|(q, h)| behind(*q, h)).count() as u16;
                 if me.carrots >= need {
-                    s.hares[p].carrots -= need;
-                    for q in behind {
-                        s.hares[q].carrots = s.hares[q].carrots.saturating_add(10);
+                    for (q, h) in hares.iter_mut().enumerate() {
+                        if behind(q, h) {
+                            h.carrots = h.carrots.saturating_add(10);
+                        }
                     }
+                    s.hares[p].carrots -= need;
                 }
             }
             Card::AheadOrBehind => {
@@ -541,7 +588,10 @@ impl HaseUndIgel {
                     }
                 }
             }
-            Card::TakeOrGive => s.phase = Phase::Choice,
+            Card::TakeOrGive => {
+                s.phase = Phase::Choice;
+                s.paid = 0;
+            }
             Card::FallBack => {
                 let next_behind = self
                     .hares(s)
@@ -635,7 +685,7 @@ impl Game for HaseUndIgel {
     fn chance_outcomes(&self, s: &Race, out: &mut Vec<(Action, f64)>) {
         out.clear();
         if s.phase == Phase::Card {
-            out.extend(self.deck.draws().map(|(c, p)| (c.index() as Action, p)));
+            out.extend_from_slice(&self.draws);
         }
     }
     fn apply(&self, s: &Race, action: Action) -> Race {
@@ -669,7 +719,11 @@ impl Game for HaseUndIgel {
             Phase::Over => return s,
             Phase::Move => {}
         }
-        let rank = self.rank(&s, p);
+        let rank = if s.hares[p].flags & EAT != 0 {
+            self.rank(&s, p)
+        } else {
+            0
+        };
         let h = &mut s.hares[p];
         match self.code_of_action(action) {
             TAKE_10 => h.carrots = h.carrots.saturating_add(10),
@@ -690,7 +744,7 @@ impl Game for HaseUndIgel {
                     self.finish(&mut s, p);
                 } else if self.board.is_salad(t) {
                     h.flags |= EAT;
-                } else if self.board.cell(t) == Cell::Hare && !self.deck.is_empty() {
+                } else if self.board.cell(t) == Cell::Hare && !self.draws.is_empty() {
                     s.phase = Phase::Card;
                     s.paid = paid;
                     return s;
@@ -717,7 +771,11 @@ impl Game for HaseUndIgel {
         if s.phase != Phase::Over {
             return Returns::zeros(n);
         }
-        let keys: Vec<_> = self.hares(s).iter().map(|h| self.standing(h)).collect();
+        let mut keys = [(0, 0, 0, 0); MAX_PLAYERS];
+        for (k, h) in keys.iter_mut().zip(self.hares(s)) {
+            *k = self.standing(h);
+        }
+        let keys = &keys[..n];
         let mut r = Returns::zeros(n);
         let lose = -1.0 / (n as f64 - 1.0);
         for p in 0..n {
@@ -738,6 +796,15 @@ impl Game for HaseUndIgel {
     }
     fn is_cut_off(&self, s: &Race) -> bool {
         self.capped(s)
+    }
+    fn read_position(&self, text: &str) -> Result<Race, String> {
+        self.parse_position(text)
+    }
+    fn write_position(&self, s: &Race) -> Option<serde_json::Value> {
+        Some(self.position_json(s))
+    }
+    fn describe_action(&self, s: &Race, a: Action) -> String {
+        self.describe_move(s, a)
     }
     fn move_event(&self, s: &Race, a: Action) -> Option<&'static str> {
         let h = &s.hares[s.to_move as usize];
@@ -902,6 +969,7 @@ impl Game for HaseUndIgel {
             // The round is part of the state: the game ends by itself within `ply_bound`.
             max_plies: None,
             states_at_most: None,
+            states_estimate: Some(self.states_estimate()),
         }
     }
     /// Each hare's exact win probability over the reachable states of a small variant
@@ -916,6 +984,14 @@ impl Game for HaseUndIgel {
                 options.max_states,
             )?));
         }
+        if let Some(why) = self.capabilities().enumeration_refusal(options.max_states) {
+            return Err(SolveError::Unsolvable {
+                game: "hase-und-igel",
+                why: format!(
+                    "{why}; a small variant fits: a short track (--board HCSIC2), few carrots and salads, a low --max-rounds"
+                ),
+            });
+        }
         Ok(Box::new(crate::expect::ExpectSolution::solve(
             self,
             options.max_states,
@@ -924,6 +1000,20 @@ impl Game for HaseUndIgel {
 }
 
 impl HaseUndIgel {
+    /// A rough size of the reachable state graph (not a bound): per hare its cells, the
+    /// carrots it may hold (the start's and ten per cell of the track) and its salads, for every
+    /// hare, every round and every seat to move.
+    pub fn states_estimate(&self) -> u64 {
+        let per_hare = u128::from(self.goal + 1)
+            * (u128::from(self.carrots) + 10 * u128::from(self.goal))
+            * (u128::from(self.salads) + 1);
+        let mut all = u128::from(self.max_rounds) * u128::from(self.players);
+        for _ in 0..self.players {
+            all = all.saturating_mul(per_hare);
+        }
+        u64::try_from(all).unwrap_or(u64::MAX)
+    }
+
     /// An upper bound on the plies of one game: every round each hare moves, draws a card and
     /// takes extra moves at most [`MAX_EXTRA`] times.
     pub fn ply_bound(&self) -> u32 {

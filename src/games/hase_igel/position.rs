@@ -86,7 +86,7 @@ struct PositionJson {
 
 impl HaseUndIgel {
     /// Reads a position (JSON, as in the module docs) and checks it against this game's rules.
-    pub fn read_position(&self, text: &str) -> Result<Race, String> {
+    pub fn parse_position(&self, text: &str) -> Result<Race, String> {
         let json: PositionJson = serde_json::from_str(text).map_err(|e| e.to_string())?;
         let n = self.players as usize;
         if json.hares.len() != n {
@@ -224,7 +224,7 @@ impl HaseUndIgel {
         Ok(s)
     }
 
-    /// The position as JSON, with the game's parameters: what [`HaseUndIgel::read_position`]
+    /// The position as JSON, with the game's parameters: what [`HaseUndIgel::parse_position`]
     /// reads back.
     pub fn position_json(&self, s: &Race) -> serde_json::Value {
         let mut v = serde_json::to_value(&self.params).unwrap_or_default();

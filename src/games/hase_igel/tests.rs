@@ -381,7 +381,7 @@ fn moves_print_and_parse_in_the_seed_codes() {
     assert_eq!(c, sorted);
     assert_eq!(c[0], -2);
     assert_eq!(&c[c.len() - 2..], [1001, 1002]);
-    assert!(g.describe_action(&on_carrot, legal[0]).contains("hedgehog on cell 11"));
+    assert!(g.describe_move(&on_carrot, legal[0]).contains("hedgehog on cell 11"));
 }
 
 #[test]

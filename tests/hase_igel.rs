@@ -1,0 +1,323 @@
+//! Hase und Igel as a user meets it: the environment checker for 2, 3 and 6 hares and short
+//! custom tracks; the exact solver against an independent brute-force expectimax on tiny
+//! tracks; `solve`, `moves`, `stats` and `play` with their JSON keys; and the small-variant
+//! config learning under the exact evaluator.
+
+mod common;
+
+use common::solvedgym;
+use solvedgym::check::{CheckOptions, check_game};
+use solvedgym::expect::ExpectSolution;
+use solvedgym::game::{Game, Player, Turn};
+use solvedgym::games::hase_igel::End;
+use solvedgym::games::hase_igel::cards::Deck;
+use solvedgym::games::{HaseUndIgel, HaseUndIgelParams};
+
+fn hui(params: HaseUndIgelParams) -> HaseUndIgel {
+    HaseUndIgel::new(params).unwrap()
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = solvedgym(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+#[test]
+fn the_checker_passes_for_two_three_and_six_hares_and_custom_tracks() {
+    let opts = CheckOptions::default();
+    for players in [2, 3, 6] {
+        for (board, deck, end) in [
+            ("2008", Deck::edition_2008(), End::First),
+            ("classic", Deck::classic(), End::Ranks),
+        ] {
+            let g = hui(HaseUndIgelParams {
+                players,
+                board: board.into(),
+                deck,
+                end,
+                ..Default::default()
+            });
+            let report = check_game(&g, &opts).unwrap_or_else(|e| panic!("{players} {board}: {e}"));
+            assert!(report.chance_states > 0);
+        }
+    }
+    for (board, carrots, players) in [("HCSIC2", 12, 2), ("CHI3S1H2C4I", 20, 3), ("H", 3, 4)] {
+        let g = hui(HaseUndIgelParams {
+            players,
+            board: board.into(),
+            carrots: Some(carrots),
+            salads: 1,
+            max_rounds: 12,
+            ..Default::default()
+        });
+        check_game(&g, &opts).unwrap_or_else(|e| panic!("{board}: {e}"));
+    }
+}
+
+/// Seat `p`'s paranoid win probability by the definition: plain recursion over the rules, no
+/// graph, no memo.
+fn brute(g: &HaseUndIgel, s: &<HaseUndIgel as Game>::State, p: Player) -> f64 {
+    match g.turn(s) {
+        Turn::Terminal => f64::from(u8::from(g.returns(s).winner() == Some(p))),
+        Turn::Chance => {
+            let mut outcomes = Vec::new();
+            g.chance_outcomes(s, &mut outcomes);
+            outcomes
+                .iter()
+                .map(|&(a, pr)| pr * brute(g, &g.apply(s, a), p))
+                .sum()
+        }
+        Turn::Player(q) => {
+            let mut legal = Vec::new();
+            g.legal_actions(s, &mut legal);
+            let values = legal.iter().map(|&a| brute(g, &g.apply(s, a), p));
+            if q == p {
+                values.fold(f64::NEG_INFINITY, f64::max)
+            } else {
+                values.fold(f64::INFINITY, f64::min)
+            }
+        }
+    }
+}
+
+#[test]
+fn the_exact_solver_agrees_with_brute_force_on_tiny_tracks() {
+    let cases = [
+        ("HCS", 2, 6, 1, 3, Deck::edition_2008()),
+        ("HCSI2", 2, 8, 1, 3, Deck::edition_2008()),
+        ("CHI1", 2, 6, 0, 3, Deck::classic()),
+        ("HC", 3, 4, 0, 2, Deck::edition_2008()),
+        ("H2C", 3, 5, 1, 2, Deck::classic()),
+    ];
+    for (board, players, carrots, salads, rounds, deck) in cases {
+        let g = hui(HaseUndIgelParams {
+            players,
+            board: board.into(),
+            carrots: Some(carrots),
+            salads,
+            max_rounds: rounds,
+            deck,
+            ..Default::default()
+        });
+        let solution = ExpectSolution::solve(&g, 1 << 22).unwrap();
+        assert!(solution.graph().len() > 50, "{board}: too small to test");
+        let start = g.initial_state();
+        for p in 0..players {
+            let want = brute(&g, &start, p);
+            let got = solution.win_probability(&start, p).unwrap();
+            assert!(
+                (want - got).abs() < 1e-9,
+                "{board} seat {p}: brute force {want}, solver {got}"
+            );
+        }
+        // And at positions deeper in: every state of the first few hundred.
+        for id in (0..solution.graph().len() as u32).step_by(37).take(40) {
+            let s = solution.graph().state(id);
+            let want = brute(&g, s, 0);
+            let got = solution.win_probability(s, 0).unwrap();
+            assert!((want - got).abs() < 1e-9, "{board} state {id}");
+        }
+    }
+}
+
+#[test]
+fn solve_prints_the_small_variants_truth_and_refuses_the_full_board() {
+    let r = json(&[
+        "solve",
+        "hase-und-igel",
+        "--board",
+        "HCSIC2C3I1HC",
+        "--carrots",
+        "20",
+        "--salads",
+        "1",
+        "--players",
+        "2",
+        "--max-rounds",
+        "4",
+        "--json",
+    ]);
+    for key in [
+        "states",
+        "terminal_states",
+        "win_probability",
+        "best_moves",
+        "seconds",
+    ] {
+        assert!(r.get(key).is_some(), "no {key}: {r}");
+    }
+    let red = r["win_probability"]["red"].as_f64().unwrap();
+    let green = r["win_probability"]["green"].as_f64().unwrap();
+    assert!((red + green - 1.0).abs() < 1e-9 && red > 0.5, "{r}");
+    assert_eq!(r["best_moves"], serde_json::json!(["3"]));
+    let out = solvedgym(&["solve", "hase-und-igel"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && err.contains("by the game's estimate")
+            && err.contains("small variant"),
+        "{err}"
+    );
+}
+
+#[test]
+fn moves_lists_the_seed_codes_with_positions_and_card_probabilities() {
+    let position =
+        r#"{"hares":[{"cell":12,"carrots":40,"salads":3},{"cell":2,"carrots":5,"salads":3}]}"#;
+    let m = json(&[
+        "moves",
+        "hase-und-igel",
+        "--players",
+        "2",
+        "--state",
+        position,
+        "--json",
+    ]);
+    assert_eq!(m["to_move"], "red");
+    let codes: Vec<&str> = m["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["-1", "1", "2", "4", "5", "6", "8"]);
+    let onto_hare = &m["moves"][2];
+    let cards = onto_hare["outcomes"].as_array().unwrap();
+    assert_eq!(cards.len(), 8);
+    let total: f64 = cards
+        .iter()
+        .map(|c| c["probability"].as_f64().unwrap())
+        .sum();
+    assert!((total - 1.0).abs() < 1e-12);
+    // A position `moves` writes is read back as it is, parameters and all.
+    let next = serde_json::to_string(&cards[4]["position"]).unwrap();
+    let again = json(&["moves", "hase-und-igel", "--state", &next, "--json"]);
+    assert_eq!(again["to_move"], "green");
+    // Mistakes name what is wrong.
+    let out = solvedgym(&["moves", "hase-und-igel", "--players", "3", "--state", &next]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--players 3: the position says players = 2"),
+        "{err}"
+    );
+}
+
+#[test]
+fn stats_reports_length_branching_truncation_wins_cards_and_the_stuck_rule() {
+    let s = json(&[
+        "stats",
+        "hase-und-igel",
+        "--players",
+        "2",
+        "--games",
+        "300",
+        "--policy",
+        "greedy",
+        "--json",
+    ]);
+    for key in [
+        "mean_plies",
+        "mean_rounds",
+        "mean_legal_moves",
+        "truncated",
+        "win_share",
+        "chance_outcomes",
+        "move_events",
+    ] {
+        assert!(s.get(key).is_some(), "no {key}: {s}");
+    }
+    let plies = s["mean_plies"].as_f64().unwrap();
+    assert!((25.0..60.0).contains(&plies), "{s}");
+    assert!(s["chance_outcomes"]["halve"].as_u64().unwrap() > 0, "{s}");
+}
+
+#[test]
+fn a_person_plays_three_hares_against_the_greedy_player() {
+    use solvedgym::policy::GreedyPolicy;
+    let g = hui(HaseUndIgelParams::default());
+    let mut out = Vec::new();
+    // Always the first legal move ("moves" shows them), whatever it is: type codes until the end.
+    let typed = "?\n11\n".to_string() + &"-1\n1\n2\n1001\n0\n-2\n3\n".repeat(200);
+    solvedgym::play::play(
+        &g,
+        0,
+        &GreedyPolicy,
+        None,
+        3,
+        &mut typed.as_bytes(),
+        &mut out,
+    )
+    .unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("no exact solver to ask"), "{text}");
+    assert!(text.contains("illegal action \"11\""), "{text}");
+    assert!(
+        text.contains("green plays") && text.contains("blue plays"),
+        "{text}"
+    );
+    assert!(text.contains("chance: "), "cards are drawn: {text}");
+    // `--as` takes a seat number.
+    let out = solvedgym(&["play", "hase-und-igel", "--players", "3", "--as", "7"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("or seats 0 to 2"), "{err}");
+}
+
+#[test]
+fn the_small_variant_learns_under_the_exact_evaluator() {
+    let dir = std::env::temp_dir().join(format!("solvedgym-hui-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let config = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/configs/hase-und-igel-small.toml"
+    );
+    let text = std::fs::read_to_string(config)
+        .unwrap()
+        .replace("episodes = 300000", "episodes = 3000")
+        .replace("eval_interval = 15000", "eval_interval = 1500")
+        .replace("seeds = 5", "seeds = 2");
+    std::fs::create_dir_all(&dir).unwrap();
+    let small = dir.join("small.toml");
+    std::fs::write(&small, text).unwrap();
+    let out = solvedgym(&[
+        "run",
+        small.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--quiet",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["conditions"].as_array().unwrap().len(), 4);
+    let finals = &summary["conditions"][0]["final_metrics"];
+    for m in [
+        "greedy_optimal_rate_optimal_play",
+        "win_prob_vs_optimal",
+        "return_vs_opponent",
+    ] {
+        let v = finals[m]["mean"].as_f64().unwrap();
+        assert!(v.is_finite(), "{m}: {summary}");
+    }
+    assert!(
+        finals.get("blunders").is_none(),
+        "no win/draw/loss values to count blunders on"
+    );
+    let run = dir.join("hase-und-igel-small");
+    for f in [
+        "curves.csv",
+        "curves.parquet",
+        "win_prob_vs_optimal.png",
+        "greedy_optimal_rate_optimal_play.svg",
+    ] {
+        assert!(run.join(f).exists(), "missing {f}");
+    }
+}
