@@ -36,7 +36,7 @@ pub enum EnvError {
 }
 
 /// What `reset` and `step` report besides the observation.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Info {
     /// Who acts next (`Terminal` when the episode is over).
     pub turn: Turn,
@@ -44,6 +44,9 @@ pub struct Info {
     pub ply: u32,
     /// The seat that resigned, if the episode ended by resignation.
     pub resigned: Option<Player>,
+    /// The chance outcomes drawn since the last `reset` or `step` (Hase und Igel's hare cards,
+    /// `game.action_to_string` names them), each with the seat that moved before it, in order.
+    pub drawn: Vec<(Player, Action)>,
 }
 
 /// The result of one `step`, as Gymnasium returns it.
@@ -69,6 +72,10 @@ struct Core<G: Game> {
     returns: Option<Returns>,
     truncated: bool,
     resigned: Option<Player>,
+    /// Chance outcomes drawn since the last reset or step, with the seat that moved before each.
+    drawn: Vec<(Player, Action)>,
+    /// The seat that made the last move.
+    last_mover: Player,
     /// The game's turn at `state`, worked out once per state by `refresh`.
     state_turn: Turn,
     legal: Vec<Action>,
@@ -89,6 +96,8 @@ impl<G: Game> Core<G> {
             returns: None,
             truncated: false,
             resigned: None,
+            drawn: Vec::new(),
+            last_mover: 0,
             state_turn: Turn::Terminal,
             legal: Vec::new(),
             mask,
@@ -105,6 +114,7 @@ impl<G: Game> Core<G> {
         self.returns = None;
         self.truncated = false;
         self.resigned = None;
+        self.drawn.clear();
         self.refresh();
     }
 
@@ -143,6 +153,9 @@ impl<G: Game> Core<G> {
         if self.legal.binary_search(&action).is_err() {
             return Err(self.game.illegal(&self.state, action.to_string()).into());
         }
+        if let Turn::Player(p) = self.state_turn {
+            self.last_mover = p;
+        }
         self.advance_with(action);
         Ok(())
     }
@@ -177,6 +190,7 @@ impl<G: Game> Core<G> {
             }
             u -= p;
         }
+        self.drawn.push((self.last_mover, outcome));
         self.advance_with(outcome);
     }
 
@@ -193,6 +207,7 @@ impl<G: Game> Core<G> {
             turn: self.turn(),
             ply: self.ply,
             resigned: self.resigned,
+            drawn: self.drawn.clone(),
         }
     }
 
@@ -281,6 +296,7 @@ impl<'p, G: Game> Env<'p, G> {
             return Err(EnvError::EpisodeOver);
         }
         self.core.apply(action)?;
+        self.core.drawn.clear();
         self.advance();
         Ok(self.step_result())
     }
@@ -433,6 +449,7 @@ impl<G: Game> AecEnv<G> {
     /// The selected agent plays `action`; chance events that follow are drawn.
     pub fn step(&mut self, action: Action) -> Result<(), EnvError> {
         self.core.apply(action)?;
+        self.core.drawn.clear();
         self.resolve_chance();
         Ok(())
     }

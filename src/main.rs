@@ -513,12 +513,7 @@ fn run() -> Result<()> {
             quiet,
             json,
         } => {
-            if let Some(t) = threads {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(t)
-                    .build_global()
-                    .context("setting the number of threads")?;
-            }
+            set_threads(threads)?;
             let out = out.unwrap_or_else(|| PathBuf::from("notebooks-data"));
             let summaries = solvedgym::experiment::run_file(&config, &out, !quiet && !json)?;
             let mut stdout = std::io::stdout().lock();
@@ -574,7 +569,7 @@ fn run() -> Result<()> {
                         match g.solve(&options) {
                             Ok(oracle) => Some(oracle),
                             Err(e) if ai.as_deref() != Some("optimal") => {
-                                eprintln!("{e}");
+                                eprintln!("no exact solution: {e}");
                                 None
                             }
                             Err(e) => return Err(e.into()),
@@ -596,14 +591,15 @@ fn run() -> Result<()> {
                         "--ai greedy: {} has no heuristic; use --ai random",
                         g.name()
                     ),
-                    ("greedy", _) => Box::new(solvedgym::policy::FuzzyPolicy {
+                    ("greedy", _) if fuzz > 0.0 => Box::new(solvedgym::policy::FuzzyPolicy {
                         base: solvedgym::policy::GreedyPolicy,
                         p: fuzz,
                     }),
+                    ("greedy", _) => Box::new(solvedgym::policy::GreedyPolicy),
                     _ => Box::new(RandomPolicy),
                 };
                 if choice != "optimal" {
-                    eprintln!("the computer plays {}", base.name());
+                    eprintln!("the computer plays {} (--ai optimal, greedy or random)", base.name());
                 }
                 let ai = base;
                 let stdin = std::io::stdin();
@@ -676,12 +672,7 @@ fn run() -> Result<()> {
             quiet,
             json,
         } => {
-            if let Some(t) = threads {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(t)
-                    .build_global()
-                    .context("setting the number of threads")?;
-            }
+            set_threads(threads)?;
             if games == 0 {
                 bail!("--games 0: play at least one game");
             }
@@ -780,6 +771,17 @@ fn run() -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// `--threads N`: the worker threads of the parallel work (results do not depend on them).
+fn set_threads(threads: Option<usize>) -> Result<()> {
+    if let Some(t) = threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build_global()
+            .context("setting the number of threads")?;
+    }
+    Ok(())
 }
 
 fn print_report(mut report: SolveReport, json: bool) -> Result<()> {

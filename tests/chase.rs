@@ -4,20 +4,10 @@
 
 mod common;
 
-use common::solvedgym;
+use common::{solvedgym, solvedgym_json as json};
 
 use solvedgym::check::{CheckOptions, check_game};
 use solvedgym::games::{Chase, Escape, FoxHoundsParams, HasenspielParams};
-
-fn json(args: &[&str]) -> serde_json::Value {
-    let out = solvedgym(args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON")
-}
 
 #[test]
 fn fox_and_hounds_figures_of_the_reference() {

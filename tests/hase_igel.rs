@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::solvedgym;
+use common::{solvedgym, solvedgym_json as json};
 use solvedgym::check::{CheckOptions, check_game};
 use solvedgym::expect::ExpectSolution;
 use solvedgym::game::{Game, Player, Turn};
@@ -15,16 +15,6 @@ use solvedgym::games::{HaseUndIgel, HaseUndIgelParams};
 
 fn hui(params: HaseUndIgelParams) -> HaseUndIgel {
     HaseUndIgel::new(params).unwrap()
-}
-
-fn json(args: &[&str]) -> serde_json::Value {
-    let out = solvedgym(args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON")
 }
 
 #[test]
@@ -320,4 +310,60 @@ fn the_small_variant_learns_under_the_exact_evaluator() {
     ] {
         assert!(run.join(f).exists(), "missing {f}");
     }
+}
+
+#[test]
+fn environments_report_the_cards_drawn_and_the_round_cap_as_truncation() {
+    use solvedgym::env::{AecEnv, Env};
+    use solvedgym::policy::{Policy, RandomPolicy};
+    let g = hui(HaseUndIgelParams {
+        players: 3,
+        max_rounds: 6,
+        ..Default::default()
+    });
+    let opponents: Vec<Option<Box<dyn Policy<HaseUndIgel>>>> = vec![
+        Some(Box::new(RandomPolicy)),
+        None,
+        Some(Box::new(RandomPolicy)),
+    ];
+    let mut env = Env::with_opponents(g.clone(), 1, opponents, 7).unwrap();
+    let mut cards = 0;
+    let mut cut = 0;
+    let mut rng = solvedgym::rng(8);
+    for episode in 0..30 {
+        env.reset(Some(episode));
+        while !env.is_done() {
+            let legal = env.legal_actions().to_vec();
+            let a = RandomPolicy
+                .choose(&g, env.state(), &legal, &mut rng)
+                .unwrap();
+            let before = *env.state();
+            let step = env.step(a).unwrap();
+            if let Some(&(seat, card)) = step.info.drawn.first() {
+                // The first card after our move onto a hare cell is ours.
+                if g.turn(&g.apply(&before, a)) == Turn::Chance {
+                    assert_eq!(seat, 1);
+                }
+                assert!((card as usize) < solvedgym::games::hase_igel::cards::CARDS.len());
+                cards += step.info.drawn.len();
+            }
+            if step.truncated {
+                // The round cap: not terminated, and the rules' returns are paid.
+                assert!(!step.terminated);
+                assert!(g.is_cut_off(env.state()));
+                assert_eq!(step.reward, env.returns().unwrap()[1]);
+                cut += 1;
+            }
+        }
+    }
+    assert!(cards > 20 && cut > 0, "cards {cards}, cut off {cut}");
+    // The turn-based view reports the same.
+    let mut aec = AecEnv::new(g, 3);
+    while let Some(agent) = aec.agent_selection() {
+        let a = aec.legal_actions()[0];
+        aec.step(a).unwrap();
+        let _ = agent;
+    }
+    let (_, _, terminated, truncated, _) = aec.last(0);
+    assert!(terminated != truncated);
 }

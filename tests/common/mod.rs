@@ -12,6 +12,17 @@ pub fn solvedgym(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
+/// Runs `solvedgym ARGS`, which must succeed and print one JSON value.
+pub fn solvedgym_json(args: &[&str]) -> serde_json::Value {
+    let out = solvedgym(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
 /// Runs `solvedgym ARGS` with `input` on stdin; it must succeed. Returns stdout.
 pub fn with_input(args: &[&str], input: &[u8]) -> String {
     let mut child = Command::new(env!("CARGO_BIN_EXE_solvedgym"))
