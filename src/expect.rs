@@ -214,34 +214,39 @@ impl<G: Game> Oracle<G> for ExpectSolution<G> {
     }
 }
 
+/// Seat `p`'s paranoid win probability at `s` by the definition: plain recursion over the
+/// rules, no graph, no memo (exponential: the independent check of [`ExpectSolution`] on tiny
+/// games).
+pub fn brute_force<G: Game>(game: &G, s: &G::State, p: Player) -> f64 {
+    match game.turn(s) {
+        Turn::Terminal => f64::from(u8::from(game.returns(s).winner() == Some(p))),
+        Turn::Player(q) => {
+            let mut legal = Vec::new();
+            game.legal_actions(s, &mut legal);
+            let values = legal
+                .iter()
+                .map(|&a| brute_force(game, &game.apply(s, a), p));
+            if q == p {
+                values.fold(f64::NEG_INFINITY, f64::max)
+            } else {
+                values.fold(f64::INFINITY, f64::min)
+            }
+        }
+        Turn::Chance => {
+            let mut outcomes = Vec::new();
+            game.chance_outcomes(s, &mut outcomes);
+            outcomes
+                .iter()
+                .map(|&(a, pr)| pr * brute_force(game, &game.apply(s, a), p))
+                .sum()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::games::{DiceRace, DiceRaceParams};
-
-    /// The definition by plain recursion over the rules (no graph, no memo).
-    fn brute<G: Game>(game: &G, s: &G::State, p: Player) -> f64 {
-        match game.turn(s) {
-            Turn::Terminal => f64::from(u8::from(game.returns(s).winner() == Some(p))),
-            Turn::Player(q) => {
-                let mut legal = Vec::new();
-                game.legal_actions(s, &mut legal);
-                let vals = legal.iter().map(|&a| brute(game, &game.apply(s, a), p));
-                if q == p {
-                    vals.fold(f64::NEG_INFINITY, f64::max)
-                } else {
-                    vals.fold(f64::INFINITY, f64::min)
-                }
-            }
-            Turn::Chance => {
-                let mut out = Vec::new();
-                game.chance_outcomes(s, &mut out);
-                out.iter()
-                    .map(|&(a, pr)| pr * brute(game, &game.apply(s, a), p))
-                    .sum()
-            }
-        }
-    }
 
     fn race(players: usize, goal: u8) -> DiceRace {
         DiceRace::new(DiceRaceParams { players, goal }).unwrap()
@@ -254,7 +259,7 @@ mod tests {
             let sol = ExpectSolution::solve(&game, 1_000_000).unwrap();
             let start = game.initial_state();
             for p in 0..players {
-                let want = brute(&game, &start, p);
+                let want = brute_force(&game, &start, p);
                 let got = sol.win_probability(&start, p).unwrap();
                 assert!(
                     (want - got).abs() < 1e-12,

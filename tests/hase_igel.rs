@@ -7,8 +7,8 @@ mod common;
 
 use common::{solvedgym, solvedgym_json as json};
 use solvedgym::check::{CheckOptions, check_game};
-use solvedgym::expect::ExpectSolution;
-use solvedgym::game::{Game, Player, Turn};
+use solvedgym::expect::{ExpectSolution, brute_force};
+use solvedgym::game::{Game, Turn};
 use solvedgym::games::hase_igel::End;
 use solvedgym::games::hase_igel::cards::Deck;
 use solvedgym::games::{HaseUndIgel, HaseUndIgelParams};
@@ -49,32 +49,6 @@ fn the_checker_passes_for_two_three_and_six_hares_and_custom_tracks() {
     }
 }
 
-/// Seat `p`'s paranoid win probability by the definition: plain recursion over the rules, no
-/// graph, no memo.
-fn brute(g: &HaseUndIgel, s: &<HaseUndIgel as Game>::State, p: Player) -> f64 {
-    match g.turn(s) {
-        Turn::Terminal => f64::from(u8::from(g.returns(s).winner() == Some(p))),
-        Turn::Chance => {
-            let mut outcomes = Vec::new();
-            g.chance_outcomes(s, &mut outcomes);
-            outcomes
-                .iter()
-                .map(|&(a, pr)| pr * brute(g, &g.apply(s, a), p))
-                .sum()
-        }
-        Turn::Player(q) => {
-            let mut legal = Vec::new();
-            g.legal_actions(s, &mut legal);
-            let values = legal.iter().map(|&a| brute(g, &g.apply(s, a), p));
-            if q == p {
-                values.fold(f64::NEG_INFINITY, f64::max)
-            } else {
-                values.fold(f64::INFINITY, f64::min)
-            }
-        }
-    }
-}
-
 #[test]
 fn the_exact_solver_agrees_with_brute_force_on_tiny_tracks() {
     let cases = [
@@ -98,7 +72,7 @@ fn the_exact_solver_agrees_with_brute_force_on_tiny_tracks() {
         assert!(solution.graph().len() > 50, "{board}: too small to test");
         let start = g.initial_state();
         for p in 0..players {
-            let want = brute(&g, &start, p);
+            let want = brute_force(&g, &start, p);
             let got = solution.win_probability(&start, p).unwrap();
             assert!(
                 (want - got).abs() < 1e-9,
@@ -108,7 +82,7 @@ fn the_exact_solver_agrees_with_brute_force_on_tiny_tracks() {
         // And at positions deeper in: every state of the first few hundred.
         for id in (0..solution.graph().len() as u32).step_by(37).take(40) {
             let s = solution.graph().state(id);
-            let want = brute(&g, s, 0);
+            let want = brute_force(&g, s, 0);
             let got = solution.win_probability(s, 0).unwrap();
             assert!((want - got).abs() < 1e-9, "{board} state {id}");
         }
