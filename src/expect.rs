@@ -186,13 +186,16 @@ impl<G: Game> Oracle<G> for ExpectSolution<G> {
             "win_probability".to_string(),
             serde_json::json!(probabilities),
         );
+        // The mover's best first moves, where a player (not nature) moves first.
         let first = self.graph.state(start);
-        let best: Vec<String> = self
-            .best_moves(first)
-            .iter()
-            .map(|&a| game.action_to_string(first, a))
-            .collect();
-        extra.insert("best_moves".to_string(), serde_json::json!(best));
+        if self.graph.turn(start).player().is_some() {
+            let best: Vec<String> = self
+                .best_moves(first)
+                .iter()
+                .map(|&a| game.action_to_string(first, a))
+                .collect();
+            extra.insert("best_moves".to_string(), serde_json::json!(best));
+        }
         SolveReport {
             game: game.name().to_string(),
             params: game.params(),

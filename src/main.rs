@@ -38,8 +38,8 @@ enum Command {
         /// Print the figures as one JSON object.
         #[arg(long)]
         json: bool,
-        /// Refuse to enumerate more states than this (a memory guard of the generic solver;
-        /// default 50,000,000).
+        /// Refuse to enumerate more states than this (a memory guard of the generic solver and
+        /// of the enumerating ones of Hase und Igel and the dice race; default 50,000,000).
         #[arg(long)]
         max_states: Option<usize>,
         /// Use the generic solver even where a game has its own (Fox & Hounds, Hasenspiel).
@@ -102,9 +102,9 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// The legal moves of a position written in the game's notation, each in words with the
-    /// position it leads to; a move onto a Hase und Igel hare cell lists the cards it may draw
-    /// with their probabilities.
+    /// The legal moves of a position written in the game's notation, each in words (with
+    /// --json also the position it leads to); a move onto a Hase und Igel hare cell lists the
+    /// cards it may draw with their probabilities. Games with a position notation: hase-und-igel.
     #[command(
         after_help = "The position is JSON (a file, or the text itself). Hase und Igel:\n  \
 {\"to_move\": 0, \"round\": 12, \"hares\": [{\"cell\": 45, \"carrots\": 26, \"salads\": 2},\n  \
@@ -371,14 +371,21 @@ impl GameArgs {
     }
 
     fn build(&self) -> Result<AnyGame> {
+        let text_params = solvedgym::games::GameInfo::find(&self.game)
+            .map(|info| info.text_params())
+            .unwrap_or_default();
         let mut table = toml::Table::new();
         for (k, v) in &self.params {
             // A TOML value (4, true, "area") or else the text itself (area).
-            let value = format!("v = {v}")
+            let mut value = format!("v = {v}")
                 .parse::<toml::Table>()
                 .ok()
                 .and_then(|mut t| t.remove("v"))
                 .unwrap_or_else(|| toml::Value::String(v.to_string()));
+            // A parameter whose default is text takes digits as text (`--board 1234`).
+            if text_params.contains(&k.as_str()) && !value.is_str() {
+                value = toml::Value::String(v.trim_matches('"').to_string());
+            }
             table.insert(k.clone(), value);
         }
         Ok(AnyGame::from_spec(&self.game, table)?)
@@ -477,7 +484,11 @@ fn run() -> Result<()> {
                     game.name()
                 );
             }
-            if max_states.is_some() && matches!(solver, Solver::Own { .. }) && !generic {
+            if max_states.is_some()
+                && matches!(solver, Solver::Own { .. })
+                && !generic
+                && !own_flags.contains(&"max-states")
+            {
                 bail!(
                     "--max-states bounds the generic solver; {} uses its own (add --generic to enumerate)",
                     game.name()
@@ -642,7 +653,10 @@ fn run() -> Result<()> {
                     match game.params.iter().find(|(k, _)| k == key) {
                         None => game.params.push((key.clone(), value)),
                         Some((_, given)) if given.trim_matches('"') != value.trim_matches('"') => {
-                            bail!("--{key} {given}: the position says {key} = {value}")
+                            bail!(
+                                "--{} {given}: the position says {key} = {value}",
+                                key.replace('_', "-")
+                            )
                         }
                         Some(_) => {}
                     }

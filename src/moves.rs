@@ -121,7 +121,12 @@ pub fn moves<G: Game>(game: &G, state: &G::State) -> Moves {
             let _ = writeln!(text, "the game is over: returns {r:?}");
         }
         None => {
-            let _ = writeln!(text, "{to_move} to act: {} moves", moves.len());
+            let n = moves.len();
+            let _ = writeln!(
+                text,
+                "{to_move} to act: {n} {}",
+                if n == 1 { "move" } else { "moves" }
+            );
         }
     }
     for m in &moves {

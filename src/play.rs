@@ -59,7 +59,11 @@ pub fn play<G: Game>(
                 match line.trim() {
                     "quit" | "exit" => return Ok(()),
                     "?" => match oracle {
-                        None => writeln!(out, "{} has no exact solver to ask", game.name())?,
+                        None => writeln!(
+                            out,
+                            "no exact solution to ask: {} has none in this setting",
+                            game.name()
+                        )?,
                         Some(oracle) => {
                             let unknown = || "unknown".to_string();
                             let now = oracle.describe(&state).unwrap_or_else(unknown);
@@ -161,7 +165,7 @@ mod tests {
         )
         .unwrap();
         let text = String::from_utf8(out).unwrap();
-        assert!(text.contains("no exact solver to ask"), "{text}");
+        assert!(text.contains("no exact solution to ask"), "{text}");
         assert!(text.contains("chance: roll"), "{text}");
         assert!(
             text.contains("green plays") && text.contains("blue plays"),

@@ -551,6 +551,12 @@ impl std::fmt::Display for SolveReport {
                     })
                     .collect::<Vec<_>>()
                     .join(", "),
+                serde_json::Value::Array(items) if items.is_empty() => "none".to_string(),
+                serde_json::Value::Array(items) => items
+                    .iter()
+                    .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 v => group(&v.to_string()),
             };
             let name = key.strip_suffix("_mb").unwrap_or(key).replace('_', " ");

@@ -218,7 +218,7 @@ fn a_person_plays_three_hares_against_the_greedy_player() {
     )
     .unwrap();
     let text = String::from_utf8(out).unwrap();
-    assert!(text.contains("no exact solver to ask"), "{text}");
+    assert!(text.contains("no exact solution to ask"), "{text}");
     assert!(text.contains("illegal action \"11\""), "{text}");
     assert!(
         text.contains("green plays") && text.contains("blue plays"),

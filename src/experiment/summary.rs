@@ -267,17 +267,54 @@ impl fmt::Display for RunSummary {
                 "  greedy policy: games until it keeps the value in 95% / 99% of the positions of optimal play,\n  its final optimal-move rates and its exact result against perfect play"
             )?;
         } else {
+            // Match runs: the greedy policy's final win rate and mean rank against each
+            // reference, with the 95 % interval over the evaluation games (means over seeds).
             writeln!(
                 f,
-                "  greedy policy: its mean return against perfect play in the evaluation games (where the game has an oracle)"
+                "  greedy policy at the last evaluation: win rate [95% interval] and mean rank against each reference"
+            )?;
+            for c in &self.conditions {
+                let m = &c.final_metrics;
+                let parts: Vec<String> = m
+                    .keys()
+                    .filter_map(|name| {
+                        let reference = name.strip_prefix("greedy_win_rate_vs_")?;
+                        if reference.ends_with("_low") || reference.ends_with("_high") {
+                            return None;
+                        }
+                        let at = |k: String| m.get(&k).map(|s| s.mean);
+                        let (win, lo, hi) = (
+                            at(name.clone())?,
+                            at(format!("{name}_low"))?,
+                            at(format!("{name}_high"))?,
+                        );
+                        let rank = at(format!("greedy_mean_rank_vs_{reference}"))
+                            .map_or(String::new(), |r| format!(", rank {r:.2}"));
+                        Some(format!(
+                            "vs {reference} {:.1}% [{:.1}, {:.1}]{rank}",
+                            100.0 * win,
+                            100.0 * lo,
+                            100.0 * hi
+                        ))
+                    })
+                    .collect();
+                writeln!(
+                    f,
+                    "  {:<lw$} {:<ow$} {}",
+                    c.learner,
+                    c.opponent,
+                    parts.join("; ")
+                )?;
+            }
+        }
+        if exact {
+            writeln!(
+                f,
+                "  {:<lw$} {:<ow$} {:>12} {:>12} {:>14} {:>14}  result",
+                "learner", "opponent", "95% at", "99% at", "optimal play", "all positions"
             )?;
         }
-        writeln!(
-            f,
-            "  {:<lw$} {:<ow$} {:>12} {:>12} {:>14} {:>14}  result",
-            "learner", "opponent", "95% at", "99% at", "optimal play", "all positions"
-        )?;
-        for c in &self.conditions {
+        for c in self.conditions.iter().filter(|_| exact) {
             let [to_95, to_99, rate_optimal_play, rate_all, results] = c.learned().cells(true);
             writeln!(
                 f,

@@ -220,7 +220,7 @@ impl Game for DiceRace {
             truth: Truth::ExpectedReturns,
             solver: Solver::Own {
                 name: "expectiminimax (paranoid values for more than two runners)",
-                flags: &[],
+                flags: &["max-states"],
             },
             ..Capabilities::enumerable(self.players)
         }

@@ -157,6 +157,17 @@ impl GameInfo {
             .join(", ")
     }
 
+    /// The parameters whose defaults are text (a board, a position): a command-line value of
+    /// digits is text for them.
+    pub fn text_params(&self) -> Vec<&'static str> {
+        let defaults = (self.defaults)();
+        self.fields
+            .iter()
+            .map(|(name, _)| *name)
+            .filter(|name| defaults.get(*name).is_some_and(toml::Value::is_str))
+            .collect()
+    }
+
     /// What the game is and how it can be solved, with its default parameters.
     pub fn capabilities(&self) -> Capabilities {
         let game = self.default_game();

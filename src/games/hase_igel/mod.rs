@@ -642,7 +642,11 @@ impl Game for HaseUndIgel {
         "hase-und-igel"
     }
     fn params(&self) -> serde_json::Value {
-        serde_json::to_value(&self.params).unwrap_or_default()
+        let mut v = serde_json::to_value(&self.params).unwrap_or_default();
+        if let serde_json::Value::Object(m) = &mut v {
+            m.insert("carrots".into(), self.carrots.into());
+        }
+        v
     }
     fn num_players(&self) -> usize {
         self.players as usize
@@ -964,7 +968,7 @@ impl Game for HaseUndIgel {
             truth: Truth::ExpectedReturns,
             solver: Solver::Own {
                 name: "expectiminimax over the reachable states (paranoid values for more than two hares)",
-                flags: &[],
+                flags: &["max-states"],
             },
             // The round is part of the state: the game ends by itself within `ply_bound`.
             max_plies: None,
@@ -988,7 +992,7 @@ impl Game for HaseUndIgel {
             return Err(SolveError::Unsolvable {
                 game: "hase-und-igel",
                 why: format!(
-                    "{why}; a small variant fits: a short track (--board HCSIC2), few carrots and salads, a low --max-rounds"
+                    "{why}; small variants fit: a short track, few carrots and salads, few rounds (--board HCSIC2C3I1HC --carrots 20 --salads 1 --players 2 --max-rounds 4 has 216,806 positions)"
                 ),
             });
         }

@@ -137,6 +137,22 @@ impl HaseUndIgel {
             if h.eat && h.salads == 0 {
                 return Err(format!("{who}: eat is set but it has no salad"));
             }
+            let eats_here = self.board.is_salad(h.cell)
+                || (self.board.cell(h.cell) == super::Cell::Hare
+                    && self.deck.count(super::Card::EatSalad) > 0);
+            if h.eat && !eats_here {
+                return Err(format!(
+                    "{who}: eat is set on cell {} ({}): a hare eats on a salad cell (or on a hare cell after the classic deck's eat-salad card)",
+                    h.cell,
+                    self.board.cell(h.cell).name()
+                ));
+            }
+            if h.salads > self.salads {
+                return Err(format!(
+                    "{who} holds {} salads; the game starts with {} (set salads = {})",
+                    h.salads, self.salads, h.salads
+                ));
+            }
             if h.eat && h.skip {
                 return Err(format!("{who}: eat and skip cannot both be set"));
             }
@@ -198,6 +214,17 @@ impl HaseUndIgel {
         if s.phase != Phase::Card && s.paid != 0 {
             return Err("paid is only for phase = card".into());
         }
+        if s.phase == Phase::Card
+            && !(1..=u32::from(goal)).any(|n| super::cost(n) == u32::from(s.paid))
+        {
+            return Err(format!(
+                "paid = {}: a forward move costs 1, 3, 6, 10, ... (n(n+1)/2 carrots for n cells)",
+                s.paid
+            ));
+        }
+        if s.phase == Phase::Choice && self.deck.count(super::Card::TakeOrGive) == 0 {
+            return Err("phase = choice follows the classic deck's take-or-give card, which this deck does not have".into());
+        }
         if s.phase != Phase::Over && s.hares[to_move].place != 0 {
             return Err(format!("{} is home and has no more turns", NAMES[to_move]));
         }
@@ -207,8 +234,19 @@ impl HaseUndIgel {
         };
         if over && s.phase != Phase::Over {
             return Err(format!(
-                "{} hares are home: the game is over (phase = over)",
-                places.len()
+                "{} home: the game is over (phase = over)",
+                match places.len() {
+                    1 => "a hare is".to_string(),
+                    k => format!("{k} hares are"),
+                }
+            ));
+        }
+        if s.phase == Phase::Over && !over && s.round <= self.max_rounds {
+            return Err(format!(
+                "phase = over, but no hare has finished as end = {} asks and the round ({}) is within the cap ({})",
+                serde_json::to_value(self.end).unwrap_or_default().as_str().unwrap_or("first"),
+                s.round,
+                self.max_rounds
             ));
         }
         if s.round == 0 || s.round > self.max_rounds + u16::from(s.phase == Phase::Over) {

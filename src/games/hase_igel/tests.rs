@@ -413,6 +413,11 @@ fn positions_round_trip_and_bad_ones_are_named() {
         (r#"{"hares":[{"cell":70,"carrots":1,"salads":0},{"cell":3,"carrots":1,"salads":0},{"cell":0,"carrots":1,"salads":0}]}"#, "past the goal"),
         (r#"{"to_move":"purple","hares":[{"cell":1,"carrots":1,"salads":0},{"cell":3,"carrots":1,"salads":0},{"cell":0,"carrots":1,"salads":0}]}"#, "the hares are red, green, blue"),
         (r#"{"hares":[{"cell":1,"carots":1,"salads":0},{"cell":3,"carrots":1,"salads":0},{"cell":0,"carrots":1,"salads":0}]}"#, "unknown field `carots`"),
+        (r#"{"hares":[{"cell":3,"carrots":1,"salads":1,"eat":true},{"cell":4,"carrots":1,"salads":0},{"cell":0,"carrots":1,"salads":0}]}"#, "a hare eats on a salad cell"),
+        (r#"{"hares":[{"cell":3,"carrots":1,"salads":9},{"cell":4,"carrots":1,"salads":0},{"cell":0,"carrots":1,"salads":0}]}"#, "the game starts with 3"),
+        (r#"{"phase":"choice","hares":[{"cell":3,"carrots":1,"salads":1},{"cell":4,"carrots":1,"salads":0},{"cell":0,"carrots":1,"salads":0}]}"#, "take-or-give card"),
+        (r#"{"phase":"over","hares":[{"cell":3,"carrots":1,"salads":1},{"cell":4,"carrots":1,"salads":0},{"cell":0,"carrots":1,"salads":0}]}"#, "no hare has finished"),
+        (r#"{"phase":"card","paid":7,"hares":[{"cell":3,"carrots":1,"salads":1},{"cell":4,"carrots":1,"salads":0},{"cell":0,"carrots":1,"salads":0}]}"#, "paid = 7"),
     ] {
         let err = g.read_position(json).unwrap_err();
         assert!(err.contains(want), "{err}");
