@@ -39,7 +39,15 @@ pub fn play<G: Game>(
                 let actions: Vec<_> = outcomes.iter().map(|&(a, _)| a).collect();
                 let probs: Vec<_> = outcomes.iter().map(|&(_, p)| p).collect();
                 let a = sample(&actions, &probs, &mut rng).expect("chance outcomes sum to one");
-                writeln!(out, "chance: {}", game.action_to_string(&state, a))?;
+                let (name, words) = (
+                    game.action_to_string(&state, a),
+                    game.describe_action(&state, a),
+                );
+                if words == name {
+                    writeln!(out, "chance: {name}")?;
+                } else {
+                    writeln!(out, "chance: {name}: {words}")?;
+                }
                 state = game.apply(&state, a);
             }
             Turn::Player(p) if p == human => {

@@ -895,7 +895,7 @@ impl Game for HaseUndIgel {
             };
             let _ = writeln!(
                 out,
-                "{marker}{:<7}cell {:>2} {:<13} carrots {:>3}  salads {}  rank {}{}",
+                "{marker}{:<7}cell {:>2} {:<15} carrots {:>3}  salads {}  rank {}{}",
                 NAMES[p],
                 h.cell,
                 format!("({})", self.board.cell(h.cell).name()),
