@@ -9,7 +9,8 @@
 //! - [`graph`] and [`solve`]: the reachable state graph and exact retrograde analysis;
 //!   [`expect`]: exact win probabilities where chance moves; [`cgt`]: combinatorial-game
 //!   values (Hackenbush's truth); [`oracle`]: the trait every source of truth answers through.
-//! - [`policy`]: random, optimal and fuzzy players; [`learn`]: the learners and their registry.
+//! - [`policy`]: random, optimal, greedy and fuzzy players; [`search`]: heuristic game-tree
+//!   search (paranoid alpha-beta, max-n, chance by expectation) for any game; [`learn`]: the learners and their registry.
 //! - [`eval`]: evaluators (exact dynamic programming, seeded matches) and typed metrics.
 //! - [`experiment`]: TOML-configured studies over many seeds, curves and plots.
 //! - [`check`]: the environment checker and the playthroughs every game passes;
@@ -51,6 +52,7 @@ pub mod moves;
 pub mod oracle;
 pub mod play;
 pub mod policy;
+pub mod search;
 pub mod solve;
 pub mod stats;
 

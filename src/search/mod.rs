@@ -1,0 +1,379 @@
+//! Heuristic game-tree search for any [`Game`], in the shape of the Hase und Igel seed's AI:
+//! a depth-limited tree whose leaves carry one score per player, reduced for the player
+//! choosing, with alpha-beta pruning, moves sorted by their static score, and a cutoff vector
+//! that keeps only the best k moves at deeper levels. It never names a game: a game supplies
+//! [`Game::heuristic`]; terminal positions are scored exactly by their returns.
+//!
+//! - **Paranoid** search: the searching seat maximises its own score and every other seat
+//!   minimises it (a coalition); alpha-beta prunes it without changing the root value.
+//! - **Max-n** search: every seat maximises its own entry of the score vector, reduced by the
+//!   seed's rules ([`Reduction`]): its own score, its lead over the best rival, or the hybrid
+//!   (own score, ties broken by the lead).
+//! - **Chance** nodes take the expectation over the outcomes, or (the seed's pessimistic
+//!   option) the worst outcome for the searching seat.
+//!
+//! At full depth on a game without chance, paranoid search is minimax: it plays tic-tac-toe and
+//! Hexapawn perfectly (tested against the exact solutions).
+
+use crate::SgRng;
+use crate::game::{Action, Game, MAX_PLAYERS, Player, Turn};
+use crate::policy::Policy;
+
+/// Terminal returns outweigh any heuristic score.
+pub const TERMINAL_WEIGHT: f64 = 1e6;
+
+/// How the tree is backed up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The searching seat against the coalition of the others.
+    Paranoid,
+    /// Every seat for itself, on score vectors.
+    MaxN(Reduction),
+}
+
+/// How a seat reads a score vector in max-n search (the seed's two, and its proposed hybrid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    /// Its own score.
+    Own,
+    /// Its score less the best rival's.
+    Lead,
+    /// Its own score, ties broken by the lead.
+    Hybrid,
+}
+
+/// What chance nodes are worth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChanceRule {
+    /// The expectation over the outcomes.
+    Expectation,
+    /// The worst outcome for the searching seat (the seed's pessimistic option).
+    Worst,
+}
+
+/// A search's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchOptions {
+    /// Plies to look ahead (player moves; chance nodes do not count).
+    pub depth: u32,
+    pub mode: Mode,
+    /// Alpha-beta pruning (paranoid search only).
+    pub alpha_beta: bool,
+    /// Sort moves by the static score of the position they lead to, best first.
+    pub order: bool,
+    /// The seed's cutoff vector: at ply i (0 = the root's moves) keep only the best
+    /// `cutoffs[i]` moves (0 = all; the last entry holds for deeper plies). Needs `order`.
+    pub cutoffs: Vec<usize>,
+    pub chance: ChanceRule,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            depth: 4,
+            mode: Mode::Paranoid,
+            alpha_beta: true,
+            order: true,
+            cutoffs: Vec::new(),
+            chance: ChanceRule::Expectation,
+        }
+    }
+}
+
+/// What a search found at the root.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The chosen move (`None` where the root has none).
+    pub action: Option<Action>,
+    /// The root's score for the searching seat (paranoid), or the chosen child's score vector
+    /// read by the searching seat (max-n).
+    pub value: f64,
+    /// Positions visited.
+    pub nodes: u64,
+}
+
+type Scores = [f64; MAX_PLAYERS];
+
+/// A searcher over one game.
+pub struct Search<'g, G: Game> {
+    game: &'g G,
+    options: SearchOptions,
+    nodes: u64,
+}
+
+impl<'g, G: Game> Search<'g, G> {
+    pub fn new(game: &'g G, options: SearchOptions) -> Self {
+        Search {
+            game,
+            options,
+            nodes: 0,
+        }
+    }
+
+    /// Every seat's static score: exact returns at an end, else the game's heuristic.
+    fn scores(&self, state: &G::State) -> Scores {
+        let n = self.game.num_players();
+        let mut s = [0.0; MAX_PLAYERS];
+        if self.game.turn(state).is_terminal() {
+            let r = self.game.returns(state);
+            for (p, v) in s.iter_mut().enumerate().take(n) {
+                *v = TERMINAL_WEIGHT * r[p];
+            }
+        } else {
+            for (p, v) in s.iter_mut().enumerate().take(n) {
+                *v = self.game.heuristic(state, p).unwrap_or(0.0);
+            }
+        }
+        s
+    }
+
+    /// How seat `p` reads a score vector.
+    fn read(&self, s: &Scores, p: Player) -> f64 {
+        match self.options.mode {
+            Mode::Paranoid | Mode::MaxN(Reduction::Own | Reduction::Hybrid) => s[p],
+            Mode::MaxN(Reduction::Lead) => s[p] - self.best_rival(s, p),
+        }
+    }
+
+    fn best_rival(&self, s: &Scores, p: Player) -> f64 {
+        (0..self.game.num_players())
+            .filter(|&q| q != p)
+            .map(|q| s[q])
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// The moves of `state` to search at ply `ply`, best first by `mover`'s static reading
+    /// when ordering, cut to the cutoff vector's count.
+    fn moves(&mut self, state: &G::State, mover: Player, ply: usize) -> Vec<(Action, G::State)> {
+        let mut legal = Vec::new();
+        self.game.legal_actions(state, &mut legal);
+        let mut children: Vec<(Action, G::State)> = legal
+            .iter()
+            .map(|&a| (a, self.game.apply(state, a)))
+            .collect();
+        if self.options.order {
+            let mut keyed: Vec<(f64, usize)> = children
+                .iter()
+                .enumerate()
+                .map(|(i, (_, c))| (self.read(&self.static_scores(c), mover), i))
+                .collect();
+            // Stable: equal scores keep the game's move order.
+            keyed.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let mut sorted: Vec<(Action, G::State)> =
+                keyed.iter().map(|&(_, i)| children[i].clone()).collect();
+            let keep = match self.options.cutoffs.as_slice() {
+                [] => 0,
+                c => c[ply.min(c.len() - 1)],
+            };
+            if keep > 0 {
+                sorted.truncate(keep);
+            }
+            children = sorted;
+        }
+        children
+    }
+
+    /// Static scores of a child for ordering: at a chance node, the expectation over it.
+    fn static_scores(&self, state: &G::State) -> Scores {
+        if self.game.turn(state) != Turn::Chance {
+            return self.scores(state);
+        }
+        let mut outcomes = Vec::new();
+        self.game.chance_outcomes(state, &mut outcomes);
+        let mut s = [0.0; MAX_PLAYERS];
+        for &(a, pr) in &outcomes {
+            let c = self.scores(&self.game.apply(state, a));
+            for (x, y) in s.iter_mut().zip(c) {
+                *x += pr * y;
+            }
+        }
+        s
+    }
+
+    /// Searches `state` for its mover.
+    pub fn best_move(&mut self, state: &G::State) -> SearchResult {
+        self.nodes = 0;
+        let Turn::Player(me) = self.game.turn(state) else {
+            return SearchResult {
+                action: None,
+                value: self.read(&self.scores(state), 0),
+                nodes: 0,
+            };
+        };
+        let children = self.moves(state, me, 0);
+        let depth = self.options.depth.max(1) - 1;
+        let (mut best, mut best_value, mut best_tie) = (None, f64::NEG_INFINITY, f64::NEG_INFINITY);
+        let mut alpha = f64::NEG_INFINITY;
+        for (a, child) in children {
+            let (value, tie) = match self.options.mode {
+                Mode::Paranoid => {
+                    let beta = f64::INFINITY;
+                    let window = if self.options.alpha_beta {
+                        (alpha, beta)
+                    } else {
+                        (f64::NEG_INFINITY, f64::INFINITY)
+                    };
+                    (self.paranoid(&child, me, depth, 1, window), 0.0)
+                }
+                Mode::MaxN(r) => {
+                    let s = self.max_n(&child, me, depth, 1);
+                    let tie = if r == Reduction::Hybrid {
+                        s[me] - self.best_rival(&s, me)
+                    } else {
+                        0.0
+                    };
+                    (self.read(&s, me), tie)
+                }
+            };
+            if best.is_none() || value > best_value || (value == best_value && tie > best_tie) {
+                (best, best_value, best_tie) = (Some(a), value, tie);
+                alpha = alpha.max(value);
+            }
+        }
+        SearchResult {
+            action: best,
+            value: best_value,
+            nodes: self.nodes,
+        }
+    }
+
+    /// Paranoid value of `state` for seat `me`, `depth` player plies left, within (alpha, beta).
+    fn paranoid(
+        &mut self,
+        state: &G::State,
+        me: Player,
+        depth: u32,
+        ply: usize,
+        (mut alpha, mut beta): (f64, f64),
+    ) -> f64 {
+        self.nodes += 1;
+        match self.game.turn(state) {
+            Turn::Terminal => self.scores(state)[me],
+            _ if depth == 0 => self.static_scores(state)[me],
+            Turn::Chance => {
+                let mut outcomes = Vec::new();
+                self.game.chance_outcomes(state, &mut outcomes);
+                let full = (f64::NEG_INFINITY, f64::INFINITY);
+                let values = outcomes
+                    .iter()
+                    .map(|&(a, pr)| (pr, self.game.apply(state, a)));
+                let values: Vec<(f64, G::State)> = values.collect();
+                match self.options.chance {
+                    ChanceRule::Expectation => values
+                        .iter()
+                        .map(|(pr, c)| pr * self.paranoid(c, me, depth, ply, full))
+                        .sum(),
+                    ChanceRule::Worst => values
+                        .iter()
+                        .map(|(_, c)| self.paranoid(c, me, depth, ply, full))
+                        .fold(f64::INFINITY, f64::min),
+                }
+            }
+            Turn::Player(p) => {
+                let children = self.moves(state, p, ply);
+                let maximise = p == me;
+                let mut best = if maximise {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                };
+                for (_, child) in children {
+                    let v = self.paranoid(&child, me, depth - 1, ply + 1, (alpha, beta));
+                    if maximise {
+                        best = best.max(v);
+                        alpha = alpha.max(v);
+                    } else {
+                        best = best.min(v);
+                        beta = beta.min(v);
+                    }
+                    if self.options.alpha_beta && beta <= alpha {
+                        break;
+                    }
+                }
+                best
+            }
+        }
+    }
+
+    /// Max-n score vector of `state`: each mover takes the child best by its own reading.
+    fn max_n(&mut self, state: &G::State, me: Player, depth: u32, ply: usize) -> Scores {
+        self.nodes += 1;
+        match self.game.turn(state) {
+            Turn::Terminal => self.scores(state),
+            _ if depth == 0 => self.static_scores(state),
+            Turn::Chance => {
+                let mut outcomes = Vec::new();
+                self.game.chance_outcomes(state, &mut outcomes);
+                let mut children = Vec::with_capacity(outcomes.len());
+                for &(a, pr) in &outcomes {
+                    let c = self.game.apply(state, a);
+                    children.push((pr, self.max_n(&c, me, depth, ply)));
+                }
+                match self.options.chance {
+                    ChanceRule::Expectation => {
+                        let mut s = [0.0; MAX_PLAYERS];
+                        for (pr, c) in &children {
+                            for (x, y) in s.iter_mut().zip(c) {
+                                *x += pr * y;
+                            }
+                        }
+                        s
+                    }
+                    ChanceRule::Worst => children
+                        .into_iter()
+                        .map(|(_, c)| c)
+                        .min_by(|a, b| self.read(a, me).total_cmp(&self.read(b, me)))
+                        .unwrap_or([0.0; MAX_PLAYERS]),
+                }
+            }
+            Turn::Player(p) => {
+                let children = self.moves(state, p, ply);
+                let mut best: Option<(f64, f64, Scores)> = None;
+                for (_, child) in children {
+                    let s = self.max_n(&child, me, depth - 1, ply + 1);
+                    let key = (self.read(&s, p), s[p] - self.best_rival(&s, p));
+                    let better = match best {
+                        None => true,
+                        Some((v, t, _)) => {
+                            key.0 > v
+                                || (key.0 == v
+                                    && self.options.mode == Mode::MaxN(Reduction::Hybrid)
+                                    && key.1 > t)
+                        }
+                    };
+                    if better {
+                        best = Some((key.0, key.1, s));
+                    }
+                }
+                best.map_or([0.0; MAX_PLAYERS], |b| b.2)
+            }
+        }
+    }
+}
+
+/// A player that searches: the game's heuristic at the leaves, the options' depth and rules.
+#[derive(Clone, Debug)]
+pub struct SearchPolicy {
+    pub options: SearchOptions,
+}
+
+impl<G: Game> Policy<G> for SearchPolicy {
+    fn name(&self) -> String {
+        format!("search(depth={})", self.options.depth)
+    }
+    fn choose(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        _: &mut SgRng,
+    ) -> Option<Action> {
+        Search::new(game, self.options.clone())
+            .best_move(state)
+            .action
+            .or_else(|| legal.first().copied())
+    }
+}
+
+#[cfg(test)]
+mod tests;

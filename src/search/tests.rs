@@ -1,0 +1,197 @@
+//! The search against exact truth and against itself: at full depth it plays tic-tac-toe and
+//! Hexapawn perfectly (every move it picks keeps the solver's value, at every position);
+//! alpha-beta, with or without move ordering, returns plain minimax's value and move; pruning
+//! never changes the root value of paranoid search on random Hase und Igel positions
+//! (proptest).
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::games::{HaseUndIgel, HaseUndIgelParams, Hexapawn, HexapawnParams, TicTacToe};
+use crate::graph::StateId;
+use crate::oracle::Oracle;
+use crate::solve::Solution;
+
+fn plays_perfectly<G: Game>(game: &G, mode: Mode, depth: u32) {
+    let solution = Solution::solve(game, 1 << 20).unwrap();
+    let graph = solution.graph();
+    let options = SearchOptions {
+        depth,
+        mode,
+        ..SearchOptions::default()
+    };
+    let mut search = Search::new(game, options);
+    for id in 0..graph.len() as StateId {
+        let state = graph.state(id);
+        if graph.turn(id).player().is_none() {
+            continue;
+        }
+        let found = search.best_move(state);
+        let a = found.action.expect("a move");
+        assert_eq!(
+            solution.keeps_value(state, a),
+            Some(true),
+            "{:?} picks {} at\n{}",
+            mode,
+            game.action_to_string(state, a),
+            game.render(state)
+        );
+    }
+}
+
+#[test]
+fn full_depth_search_plays_tictactoe_and_hexapawn_perfectly() {
+    for mode in [Mode::Paranoid, Mode::MaxN(Reduction::Own)] {
+        plays_perfectly(&TicTacToe, mode, 9);
+        let hexapawn = Hexapawn::new(HexapawnParams { rows: 3, cols: 3 }).unwrap();
+        plays_perfectly(&hexapawn, mode, 12);
+    }
+}
+
+/// Searches `state` with the given pruning and ordering.
+fn root<G: Game>(
+    game: &G,
+    state: &G::State,
+    depth: u32,
+    alpha_beta: bool,
+    order: bool,
+) -> SearchResult {
+    let options = SearchOptions {
+        depth,
+        alpha_beta,
+        order,
+        ..SearchOptions::default()
+    };
+    Search::new(game, options).best_move(state)
+}
+
+#[test]
+fn alpha_beta_returns_minimax_value_and_move_with_fewer_nodes() {
+    let game = TicTacToe;
+    let solution = Solution::solve(&game, 1 << 20).unwrap();
+    let graph = solution.graph();
+    let (mut plain_nodes, mut pruned_nodes) = (0, 0);
+    for id in (0..graph.len() as StateId).step_by(7) {
+        let state = graph.state(id);
+        if graph.turn(id).player().is_none() {
+            continue;
+        }
+        let plain = root(&game, state, 9, false, false);
+        let pruned = root(&game, state, 9, true, false);
+        assert_eq!((plain.action, plain.value), (pruned.action, pruned.value));
+        let ordered = root(&game, state, 9, true, true);
+        assert_eq!(plain.value, ordered.value);
+        plain_nodes += plain.nodes;
+        pruned_nodes += pruned.nodes;
+    }
+    assert!(
+        pruned_nodes * 3 < plain_nodes,
+        "{pruned_nodes} vs {plain_nodes}"
+    );
+}
+
+/// A Hase und Igel position after `plies` seeded random plies.
+fn hui_position(
+    players: usize,
+    plies: usize,
+    seed: u64,
+) -> (HaseUndIgel, crate::games::hase_igel::Race) {
+    use rand::RngExt;
+    let game = HaseUndIgel::new(HaseUndIgelParams {
+        players,
+        ..HaseUndIgelParams::default()
+    })
+    .unwrap();
+    let mut rng = crate::rng(seed);
+    let mut s = game.initial_state();
+    let (mut legal, mut outcomes) = (Vec::new(), Vec::new());
+    for _ in 0..plies {
+        match game.turn(&s) {
+            Turn::Terminal => break,
+            Turn::Chance => {
+                game.chance_outcomes(&s, &mut outcomes);
+                s = game.apply(&s, outcomes[rng.random_range(0..outcomes.len())].0);
+            }
+            Turn::Player(_) => {
+                game.legal_actions(&s, &mut legal);
+                s = game.apply(&s, legal[rng.random_range(0..legal.len())]);
+            }
+        }
+    }
+    while game.turn(&s) == Turn::Chance {
+        game.chance_outcomes(&s, &mut outcomes);
+        s = game.apply(&s, outcomes[0].0);
+    }
+    (game, s)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// Pruning and ordering never change the root value of paranoid search, with chance.
+    #[test]
+    fn pruning_keeps_the_paranoid_root_value(players in 2usize..=4, plies in 0usize..60, seed in 0u64..1000) {
+        let (game, state) = hui_position(players, plies, seed);
+        prop_assume!(game.turn(&state).player().is_some());
+        let plain = root(&game, &state, 3, false, false);
+        let pruned = root(&game, &state, 3, true, false);
+        let ordered = root(&game, &state, 3, true, true);
+        prop_assert!((plain.value - pruned.value).abs() < 1e-6, "{} {}", plain.value, pruned.value);
+        prop_assert!((plain.value - ordered.value).abs() < 1e-6);
+        prop_assert_eq!(plain.action, pruned.action);
+        prop_assert!(pruned.nodes <= plain.nodes);
+    }
+}
+
+#[test]
+fn the_seed_s_options_run_on_hase_und_igel() {
+    let (game, state) = hui_position(3, 12, 7);
+    for mode in [
+        Mode::Paranoid,
+        Mode::MaxN(Reduction::Own),
+        Mode::MaxN(Reduction::Lead),
+        Mode::MaxN(Reduction::Hybrid),
+    ] {
+        for chance in [ChanceRule::Expectation, ChanceRule::Worst] {
+            let options = SearchOptions {
+                depth: 4,
+                mode,
+                chance,
+                cutoffs: vec![0, 0, 8, 8, 4],
+                ..SearchOptions::default()
+            };
+            let found = Search::new(&game, options).best_move(&state);
+            let mut legal = Vec::new();
+            game.legal_actions(&state, &mut legal);
+            assert!(
+                legal.contains(&found.action.unwrap()),
+                "{mode:?} {chance:?}"
+            );
+            assert!(found.nodes > 0);
+        }
+    }
+    // The cutoff vector searches fewer positions.
+    let full = root(&game, &state, 4, true, true);
+    let cut = Search::new(
+        &game,
+        SearchOptions {
+            depth: 4,
+            cutoffs: vec![0, 2],
+            ..SearchOptions::default()
+        },
+    )
+    .best_move(&state);
+    assert!(cut.nodes < full.nodes, "{} vs {}", cut.nodes, full.nodes);
+    // As a player: a legal move every time.
+    let policy = SearchPolicy {
+        options: SearchOptions {
+            depth: 2,
+            ..SearchOptions::default()
+        },
+    };
+    let mut legal = Vec::new();
+    game.legal_actions(&state, &mut legal);
+    let a = policy
+        .choose(&game, &state, &legal, &mut crate::rng(1))
+        .unwrap();
+    assert!(legal.contains(&a));
+}
