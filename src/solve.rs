@@ -543,14 +543,21 @@ impl std::fmt::Display for SolveReport {
                 serde_json::Value::Number(n) if n.is_f64() => {
                     format!("{:.4} %", 100.0 * n.as_f64().unwrap_or(0.0))
                 }
-                serde_json::Value::Object(m) => m
-                    .iter()
-                    .map(|(k, v)| match v.as_f64() {
-                        Some(x) if v.is_f64() => format!("{k} {x:.4}"),
-                        _ => format!("{k} {v}"),
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                serde_json::Value::Object(m) => {
+                    // Per-player figures in seat order, others as they come.
+                    let mut keys: Vec<&String> = m.keys().collect();
+                    keys.sort_by_key(|k| self.players.iter().position(|p| p == *k));
+                    keys.iter()
+                        .map(|k| {
+                            let v = &m[k.as_str()];
+                            match v.as_f64() {
+                                Some(x) if v.is_f64() => format!("{k} {x:.4}"),
+                                _ => format!("{k} {v}"),
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
                 serde_json::Value::Array(items) if items.is_empty() => "none".to_string(),
                 serde_json::Value::Array(items) => items
                     .iter()

@@ -144,9 +144,10 @@ impl fmt::Display for PlayoutStats {
         if self.resigned > 0.0 {
             row(f, "resigned", percent(self.resigned))?;
         }
-        for (title, counts) in [
-            ("chance outcomes drawn", &self.chance_outcomes),
-            ("move events", &self.move_events),
+        // Chance outcomes as shares of the draws; rule events (one kind each) per game only.
+        for (title, counts, shares) in [
+            ("chance outcomes drawn", &self.chance_outcomes, true),
+            ("move events", &self.move_events, false),
         ] {
             if counts.is_empty() {
                 continue;
@@ -154,11 +155,15 @@ impl fmt::Display for PlayoutStats {
             let total: u64 = counts.iter().map(|(_, n)| n).sum();
             writeln!(f, "{title}")?;
             for (name, n) in counts {
+                let share = if shares {
+                    percent(*n as f64 / total as f64)
+                } else {
+                    String::new()
+                };
                 writeln!(
                     f,
-                    "  {name:<34} {:>12}  {:>6}  {:>8.3} per game",
+                    "  {name:<34} {:>12}  {share:>6}  {:>8.3} per game",
                     group(&n.to_string()),
-                    percent(*n as f64 / total as f64),
                     *n as f64 / self.games.max(1) as f64
                 )?;
             }
