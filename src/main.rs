@@ -81,7 +81,7 @@ enum Command {
     /// Play a game in the terminal against perfect play (optionally fuzzed): the strongest
     /// player the game's solver supports (the FoxBox AI in Fox & Hounds); where a game is too
     /// large to solve, greedy play on its heuristic (Hase und Igel) or random play.
-    #[command(after_help = games_help())]
+    #[command(after_help = play_help())]
     Play {
         #[command(flatten)]
         game: GameArgs,
@@ -91,8 +91,9 @@ enum Command {
         seat: Option<String>,
         /// The computer's play: optimal (the exact solver's; the default where the game can be
         /// solved), greedy (one ply on the game's heuristic; the default otherwise, where the
-        /// game has one) or random.
-        #[arg(long, value_parser = ["optimal", "greedy", "random"])]
+        /// game has one), random, or a search on the game's heuristic given by its settings,
+        /// e.g. "depth=4" or "depth=6,cutoffs=0-0-8-8-4,mode=hybrid" (see --help).
+        #[arg(long, value_name = "AI")]
         ai: Option<String>,
         /// The computer plays a random move with this probability.
         #[arg(long, default_value_t = 0.0)]
@@ -418,6 +419,19 @@ Examples:
     )
 }
 
+fn play_help() -> String {
+    format!(
+        "Search settings for --ai (comma-separated; games with a heuristic): depth=N (plies, \
+default 4), order / no-order (moves sorted by their static score), prune / no-prune (alpha-beta), \
+cutoffs=0-0-8-8-4 (keep the best k moves at each ply; 0 = all), mode=paranoid (the default: the \
+others play against you) | own | lead | hybrid (max-n, each hare for itself, read by its own \
+score, its lead over the best rival, or both), chance=expectation | worst.\n\
+Examples: solvedgym play hase-und-igel --players 3 --as 0\n          \
+solvedgym play hase-und-igel --players 2 --ai \"depth=4,mode=hybrid\"\n\n{}",
+        games_help()
+    )
+}
+
 fn games_help() -> String {
     let mut s = String::from("Games:\n");
     for g in GAMES {
@@ -592,7 +606,27 @@ fn run() -> Result<()> {
                     (None, true) => "greedy",
                     (None, false) => "random",
                 });
+                let search = match choice {
+                    "optimal" | "greedy" | "random" => None,
+                    spec => Some(solvedgym::search::SearchOptions::parse(spec).map_err(|e| {
+                        anyhow::anyhow!(
+                            "--ai {spec}: optimal, greedy, random, or search settings: {e}"
+                        )
+                    })?),
+                };
+                if search.is_some() && !heuristic {
+                    bail!("--ai {choice}: {} has no heuristic to search with", g.name());
+                }
                 let base: Box<dyn Policy<_>> = match (choice, &oracle) {
+                    (_, _) if search.is_some() => {
+                        let options = search.clone().expect("checked");
+                        let policy = solvedgym::search::SearchPolicy { options };
+                        if fuzz > 0.0 {
+                            Box::new(solvedgym::policy::FuzzyPolicy { base: policy, p: fuzz })
+                        } else {
+                            Box::new(policy)
+                        }
+                    }
                     ("optimal", Some(oracle)) => oracle.strong_policy(fuzz),
                     ("optimal", None) => bail!(
                         "--ai optimal: {} has no exact solver; use --ai greedy or random",
@@ -610,7 +644,10 @@ fn run() -> Result<()> {
                     _ => Box::new(RandomPolicy),
                 };
                 if choice != "optimal" {
-                    eprintln!("the computer plays {} (--ai optimal, greedy or random)", base.name());
+                    eprintln!(
+                        "the computer plays {} (--ai optimal, greedy, random or search settings)",
+                        base.name()
+                    );
                 }
                 let ai = base;
                 let stdin = std::io::stdin();

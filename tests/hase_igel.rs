@@ -341,3 +341,65 @@ fn environments_report_the_cards_drawn_and_the_round_cap_as_truncation() {
     let (_, _, terminated, truncated, _) = aec.last(0);
     assert!(terminated != truncated);
 }
+
+#[test]
+fn a_search_opponent_trains_a_learner_and_its_settings_are_checked() {
+    let dir = std::env::temp_dir().join(format!("solvedgym-hui-search-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let game = "[game]\nname = \"hase-und-igel\"\nplayers = 2\nboard = \"HCSIC2C3I1HC\"\ncarrots = 20\nsalads = 1\nmax_rounds = 4\n";
+    let config = dir.join("search.toml");
+    std::fs::write(
+        &config,
+        format!("name = \"s\"\nepisodes = 400\neval_interval = 200\nseeds = 1\n{game}[[learners]]\nkind = \"td\"\nseat = \"red\"\n[[opponents]]\npolicy = \"search\"\nsettings = \"depth=2,mode=hybrid\"\n"),
+    )
+    .unwrap();
+    let out = solvedgym(&[
+        "run",
+        config.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--quiet",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        summary["conditions"][0]["opponent"],
+        "search depth=2,mode=hybrid,order,prune"
+    );
+    let resolved = std::fs::read_to_string(dir.join("s/config.toml")).unwrap();
+    assert!(
+        resolved.contains("settings = \"depth=2,mode=hybrid,order,prune\""),
+        "{resolved}"
+    );
+    // Bad settings, and settings on another policy, name their key.
+    for (opponent, says) in [
+        (
+            "policy = \"search\"\nsettings = \"depth=deep\"",
+            "opponents[0].settings",
+        ),
+        (
+            "policy = \"random\"\nsettings = \"depth=2\"",
+            "`settings` belongs to policy = \"search\"",
+        ),
+    ] {
+        std::fs::write(
+            &config,
+            format!("name = \"s\"\nepisodes = 10\n{game}[[learners]]\nkind = \"td\"\nseat = \"red\"\n[[opponents]]\n{opponent}\n"),
+        )
+        .unwrap();
+        let out = solvedgym(&[
+            "run",
+            config.to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(says), "{err}");
+    }
+}

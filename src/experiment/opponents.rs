@@ -14,6 +14,7 @@ use crate::learn::Learner;
 use crate::learn::schedule::checked;
 use crate::oracle::Oracle;
 use crate::policy::{FuzzyPolicy, GreedyPolicy, OptimalPolicy, Policy, RandomPolicy};
+use crate::search::{SearchOptions, SearchPolicy};
 
 /// A training opponent.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,6 +23,8 @@ pub enum OpponentPolicy {
     Optimal,
     /// One-ply greedy play on the game's heuristic ([`GreedyPolicy`]).
     Greedy,
+    /// A search on the game's heuristic ([`SearchPolicy`]), by its settings.
+    Search(SearchOptions),
     Fuzzy {
         p: f64,
         base: Box<OpponentPolicy>,
@@ -71,6 +74,9 @@ pub(crate) struct OpponentToml {
     refresh: Option<NonZeroU64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     play: Option<FrozenPlay>,
+    /// A search opponent's settings ("depth=4,cutoffs=0-0-8-8-4").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    settings: Option<String>,
 }
 
 fn some_probability<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
@@ -83,6 +89,7 @@ enum PolicyName {
     Random,
     Optimal,
     Greedy,
+    Search,
     Fuzzy,
     Frozen,
 }
@@ -93,6 +100,7 @@ impl PolicyName {
             PolicyName::Random => "random",
             PolicyName::Optimal => "optimal",
             PolicyName::Greedy => "greedy",
+            PolicyName::Search => "search",
             PolicyName::Fuzzy => "fuzzy",
             PolicyName::Frozen => "frozen",
         }
@@ -112,6 +120,7 @@ impl OpponentToml {
             ("base", self.base.is_some(), PolicyName::Fuzzy),
             ("refresh", self.refresh.is_some(), PolicyName::Frozen),
             ("play", self.play.is_some(), PolicyName::Frozen),
+            ("settings", self.settings.is_some(), PolicyName::Search),
         ];
         for (key, given, owner) in owners {
             if given && self.policy != owner {
@@ -129,6 +138,10 @@ impl OpponentToml {
             PolicyName::Random => OpponentPolicy::Random,
             PolicyName::Optimal => OpponentPolicy::Optimal,
             PolicyName::Greedy => OpponentPolicy::Greedy,
+            PolicyName::Search => OpponentPolicy::Search(
+                SearchOptions::parse(self.settings.as_deref().unwrap_or(""))
+                    .map_err(|e| src.error(&format!("{path}.settings"), e))?,
+            ),
             PolicyName::Fuzzy => OpponentPolicy::Fuzzy {
                 p: self.p.ok_or_else(|| {
                     src.error(
@@ -140,6 +153,7 @@ impl OpponentToml {
                     None | Some(PolicyName::Optimal) => OpponentPolicy::Optimal,
                     Some(PolicyName::Random) => OpponentPolicy::Random,
                     Some(PolicyName::Greedy) => OpponentPolicy::Greedy,
+                    Some(PolicyName::Search) => OpponentPolicy::Search(SearchOptions::default()),
                     Some(_) => {
                         return Err(src.error(
                             &format!("{path}.base"),
@@ -168,17 +182,22 @@ impl OpponentSpec {
             base: None,
             refresh: None,
             play: None,
+            settings: None,
         };
         match &self.policy {
             OpponentPolicy::Random => {}
             OpponentPolicy::Optimal => t.policy = PolicyName::Optimal,
             OpponentPolicy::Greedy => t.policy = PolicyName::Greedy,
+            OpponentPolicy::Search(o) => {
+                (t.policy, t.settings) = (PolicyName::Search, Some(o.spec()));
+            }
             OpponentPolicy::Fuzzy { p, base } => {
                 t.policy = PolicyName::Fuzzy;
                 t.p = Some(*p);
                 t.base = Some(match **base {
                     OpponentPolicy::Random => PolicyName::Random,
                     OpponentPolicy::Greedy => PolicyName::Greedy,
+                    OpponentPolicy::Search(_) => PolicyName::Search,
                     _ => PolicyName::Optimal,
                 });
             }
@@ -205,6 +224,7 @@ impl OpponentPolicy {
             OpponentPolicy::Random => "random".into(),
             OpponentPolicy::Optimal => "optimal".into(),
             OpponentPolicy::Greedy => "greedy".into(),
+            OpponentPolicy::Search(o) => format!("search {}", o.spec()),
             OpponentPolicy::Fuzzy { p, base } => format!("fuzzy {p} {}", base.describe()),
             OpponentPolicy::Frozen { refresh, play } => match play {
                 FrozenPlay::Behaviour => format!("frozen every {refresh}"),
@@ -216,7 +236,7 @@ impl OpponentPolicy {
     /// Whether playing it needs the game's heuristic (greedy play).
     pub fn needs_heuristic(&self) -> bool {
         match self {
-            OpponentPolicy::Greedy => true,
+            OpponentPolicy::Greedy | OpponentPolicy::Search(_) => true,
             OpponentPolicy::Fuzzy { base, .. } => base.needs_heuristic(),
             _ => false,
         }
@@ -227,9 +247,10 @@ impl OpponentPolicy {
         match self {
             OpponentPolicy::Optimal => true,
             OpponentPolicy::Fuzzy { base, .. } => base.needs_oracle(),
-            OpponentPolicy::Random | OpponentPolicy::Greedy | OpponentPolicy::Frozen { .. } => {
-                false
-            }
+            OpponentPolicy::Random
+            | OpponentPolicy::Greedy
+            | OpponentPolicy::Search(_)
+            | OpponentPolicy::Frozen { .. } => false,
         }
     }
 
@@ -240,6 +261,7 @@ impl OpponentPolicy {
         match self {
             OpponentPolicy::Random => Box::new(RandomPolicy),
             OpponentPolicy::Greedy => Box::new(GreedyPolicy),
+            OpponentPolicy::Search(o) => Box::new(SearchPolicy { options: o.clone() }),
             OpponentPolicy::Optimal => match oracle {
                 Some(oracle) => Box::new(OptimalPolicy::new(oracle)),
                 None => unreachable!("opponents that need an oracle are refused without one"),

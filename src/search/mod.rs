@@ -80,6 +80,78 @@ impl Default for SearchOptions {
     }
 }
 
+impl SearchOptions {
+    /// Options from the text a person writes: comma-separated `depth=N`, `order` / `no-order`,
+    /// `prune` / `no-prune` (alpha-beta), `cutoffs=0-0-8-8-4`, `mode=paranoid|own|lead|hybrid`
+    /// (the last three: max-n with that reduction), `chance=expectation|worst`. Unnamed
+    /// settings keep their defaults (depth 4, paranoid, pruned, ordered, expectation).
+    pub fn parse(spec: &str) -> Result<SearchOptions, String> {
+        let mut o = SearchOptions::default();
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (key, value) = part.split_once('=').unwrap_or((part, ""));
+            let bad = |what: &str| format!("`{part}`: {what}");
+            match (key, value) {
+                ("depth", v) => {
+                    o.depth = v
+                        .parse()
+                        .ok()
+                        .filter(|d| (1..=64).contains(d))
+                        .ok_or_else(|| bad("depth is a number of plies from 1 to 64"))?;
+                }
+                ("order", "") => o.order = true,
+                ("no-order", "") => o.order = false,
+                ("prune", "") => o.alpha_beta = true,
+                ("no-prune", "") => o.alpha_beta = false,
+                ("cutoffs", v) => {
+                    o.cutoffs = v
+                        .split('-')
+                        .map(|k| k.parse::<usize>())
+                        .collect::<Result<_, _>>()
+                        .map_err(|_| {
+                            bad("cutoffs are counts joined by - (0 = all), e.g. 0-0-8-8-4")
+                        })?;
+                    o.order = true;
+                }
+                ("mode", "paranoid") => o.mode = Mode::Paranoid,
+                ("mode", "own") => o.mode = Mode::MaxN(Reduction::Own),
+                ("mode", "lead") => o.mode = Mode::MaxN(Reduction::Lead),
+                ("mode", "hybrid") => o.mode = Mode::MaxN(Reduction::Hybrid),
+                ("mode", _) => return Err(bad("mode is paranoid, own, lead or hybrid")),
+                ("chance", "expectation") => o.chance = ChanceRule::Expectation,
+                ("chance", "worst") => o.chance = ChanceRule::Worst,
+                ("chance", _) => return Err(bad("chance is expectation or worst")),
+                _ => {
+                    return Err(bad(
+                        "the settings are depth=N, order, no-order, prune, no-prune, cutoffs=0-0-8-8-4, mode=paranoid|own|lead|hybrid, chance=expectation|worst",
+                    ));
+                }
+            }
+        }
+        Ok(o)
+    }
+
+    /// The options in the form [`SearchOptions::parse`] reads.
+    pub fn spec(&self) -> String {
+        let mut parts = vec![format!("depth={}", self.depth)];
+        parts.push(match self.mode {
+            Mode::Paranoid => "mode=paranoid".into(),
+            Mode::MaxN(Reduction::Own) => "mode=own".into(),
+            Mode::MaxN(Reduction::Lead) => "mode=lead".into(),
+            Mode::MaxN(Reduction::Hybrid) => "mode=hybrid".into(),
+        });
+        parts.push(if self.order { "order" } else { "no-order" }.into());
+        parts.push(if self.alpha_beta { "prune" } else { "no-prune" }.into());
+        if !self.cutoffs.is_empty() {
+            let c: Vec<String> = self.cutoffs.iter().map(usize::to_string).collect();
+            parts.push(format!("cutoffs={}", c.join("-")));
+        }
+        if self.chance == ChanceRule::Worst {
+            parts.push("chance=worst".into());
+        }
+        parts.join(",")
+    }
+}
+
 /// What a search found at the root.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchResult {
@@ -359,7 +431,7 @@ pub struct SearchPolicy {
 
 impl<G: Game> Policy<G> for SearchPolicy {
     fn name(&self) -> String {
-        format!("search(depth={})", self.options.depth)
+        format!("search({})", self.options.spec())
     }
     fn choose(
         &self,
@@ -372,6 +444,23 @@ impl<G: Game> Policy<G> for SearchPolicy {
             .best_move(state)
             .action
             .or_else(|| legal.first().copied())
+    }
+    /// Deterministic: all the probability on the move the search picks (so the exact
+    /// evaluator can tabulate it).
+    fn probabilities(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        probs: &mut Vec<f64>,
+    ) -> bool {
+        let pick = Search::new(game, self.options.clone())
+            .best_move(state)
+            .action
+            .or_else(|| legal.first().copied());
+        probs.clear();
+        probs.extend(legal.iter().map(|&a| f64::from(u8::from(Some(a) == pick))));
+        true
     }
 }
 

@@ -195,3 +195,24 @@ fn the_seed_s_options_run_on_hase_und_igel() {
         .unwrap();
     assert!(legal.contains(&a));
 }
+
+#[test]
+fn options_read_and_write_the_seed_s_settings() {
+    let o = SearchOptions::parse("depth=8, order, cutoffs=0-0-8-8-4, mode=hybrid, chance=worst")
+        .unwrap();
+    assert_eq!(o.depth, 8);
+    assert_eq!(o.cutoffs, [0, 0, 8, 8, 4]);
+    assert_eq!(o.mode, Mode::MaxN(Reduction::Hybrid));
+    assert_eq!(o.chance, ChanceRule::Worst);
+    assert_eq!(SearchOptions::parse(&o.spec()).unwrap(), o);
+    assert_eq!(SearchOptions::parse("").unwrap(), SearchOptions::default());
+    for (bad, says) in [
+        ("depth=0", "depth is a number"),
+        ("cutoffs=8-x", "cutoffs are counts"),
+        ("mode=minimax", "mode is paranoid"),
+        ("deep", "the settings are"),
+    ] {
+        let err = SearchOptions::parse(bad).unwrap_err();
+        assert!(err.contains(says), "{err}");
+    }
+}

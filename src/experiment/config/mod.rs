@@ -442,7 +442,7 @@ fn evaluation_of(
         let why = if o.policy.needs_oracle() && caps.solver == crate::game::Solver::None {
             "has no exact solver, so no perfect play to train against"
         } else if o.policy.needs_heuristic() && !heuristic {
-            "has no heuristic for a greedy player"
+            "has no heuristic for a greedy or search player"
         } else if o.frozen().is_some() && refusal.is_some() {
             "cannot have every position enumerated, and a frozen copy is tabulated over them"
         } else {
