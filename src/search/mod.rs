@@ -65,6 +65,9 @@ pub struct SearchOptions {
     /// `cutoffs[i]` moves (0 = all; the last entry holds for deeper plies). Needs `order`.
     pub cutoffs: Vec<usize>,
     pub chance: ChanceRule,
+    /// A transposition table (paranoid search): a position met again at the same depth is
+    /// not searched again.
+    pub table: bool,
 }
 
 impl Default for SearchOptions {
@@ -76,6 +79,7 @@ impl Default for SearchOptions {
             order: true,
             cutoffs: Vec::new(),
             chance: ChanceRule::Expectation,
+            table: true,
         }
     }
 }
@@ -102,6 +106,8 @@ impl SearchOptions {
                 ("no-order", "") => o.order = false,
                 ("prune", "") => o.alpha_beta = true,
                 ("no-prune", "") => o.alpha_beta = false,
+                ("table", "") => o.table = true,
+                ("no-table", "") => o.table = false,
                 ("cutoffs", v) => {
                     o.cutoffs = v
                         .split('-')
@@ -122,7 +128,7 @@ impl SearchOptions {
                 ("chance", _) => return Err(bad("chance is expectation or worst")),
                 _ => {
                     return Err(bad(
-                        "the settings are depth=N, order, no-order, prune, no-prune, cutoffs=0-0-8-8-4, mode=paranoid|own|lead|hybrid, chance=expectation|worst",
+                        "the settings are depth=N, order, no-order, prune, no-prune, table, no-table, cutoffs=0-0-8-8-4, mode=paranoid|own|lead|hybrid, chance=expectation|worst",
                     ));
                 }
             }
@@ -141,6 +147,9 @@ impl SearchOptions {
         });
         parts.push(if self.order { "order" } else { "no-order" }.into());
         parts.push(if self.alpha_beta { "prune" } else { "no-prune" }.into());
+        if !self.table {
+            parts.push("no-table".into());
+        }
         if !self.cutoffs.is_empty() {
             let c: Vec<String> = self.cutoffs.iter().map(usize::to_string).collect();
             parts.push(format!("cutoffs={}", c.join("-")));
@@ -166,11 +175,23 @@ pub struct SearchResult {
 
 type Scores = [f64; MAX_PLAYERS];
 
+/// What a table entry knows of a position's value: exactly, or a bound from a cut.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Bound {
+    Exact,
+    /// The value is at least this (a cut at a maximising node).
+    Lower,
+    /// The value is at most this.
+    Upper,
+}
+
 /// A searcher over one game.
 pub struct Search<'g, G: Game> {
     game: &'g G,
     options: SearchOptions,
     nodes: u64,
+    /// (position, depth left, ply) -> value and what it is; cleared for every root.
+    table: rustc_hash::FxHashMap<(G::State, u32, u32), (f64, Bound)>,
 }
 
 impl<'g, G: Game> Search<'g, G> {
@@ -179,6 +200,7 @@ impl<'g, G: Game> Search<'g, G> {
             game,
             options,
             nodes: 0,
+            table: rustc_hash::FxHashMap::default(),
         }
     }
 
@@ -265,6 +287,7 @@ impl<'g, G: Game> Search<'g, G> {
     /// Searches `state` for its mover.
     pub fn best_move(&mut self, state: &G::State) -> SearchResult {
         self.nodes = 0;
+        self.table.clear();
         let Turn::Player(me) = self.game.turn(state) else {
             return SearchResult {
                 action: None,
@@ -342,6 +365,23 @@ impl<'g, G: Game> Search<'g, G> {
                 }
             }
             Turn::Player(p) => {
+                // The ply matters where the cutoff vector does; otherwise one entry serves all.
+                let key_ply = if self.options.cutoffs.is_empty() {
+                    0
+                } else {
+                    ply as u32
+                };
+                if self.options.table
+                    && let Some(&(v, bound)) = self.table.get(&(state.clone(), depth, key_ply))
+                {
+                    match bound {
+                        Bound::Exact => return v,
+                        Bound::Lower if v >= beta => return v,
+                        Bound::Upper if v <= alpha => return v,
+                        _ => {}
+                    }
+                }
+                let (alpha0, beta0) = (alpha, beta);
                 let children = self.moves(state, p, ply);
                 let maximise = p == me;
                 let mut best = if maximise {
@@ -361,6 +401,17 @@ impl<'g, G: Game> Search<'g, G> {
                     if self.options.alpha_beta && beta <= alpha {
                         break;
                     }
+                }
+                if self.options.table {
+                    let bound = if best <= alpha0 {
+                        Bound::Upper
+                    } else if best >= beta0 {
+                        Bound::Lower
+                    } else {
+                        Bound::Exact
+                    };
+                    self.table
+                        .insert((state.clone(), depth, key_ply), (best, bound));
                 }
                 best
             }

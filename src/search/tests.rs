@@ -60,6 +60,7 @@ fn root<G: Game>(
         depth,
         alpha_beta,
         order,
+        table: alpha_beta,
         ..SearchOptions::default()
     };
     Search::new(game, options).best_move(state)
