@@ -68,6 +68,11 @@ pub struct SearchOptions {
     /// A transposition table (paranoid search): a position met again at the same depth is
     /// not searched again.
     pub table: bool,
+    /// Iterative deepening within a budget: depths 1, 2, ... up to `depth`, keeping the move of
+    /// the deepest search that finished within this many positions (deterministic) ...
+    pub max_nodes: Option<u64>,
+    /// ... or milliseconds (depends on the machine).
+    pub max_millis: Option<u64>,
 }
 
 impl Default for SearchOptions {
@@ -80,6 +85,8 @@ impl Default for SearchOptions {
             cutoffs: Vec::new(),
             chance: ChanceRule::Expectation,
             table: true,
+            max_nodes: None,
+            max_millis: None,
         }
     }
 }
@@ -106,6 +113,20 @@ impl SearchOptions {
                 ("no-order", "") => o.order = false,
                 ("prune", "") => o.alpha_beta = true,
                 ("no-prune", "") => o.alpha_beta = false,
+                ("nodes", v) => {
+                    o.max_nodes = Some(
+                        v.parse()
+                            .ok()
+                            .filter(|&n| n > 0)
+                            .ok_or_else(|| bad("nodes is a budget of positions, at least 1"))?,
+                    );
+                }
+                ("ms", v) => {
+                    o.max_millis =
+                        Some(v.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                            bad("ms is a time budget in milliseconds, at least 1")
+                        })?);
+                }
                 ("table", "") => o.table = true,
                 ("no-table", "") => o.table = false,
                 ("cutoffs", v) => {
@@ -128,7 +149,7 @@ impl SearchOptions {
                 ("chance", _) => return Err(bad("chance is expectation or worst")),
                 _ => {
                     return Err(bad(
-                        "the settings are depth=N, order, no-order, prune, no-prune, table, no-table, cutoffs=0-0-8-8-4, mode=paranoid|own|lead|hybrid, chance=expectation|worst",
+                        "the settings are depth=N, order, no-order, prune, no-prune, table, no-table, cutoffs=0-0-8-8-4, mode=paranoid|own|lead|hybrid, chance=expectation|worst, nodes=N, ms=N",
                     ));
                 }
             }
@@ -156,6 +177,12 @@ impl SearchOptions {
         }
         if self.chance == ChanceRule::Worst {
             parts.push("chance=worst".into());
+        }
+        if let Some(n) = self.max_nodes {
+            parts.push(format!("nodes={n}"));
+        }
+        if let Some(ms) = self.max_millis {
+            parts.push(format!("ms={ms}"));
         }
         parts.join(",")
     }
@@ -192,6 +219,10 @@ pub struct Search<'g, G: Game> {
     nodes: u64,
     /// (position, depth left, ply) -> value and what it is; cleared for every root.
     table: rustc_hash::FxHashMap<(G::State, u32, u32), (f64, Bound)>,
+    /// When a budgeted search must stop, and whether it has.
+    deadline: Option<std::time::Instant>,
+    node_limit: u64,
+    aborted: bool,
 }
 
 impl<'g, G: Game> Search<'g, G> {
@@ -201,6 +232,9 @@ impl<'g, G: Game> Search<'g, G> {
             options,
             nodes: 0,
             table: rustc_hash::FxHashMap::default(),
+            deadline: None,
+            node_limit: u64::MAX,
+            aborted: false,
         }
     }
 
@@ -284,10 +318,69 @@ impl<'g, G: Game> Search<'g, G> {
         s
     }
 
-    /// Searches `state` for its mover.
+    /// Counts a position; true when the budget is spent (the search then unwinds).
+    fn spent(&mut self) -> bool {
+        if self.aborted {
+            return true;
+        }
+        self.nodes += 1;
+        if self.nodes > self.node_limit {
+            self.aborted = true;
+        } else if let Some(deadline) = self.deadline
+            && self.nodes.is_multiple_of(1024)
+            && std::time::Instant::now() >= deadline
+        {
+            self.aborted = true;
+        }
+        self.aborted
+    }
+
+    /// Searches `state` for its mover: to the options' depth, or with a budget by iterative
+    /// deepening (the deepest search that finished decides; if none did, the best move by the
+    /// static score).
     pub fn best_move(&mut self, state: &G::State) -> SearchResult {
-        self.nodes = 0;
         self.table.clear();
+        self.aborted = false;
+        if self.options.max_nodes.is_none() && self.options.max_millis.is_none() {
+            self.nodes = 0;
+            self.node_limit = u64::MAX;
+            self.deadline = None;
+            return self.search_root(state, self.options.depth);
+        }
+        self.node_limit = self.options.max_nodes.unwrap_or(u64::MAX);
+        self.deadline = self
+            .options
+            .max_millis
+            .map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms));
+        self.nodes = 0;
+        let mut done = None;
+        for depth in 1..=self.options.depth.max(1) {
+            let found = self.search_root(state, depth);
+            if self.aborted {
+                break;
+            }
+            done = Some(found);
+        }
+        let nodes = self.nodes;
+        match done {
+            Some(found) => SearchResult { nodes, ..found },
+            None => {
+                let fallback = match self.game.turn(state) {
+                    Turn::Player(me) => self.moves(state, me, 0).first().map(|m| m.0),
+                    _ => None,
+                };
+                SearchResult {
+                    action: fallback,
+                    value: f64::NAN,
+                    nodes,
+                }
+            }
+        }
+    }
+
+    /// One search of `state` to `depth` player plies.
+    fn search_root(&mut self, state: &G::State, depth: u32) -> SearchResult {
+        let counted = self.nodes;
         let Turn::Player(me) = self.game.turn(state) else {
             return SearchResult {
                 action: None,
@@ -296,7 +389,7 @@ impl<'g, G: Game> Search<'g, G> {
             };
         };
         let children = self.moves(state, me, 0);
-        let depth = self.options.depth.max(1) - 1;
+        let depth = depth.max(1) - 1;
         let (mut best, mut best_value, mut best_tie) = (None, f64::NEG_INFINITY, f64::NEG_INFINITY);
         let mut alpha = f64::NEG_INFINITY;
         for (a, child) in children {
@@ -328,7 +421,7 @@ impl<'g, G: Game> Search<'g, G> {
         SearchResult {
             action: best,
             value: best_value,
-            nodes: self.nodes,
+            nodes: self.nodes - counted,
         }
     }
 
@@ -341,7 +434,9 @@ impl<'g, G: Game> Search<'g, G> {
         ply: usize,
         (mut alpha, mut beta): (f64, f64),
     ) -> f64 {
-        self.nodes += 1;
+        if self.spent() {
+            return 0.0;
+        }
         match self.game.turn(state) {
             Turn::Terminal => self.scores(state)[me],
             _ if depth == 0 => self.static_scores(state)[me],
@@ -402,7 +497,7 @@ impl<'g, G: Game> Search<'g, G> {
                         break;
                     }
                 }
-                if self.options.table {
+                if self.options.table && !self.aborted {
                     let bound = if best <= alpha0 {
                         Bound::Upper
                     } else if best >= beta0 {
@@ -420,7 +515,9 @@ impl<'g, G: Game> Search<'g, G> {
 
     /// Max-n score vector of `state`: each mover takes the child best by its own reading.
     fn max_n(&mut self, state: &G::State, me: Player, depth: u32, ply: usize) -> Scores {
-        self.nodes += 1;
+        if self.spent() {
+            return [0.0; MAX_PLAYERS];
+        }
         match self.game.turn(state) {
             Turn::Terminal => self.scores(state),
             _ if depth == 0 => self.static_scores(state),

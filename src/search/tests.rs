@@ -217,3 +217,38 @@ fn options_read_and_write_the_seed_s_settings() {
         assert!(err.contains(says), "{err}");
     }
 }
+
+#[test]
+fn budgets_deepen_iteratively_and_a_node_budget_is_deterministic() {
+    let (game, state) = hui_position(3, 20, 11);
+    let mut legal = Vec::new();
+    game.legal_actions(&state, &mut legal);
+    let budget = |spec: &str| {
+        let options = SearchOptions::parse(spec).unwrap();
+        Search::new(&game, options).best_move(&state)
+    };
+    // Enough for every depth: the same move and value as the plain search to that depth.
+    let plain = budget("depth=3");
+    let roomy = budget("depth=3,nodes=100000000");
+    assert_eq!((plain.action, plain.value), (roomy.action, roomy.value));
+    assert!(
+        roomy.nodes > plain.nodes,
+        "the shallower searches count too"
+    );
+    // A tight budget stops early, the same way every time, with a legal move.
+    let tight = budget("depth=8,nodes=2000");
+    assert_eq!(tight, budget("depth=8,nodes=2000"));
+    assert!(legal.contains(&tight.action.unwrap()));
+    assert!(tight.nodes <= 2001);
+    let none = budget("depth=8,nodes=1");
+    assert!(legal.contains(&none.action.unwrap()));
+    // A time budget returns within reason.
+    let t = std::time::Instant::now();
+    let timed = budget("depth=30,ms=50");
+    assert!(legal.contains(&timed.action.unwrap()));
+    assert!(t.elapsed().as_millis() < 2000);
+    assert_eq!(
+        SearchOptions::parse("nodes=5,ms=7").unwrap().spec(),
+        "depth=4,mode=paranoid,order,prune,nodes=5,ms=7"
+    );
+}
