@@ -247,7 +247,7 @@ fn the_small_variant_learns_under_the_exact_evaluator() {
     std::fs::create_dir_all(&dir).unwrap();
     let small = dir.join("small.toml");
     std::fs::write(&small, text).unwrap();
-    let out = solvedgym(&[
+    let summary = json(&[
         "run",
         small.to_str().unwrap(),
         "--out",
@@ -255,12 +255,6 @@ fn the_small_variant_learns_under_the_exact_evaluator() {
         "--quiet",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(summary["conditions"].as_array().unwrap().len(), 4);
     let finals = &summary["conditions"][0]["final_metrics"];
     for m in [
@@ -354,7 +348,7 @@ fn a_search_opponent_trains_a_learner_and_its_settings_are_checked() {
         format!("name = \"s\"\nepisodes = 400\neval_interval = 200\nseeds = 1\n{game}[[learners]]\nkind = \"td\"\nseat = \"red\"\n[[opponents]]\npolicy = \"search\"\nsettings = \"depth=2,mode=hybrid\"\n"),
     )
     .unwrap();
-    let out = solvedgym(&[
+    let summary = json(&[
         "run",
         config.to_str().unwrap(),
         "--out",
@@ -362,12 +356,6 @@ fn a_search_opponent_trains_a_learner_and_its_settings_are_checked() {
         "--quiet",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         summary["conditions"][0]["opponent"],
         "search depth=2,mode=hybrid,order,prune"
