@@ -577,6 +577,16 @@ pub struct SearchPolicy {
     pub options: SearchOptions,
 }
 
+impl SearchPolicy {
+    /// The searched move (the first legal one where the search has none).
+    fn pick<G: Game>(&self, game: &G, state: &G::State, legal: &[Action]) -> Option<Action> {
+        Search::new(game, self.options.clone())
+            .best_move(state)
+            .action
+            .or_else(|| legal.first().copied())
+    }
+}
+
 impl<G: Game> Policy<G> for SearchPolicy {
     fn name(&self) -> String {
         format!("search({})", self.options.spec())
@@ -588,10 +598,7 @@ impl<G: Game> Policy<G> for SearchPolicy {
         legal: &[Action],
         _: &mut SgRng,
     ) -> Option<Action> {
-        Search::new(game, self.options.clone())
-            .best_move(state)
-            .action
-            .or_else(|| legal.first().copied())
+        self.pick(game, state, legal)
     }
     /// Deterministic: all the probability on the move the search picks (so the exact
     /// evaluator can tabulate it).
@@ -602,10 +609,7 @@ impl<G: Game> Policy<G> for SearchPolicy {
         legal: &[Action],
         probs: &mut Vec<f64>,
     ) -> bool {
-        let pick = Search::new(game, self.options.clone())
-            .best_move(state)
-            .action
-            .or_else(|| legal.first().copied());
+        let pick = self.pick(game, state, legal);
         probs.clear();
         probs.extend(legal.iter().map(|&a| f64::from(u8::from(Some(a) == pick))));
         true
