@@ -392,16 +392,7 @@ pub fn random_playouts<G: crate::game::Game>(game: &G, games: u64, seed: u64) ->
                 }
                 Turn::Chance => {
                     game.chance_outcomes(&state, &mut outcomes);
-                    let mut u = rng.random::<f64>();
-                    let mut drawn = outcomes[outcomes.len() - 1].0;
-                    for &(a, p) in &outcomes {
-                        if u < p {
-                            drawn = a;
-                            break;
-                        }
-                        u -= p;
-                    }
-                    drawn
+                    crate::policy::draw_outcome(&outcomes, &mut rng)
                 }
             };
             state = game.apply(&state, action);
@@ -470,6 +461,130 @@ pub fn hase_und_igel(repeat: usize, each: &mut dyn FnMut(&HaseRow)) -> Result<Ve
     };
     each(&row);
     rows.push(row);
+    Ok(rows)
+}
+
+/// One row of the search benchmark: one setting from the fixed positions of one player count.
+#[derive(Clone, Debug, Serialize)]
+pub struct SearchRow {
+    pub players: usize,
+    /// The search settings (`SearchOptions::spec`).
+    pub settings: String,
+    pub depth: u32,
+    /// Positions searched (each one move).
+    pub positions: usize,
+    /// Mean positions visited per move.
+    pub nodes_per_move: f64,
+    /// Mean milliseconds per move (best of the repeats for each position).
+    pub ms_per_move: f64,
+    pub nodes_per_second: f64,
+}
+
+impl fmt::Display for SearchRow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} hares  {:<40} {:>12} nodes/move {:>10.2} ms/move {:>12} nodes/s",
+            self.players,
+            self.settings,
+            group(&format!("{:.0}", self.nodes_per_move)),
+            self.ms_per_move,
+            group(&format!("{:.0}", self.nodes_per_second)),
+        )
+    }
+}
+
+/// Player counts of the search benchmark.
+pub const SEARCH_PLAYERS: [usize; 3] = [2, 3, 6];
+
+/// The benchmark's positions for `players` hares on the 2008 board with default parameters:
+/// the start and the positions after 8, 16, 24 and 32 moves of a seeded game of greedy hares
+/// (seed 1; each a position where a hare is to move and the game has not ended).
+pub fn search_positions(
+    game: &crate::games::HaseUndIgel,
+) -> Vec<<crate::games::HaseUndIgel as crate::game::Game>::State> {
+    use crate::game::{Game, Turn};
+    use crate::policy::Policy;
+    let mut rng = crate::rng(1);
+    let mut state = game.initial_state();
+    let (mut moves, mut out) = (0, Vec::new());
+    let (mut legal, mut outcomes) = (Vec::new(), Vec::new());
+    while out.len() < 5 {
+        let action = match game.turn(&state) {
+            Turn::Terminal => break,
+            Turn::Player(_) => {
+                if moves % 8 == 0 && out.len() == moves / 8 {
+                    out.push(state);
+                }
+                moves += 1;
+                game.legal_actions(&state, &mut legal);
+                crate::policy::GreedyPolicy
+                    .choose(game, &state, &legal, &mut rng)
+                    .expect("a hare to move has a move")
+            }
+            Turn::Chance => {
+                game.chance_outcomes(&state, &mut outcomes);
+                crate::policy::draw_outcome(&outcomes, &mut rng)
+            }
+        };
+        state = game.apply(&state, action);
+    }
+    out
+}
+
+/// Search speed: for 2, 3 and 6 hares on the 2008 board, each setting of `settings` (search
+/// settings text; `{depth}` is replaced by every depth of `depths`) searches each of
+/// [`search_positions`] on one thread; nodes and milliseconds per move, best of `repeat` runs.
+pub fn search(
+    settings: &[String],
+    depths: std::ops::RangeInclusive<u32>,
+    players: &[usize],
+    repeat: usize,
+    each: &mut dyn FnMut(&SearchRow),
+) -> Result<Vec<SearchRow>> {
+    use crate::games::{HaseUndIgel, HaseUndIgelParams};
+    use crate::search::{Search, SearchOptions};
+    use std::time::Instant;
+    let mut rows = Vec::new();
+    for &p in players {
+        let game = HaseUndIgel::new(HaseUndIgelParams {
+            players: p,
+            ..HaseUndIgelParams::default()
+        })?;
+        let positions = search_positions(&game);
+        for family in settings {
+            for depth in depths.clone() {
+                let text = family.replace("{depth}", &depth.to_string());
+                let options = SearchOptions::parse(&text)
+                    .map_err(|e| anyhow::anyhow!("search settings {text}: {e}"))?;
+                let (mut nodes, mut seconds) = (0u64, 0.0);
+                for state in &positions {
+                    let mut best = f64::INFINITY;
+                    let mut n = 0;
+                    for _ in 0..repeat.max(1) {
+                        let started = Instant::now();
+                        let found = Search::new(&game, options.clone()).best_move(state);
+                        best = best.min(started.elapsed().as_secs_f64());
+                        n = found.nodes;
+                    }
+                    nodes += n;
+                    seconds += best;
+                }
+                let k = positions.len() as f64;
+                let row = SearchRow {
+                    players: p,
+                    settings: options.spec(),
+                    depth: options.depth,
+                    positions: positions.len(),
+                    nodes_per_move: nodes as f64 / k,
+                    ms_per_move: 1000.0 * seconds / k,
+                    nodes_per_second: nodes as f64 / seconds,
+                };
+                each(&row);
+                rows.push(row);
+            }
+        }
+    }
     Ok(rows)
 }
 

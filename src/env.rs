@@ -12,7 +12,7 @@
 //! Rewards are zero until the end, then each seat's return; every seat receives its return,
 //! including seats that did not make the last move.
 
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use thiserror::Error;
 
 use crate::SgRng;
@@ -181,15 +181,7 @@ impl<G: Game> Core<G> {
 
     fn draw_chance(&mut self) {
         self.game.chance_outcomes(&self.state, &mut self.outcomes);
-        let mut u = self.rng.random::<f64>();
-        let mut outcome = self.outcomes.last().expect("a chance state has outcomes").0;
-        for &(a, p) in &self.outcomes {
-            if u < p {
-                outcome = a;
-                break;
-            }
-            u -= p;
-        }
+        let outcome = crate::policy::draw_outcome(&self.outcomes, &mut self.rng);
         self.drawn.push((self.last_mover, outcome));
         self.advance_with(outcome);
     }

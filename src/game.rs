@@ -428,6 +428,14 @@ pub trait Game: Clone + Send + Sync + 'static {
         None
     }
 
+    /// Whether `player` has finished the race while others play on (Hase und Igel ranked to the
+    /// last place): a search stops below such a move (the seed's rule) rather than let a finished
+    /// seat "mark time" in the tree. By default no seat finishes before the game ends.
+    fn has_finished(&self, state: &Self::State, player: Player) -> bool {
+        let _ = (state, player);
+        false
+    }
+
     /// A static evaluation of `state` for `player` (larger is better; terminal states are
     /// valued by their returns instead), for greedy and search players. `None`: the game has no
     /// heuristic.

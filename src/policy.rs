@@ -104,6 +104,21 @@ impl<G: Game, P: Policy<G> + ?Sized> Policy<G> for Box<P> {
     }
 }
 
+/// Draws a chance outcome: the first whose cumulative probability passes one uniform number
+/// (the last one if rounding leaves the number past them all). Environments, statistics and
+/// benchmarks all draw this way, so a seed gives the same cards everywhere.
+pub fn draw_outcome(outcomes: &[(Action, f64)], rng: &mut SgRng) -> Action {
+    use rand::RngExt;
+    let mut u = rng.random::<f64>();
+    for &(a, p) in outcomes {
+        if u < p {
+            return a;
+        }
+        u -= p;
+    }
+    outcomes.last().expect("a chance state has outcomes").0
+}
+
 /// Samples an action from `probs`; mass left unassigned (beyond rounding) means resignation.
 pub fn sample(legal: &[Action], probs: &[f64], rng: &mut SgRng) -> Option<Action> {
     let total: f64 = probs.iter().sum();

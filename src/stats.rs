@@ -13,7 +13,6 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use rand::RngExt;
 use rayon::prelude::*;
 use serde::{Serialize, Serializer};
 
@@ -261,19 +260,6 @@ struct Ending {
     resigned: bool,
 }
 
-/// Draws a chance outcome: the first whose cumulative probability passes a uniform number
-/// (the last one if rounding leaves the number past them all).
-fn draw(outcomes: &[(Action, f64)], rng: &mut SgRng) -> Action {
-    let mut u = rng.random::<f64>();
-    for &(a, p) in outcomes {
-        if u < p {
-            return a;
-        }
-        u -= p;
-    }
-    outcomes.last().expect("a chance state has outcomes").0
-}
-
 /// Plays one game with `policy` at every seat, adding the counts of its plies (legal moves,
 /// chance outcomes, rule events) to `totals`; the final state and how the game went.
 fn play_one<G: Game>(
@@ -300,7 +286,7 @@ fn play_one<G: Game>(
             }
             Turn::Chance => {
                 game.chance_outcomes(&state, &mut scratch.outcomes);
-                let a = draw(&scratch.outcomes, rng);
+                let a = crate::policy::draw_outcome(&scratch.outcomes, rng);
                 let name = game.action_to_string(&state, a);
                 let e = totals.outcomes.entry(name).or_insert((0, a));
                 e.0 += 1;

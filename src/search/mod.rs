@@ -47,8 +47,12 @@ pub enum Reduction {
 pub enum ChanceRule {
     /// The expectation over the outcomes.
     Expectation,
-    /// The worst outcome for the searching seat (the seed's pessimistic option).
+    /// The worst outcome for the searching seat (the seed's pessimistic option); in paranoid
+    /// search a node the coalition's side minimises, so alpha-beta prunes it.
     Worst,
+    /// No search below a draw: the expectation of the outcomes' static values (the tree does
+    /// not branch on cards, as the seed's did not).
+    Leaf,
 }
 
 /// A search's settings.
@@ -68,8 +72,12 @@ pub struct SearchOptions {
     /// A transposition table (paranoid search): a position met again at the same depth is
     /// not searched again.
     pub table: bool,
+    /// Stop below a move after which its mover has finished while others play on (the seed's
+    /// rule; [`Game::has_finished`]).
+    pub stop_finished: bool,
     /// Iterative deepening within a budget: depths 1, 2, ... up to `depth`, keeping the move of
-    /// the deepest search that finished within this many positions (deterministic) ...
+    /// the deepest search that finished within this many positions generated (deterministic;
+    /// the search notices at its next visit, so one expansion may pass it) ...
     pub max_nodes: Option<u64>,
     /// ... or milliseconds (depends on the machine).
     pub max_millis: Option<u64>,
@@ -85,6 +93,7 @@ impl Default for SearchOptions {
             cutoffs: Vec::new(),
             chance: ChanceRule::Expectation,
             table: true,
+            stop_finished: true,
             max_nodes: None,
             max_millis: None,
         }
@@ -146,10 +155,13 @@ impl SearchOptions {
                 ("mode", _) => return Err(bad("mode is paranoid, own, lead or hybrid")),
                 ("chance", "expectation") => o.chance = ChanceRule::Expectation,
                 ("chance", "worst") => o.chance = ChanceRule::Worst,
-                ("chance", _) => return Err(bad("chance is expectation or worst")),
+                ("chance", "leaf") => o.chance = ChanceRule::Leaf,
+                ("chance", _) => return Err(bad("chance is expectation, worst or leaf")),
+                ("stop", "") => o.stop_finished = true,
+                ("play-on", "") => o.stop_finished = false,
                 _ => {
                     return Err(bad(
-                        "the settings are depth=N, order, no-order, prune, no-prune, table, no-table, cutoffs=0-0-8-8-4, mode=paranoid|own|lead|hybrid, chance=expectation|worst, nodes=N, ms=N",
+                        "the settings are depth=N, order, no-order, prune, no-prune, table, no-table, cutoffs=0-0-8-8-4, mode=paranoid|own|lead|hybrid, chance=expectation|worst|leaf, stop, play-on, nodes=N, ms=N",
                     ));
                 }
             }
@@ -175,8 +187,13 @@ impl SearchOptions {
             let c: Vec<String> = self.cutoffs.iter().map(usize::to_string).collect();
             parts.push(format!("cutoffs={}", c.join("-")));
         }
-        if self.chance == ChanceRule::Worst {
-            parts.push("chance=worst".into());
+        match self.chance {
+            ChanceRule::Expectation => {}
+            ChanceRule::Worst => parts.push("chance=worst".into()),
+            ChanceRule::Leaf => parts.push("chance=leaf".into()),
+        }
+        if !self.stop_finished {
+            parts.push("play-on".into());
         }
         if let Some(n) = self.max_nodes {
             parts.push(format!("nodes={n}"));
@@ -196,7 +213,8 @@ pub struct SearchResult {
     /// The root's score for the searching seat (paranoid), or the chosen child's score vector
     /// read by the searching seat (max-n).
     pub value: f64,
-    /// Positions visited.
+    /// Positions the search generated (every move and card outcome it looked at, each evaluated
+    /// or searched; the root counts one): the seed's measure of a tree's size.
     pub nodes: u64,
 }
 
@@ -216,7 +234,9 @@ enum Bound {
 pub struct Search<'g, G: Game> {
     game: &'g G,
     options: SearchOptions,
-    nodes: u64,
+    nodes: std::cell::Cell<u64>,
+    /// Positions visited since the last look at the clock.
+    visits: u64,
     /// (position, depth left, ply) -> value and what it is; cleared for every root.
     table: rustc_hash::FxHashMap<(G::State, u32, u32), (f64, Bound)>,
     /// When a budgeted search must stop, and whether it has.
@@ -230,7 +250,8 @@ impl<'g, G: Game> Search<'g, G> {
         Search {
             game,
             options,
-            nodes: 0,
+            nodes: std::cell::Cell::new(0),
+            visits: 0,
             table: rustc_hash::FxHashMap::default(),
             deadline: None,
             node_limit: u64::MAX,
@@ -275,6 +296,7 @@ impl<'g, G: Game> Search<'g, G> {
     fn moves(&mut self, state: &G::State, mover: Player, ply: usize) -> Vec<(Action, G::State)> {
         let mut legal = Vec::new();
         self.game.legal_actions(state, &mut legal);
+        self.generated(legal.len());
         let mut children: Vec<(Action, G::State)> = legal
             .iter()
             .map(|&a| (a, self.game.apply(state, a)))
@@ -306,11 +328,9 @@ impl<'g, G: Game> Search<'g, G> {
         if self.game.turn(state) != Turn::Chance {
             return self.scores(state);
         }
-        let mut outcomes = Vec::new();
-        self.game.chance_outcomes(state, &mut outcomes);
         let mut s = [0.0; MAX_PLAYERS];
-        for &(a, pr) in &outcomes {
-            let c = self.scores(&self.game.apply(state, a));
+        for (pr, child) in self.outcomes(state) {
+            let c = self.scores(&child);
             for (x, y) in s.iter_mut().zip(c) {
                 *x += pr * y;
             }
@@ -318,16 +338,38 @@ impl<'g, G: Game> Search<'g, G> {
         s
     }
 
-    /// Counts a position; true when the budget is spent (the search then unwinds).
+    /// The outcomes of a chance node as (probability, position), outcomes that lead to the same
+    /// position merged (their probabilities added: an exact saving), counted as generated.
+    fn outcomes(&self, state: &G::State) -> Vec<(f64, G::State)> {
+        let mut drawn = Vec::new();
+        self.game.chance_outcomes(state, &mut drawn);
+        let mut out: Vec<(f64, G::State)> = Vec::with_capacity(drawn.len());
+        for (a, pr) in drawn {
+            let child = self.game.apply(state, a);
+            match out.iter_mut().find(|(_, c)| *c == child) {
+                Some(same) => same.0 += pr,
+                None => out.push((pr, child)),
+            }
+        }
+        self.generated(out.len());
+        out
+    }
+
+    /// Counts `k` positions generated.
+    fn generated(&self, k: usize) {
+        self.nodes.set(self.nodes.get() + k as u64);
+    }
+
+    /// Notes a visit; true when the budget is spent (the search then unwinds).
     fn spent(&mut self) -> bool {
         if self.aborted {
             return true;
         }
-        self.nodes += 1;
-        if self.nodes > self.node_limit {
+        self.visits += 1;
+        if self.nodes.get() > self.node_limit {
             self.aborted = true;
         } else if let Some(deadline) = self.deadline
-            && self.nodes.is_multiple_of(1024)
+            && self.visits.is_multiple_of(1024)
             && std::time::Instant::now() >= deadline
         {
             self.aborted = true;
@@ -342,7 +384,7 @@ impl<'g, G: Game> Search<'g, G> {
         self.table.clear();
         self.aborted = false;
         if self.options.max_nodes.is_none() && self.options.max_millis.is_none() {
-            self.nodes = 0;
+            self.nodes.set(1);
             self.node_limit = u64::MAX;
             self.deadline = None;
             return self.search_root(state, self.options.depth);
@@ -352,7 +394,7 @@ impl<'g, G: Game> Search<'g, G> {
             .options
             .max_millis
             .map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms));
-        self.nodes = 0;
+        self.nodes.set(1);
         let mut done = None;
         for depth in 1..=self.options.depth.max(1) {
             let found = self.search_root(state, depth);
@@ -361,7 +403,7 @@ impl<'g, G: Game> Search<'g, G> {
             }
             done = Some(found);
         }
-        let nodes = self.nodes;
+        let nodes = self.nodes.get();
         match done {
             Some(found) => SearchResult { nodes, ..found },
             None => {
@@ -380,7 +422,7 @@ impl<'g, G: Game> Search<'g, G> {
 
     /// One search of `state` to `depth` player plies.
     fn search_root(&mut self, state: &G::State, depth: u32) -> SearchResult {
-        let counted = self.nodes;
+        let counted = self.nodes.get();
         let Turn::Player(me) = self.game.turn(state) else {
             return SearchResult {
                 action: None,
@@ -388,23 +430,35 @@ impl<'g, G: Game> Search<'g, G> {
                 nodes: 0,
             };
         };
-        let children = self.moves(state, me, 0);
         let depth = depth.max(1) - 1;
         let (mut best, mut best_value, mut best_tie) = (None, f64::NEG_INFINITY, f64::NEG_INFINITY);
         let mut alpha = f64::NEG_INFINITY;
-        for (a, child) in children {
+        let children: Vec<(Action, G::State, f64)> = match self.options.mode {
+            Mode::Paranoid => self.ranked_children(state, me, Some(me), true, 0, depth == 0),
+            Mode::MaxN(_) => self
+                .moves(state, me, 0)
+                .into_iter()
+                .map(|(a, c)| (a, c, f64::NAN))
+                .collect(),
+        };
+        for (a, child, static_value) in children {
             let (value, tie) = match self.options.mode {
                 Mode::Paranoid => {
-                    let beta = f64::INFINITY;
                     let window = if self.options.alpha_beta {
-                        (alpha, beta)
+                        (alpha, f64::INFINITY)
                     } else {
                         (f64::NEG_INFINITY, f64::INFINITY)
                     };
-                    (self.paranoid(&child, me, depth, 1, window), 0.0)
+                    let v = self.child_value(&child, me, Some(me), depth, 1, static_value, window);
+                    (v.unwrap_or(0.0), 0.0)
                 }
                 Mode::MaxN(r) => {
-                    let s = self.max_n(&child, me, depth, 1);
+                    let s = if self.stopped(&child, Some(me)) {
+                        self.spent();
+                        self.static_scores(&child)
+                    } else {
+                        self.max_n(&child, me, depth, 1)
+                    };
                     let tie = if r == Reduction::Hybrid {
                         s[me] - self.best_rival(&s, me)
                     } else {
@@ -421,8 +475,81 @@ impl<'g, G: Game> Search<'g, G> {
         SearchResult {
             action: best,
             value: best_value,
-            nodes: self.nodes - counted,
+            nodes: self.nodes.get() - counted + 1,
         }
+    }
+
+    /// `me`'s static value of `state` in paranoid search: exact at an end, else the heuristic;
+    /// a chance node by the chance rule over its outcomes' static values (the expectation, or
+    /// the worst for `me`).
+    fn static_value(&self, state: &G::State, me: Player) -> f64 {
+        match self.game.turn(state) {
+            Turn::Terminal => TERMINAL_WEIGHT * self.game.returns(state)[me],
+            Turn::Player(_) => self.game.heuristic(state, me).unwrap_or(0.0),
+            Turn::Chance => {
+                let outcomes = self.outcomes(state);
+                let values = outcomes
+                    .iter()
+                    .map(|(pr, c)| (*pr, self.static_value(c, me)));
+                match self.options.chance {
+                    ChanceRule::Worst => values.map(|(_, v)| v).fold(f64::INFINITY, f64::min),
+                    ChanceRule::Expectation | ChanceRule::Leaf => {
+                        values.map(|(pr, v)| pr * v).sum()
+                    }
+                }
+            }
+        }
+    }
+
+    /// The children of `state` in paranoid search with `me`'s static value of each (NaN where
+    /// it is not needed): a mover's moves (`mover` = Some), cut to the cutoff vector at `ply`,
+    /// or a chance node's outcomes. Ordered best first for the side choosing (`maximise`: `me`;
+    /// else the coalition or the worst card, lowest first); equal values keep the game's order.
+    fn ranked_children(
+        &mut self,
+        state: &G::State,
+        me: Player,
+        mover: Option<Player>,
+        maximise: bool,
+        ply: usize,
+        leaves: bool,
+    ) -> Vec<(Action, G::State, f64)> {
+        let mut children: Vec<(Action, G::State, f64)> = match mover {
+            Some(_) => {
+                let mut legal = Vec::new();
+                self.game.legal_actions(state, &mut legal);
+                self.generated(legal.len());
+                legal
+                    .iter()
+                    .map(|&a| (a, self.game.apply(state, a), f64::NAN))
+                    .collect()
+            }
+            None => self
+                .outcomes(state)
+                .into_iter()
+                .map(|(_, c)| (0, c, f64::NAN))
+                .collect(),
+        };
+        if self.options.order || leaves {
+            for (_, child, value) in &mut children {
+                *value = self.static_value(child, me);
+            }
+        }
+        if self.options.order {
+            let sign = if maximise { -1.0 } else { 1.0 };
+            // Stable: equal values keep the game's order.
+            children.sort_by(|a, b| (sign * a.2).total_cmp(&(sign * b.2)));
+            if mover.is_some() {
+                let keep = match self.options.cutoffs.as_slice() {
+                    [] => 0,
+                    c => c[ply.min(c.len() - 1)],
+                };
+                if keep > 0 {
+                    children.truncate(keep);
+                }
+            }
+        }
+        children
     }
 
     /// Paranoid value of `state` for seat `me`, `depth` player plies left, within (alpha, beta).
@@ -432,85 +559,149 @@ impl<'g, G: Game> Search<'g, G> {
         me: Player,
         depth: u32,
         ply: usize,
-        (mut alpha, mut beta): (f64, f64),
+        (alpha, beta): (f64, f64),
     ) -> f64 {
         if self.spent() {
             return 0.0;
         }
-        match self.game.turn(state) {
-            Turn::Terminal => self.scores(state)[me],
-            _ if depth == 0 => self.static_scores(state)[me],
-            Turn::Chance => {
-                let mut outcomes = Vec::new();
-                self.game.chance_outcomes(state, &mut outcomes);
-                let full = (f64::NEG_INFINITY, f64::INFINITY);
-                let values = outcomes
-                    .iter()
-                    .map(|&(a, pr)| (pr, self.game.apply(state, a)));
-                let values: Vec<(f64, G::State)> = values.collect();
-                match self.options.chance {
-                    ChanceRule::Expectation => values
-                        .iter()
-                        .map(|(pr, c)| pr * self.paranoid(c, me, depth, ply, full))
-                        .sum(),
-                    ChanceRule::Worst => values
-                        .iter()
-                        .map(|(_, c)| self.paranoid(c, me, depth, ply, full))
-                        .fold(f64::INFINITY, f64::min),
-                }
-            }
-            Turn::Player(p) => {
-                // The ply matters where the cutoff vector does; otherwise one entry serves all.
-                let key_ply = if self.options.cutoffs.is_empty() {
-                    0
-                } else {
-                    ply as u32
-                };
-                if self.options.table
-                    && let Some(&(v, bound)) = self.table.get(&(state.clone(), depth, key_ply))
-                {
-                    match bound {
-                        Bound::Exact => return v,
-                        Bound::Lower if v >= beta => return v,
-                        Bound::Upper if v <= alpha => return v,
-                        _ => {}
-                    }
-                }
-                let (alpha0, beta0) = (alpha, beta);
-                let children = self.moves(state, p, ply);
-                let maximise = p == me;
-                let mut best = if maximise {
-                    f64::NEG_INFINITY
-                } else {
-                    f64::INFINITY
-                };
-                for (_, child) in children {
-                    let v = self.paranoid(&child, me, depth - 1, ply + 1, (alpha, beta));
-                    if maximise {
-                        best = best.max(v);
-                        alpha = alpha.max(v);
-                    } else {
-                        best = best.min(v);
-                        beta = beta.min(v);
-                    }
-                    if self.options.alpha_beta && beta <= alpha {
-                        break;
-                    }
-                }
-                if self.options.table && !self.aborted {
-                    let bound = if best <= alpha0 {
-                        Bound::Upper
-                    } else if best >= beta0 {
-                        Bound::Lower
-                    } else {
-                        Bound::Exact
-                    };
-                    self.table
-                        .insert((state.clone(), depth, key_ply), (best, bound));
-                }
-                best
+        let turn = self.game.turn(state);
+        if turn == Turn::Terminal
+            || depth == 0
+            || (turn == Turn::Chance && self.options.chance == ChanceRule::Leaf)
+        {
+            return self.static_value(state, me);
+        }
+        // The ply matters where the cutoff vector does; otherwise one entry serves all.
+        let key_ply = if self.options.cutoffs.is_empty() {
+            0
+        } else {
+            ply as u32
+        };
+        if self.options.table
+            && let Some(&(v, bound)) = self.table.get(&(state.clone(), depth, key_ply))
+        {
+            match bound {
+                Bound::Exact => return v,
+                Bound::Lower if v >= beta => return v,
+                Bound::Upper if v <= alpha => return v,
+                _ => {}
             }
         }
+        let full = (f64::NEG_INFINITY, f64::INFINITY);
+        let value = match turn {
+            Turn::Chance if self.options.chance == ChanceRule::Expectation => {
+                let mut sum = 0.0;
+                for (pr, child) in self.outcomes(state) {
+                    sum += pr * self.paranoid(&child, me, depth, ply, full);
+                }
+                sum
+            }
+            // The worst card: a node the coalition's side of the tree minimises.
+            Turn::Chance => self.extremum(state, me, None, false, depth, ply, (alpha, beta)),
+            Turn::Player(p) => {
+                self.extremum(state, me, Some(p), p == me, depth, ply, (alpha, beta))
+            }
+            Turn::Terminal => unreachable!("scored above"),
+        };
+        if self.options.table && !self.aborted {
+            let bound = if value <= alpha {
+                Bound::Upper
+            } else if value >= beta {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
+            self.table
+                .insert((state.clone(), depth, key_ply), (value, bound));
+        }
+        value
+    }
+
+    /// The best child of a maximising (`me` to move) or minimising node (a rival, or the worst
+    /// card) with alpha-beta. Children that are leaves (no depth left, or the mover has just
+    /// finished while the others play on) take their static value from the ordering pass; each
+    /// still counts as a position visited.
+    #[allow(clippy::too_many_arguments)]
+    fn extremum(
+        &mut self,
+        state: &G::State,
+        me: Player,
+        mover: Option<Player>,
+        maximise: bool,
+        depth: u32,
+        ply: usize,
+        (mut alpha, mut beta): (f64, f64),
+    ) -> f64 {
+        let (child_depth, child_ply) = match mover {
+            Some(_) => (depth - 1, ply + 1),
+            None => (depth, ply),
+        };
+        let children = self.ranked_children(state, me, mover, maximise, ply, child_depth == 0);
+        let mut best = if maximise {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
+        for (_, child, value) in children {
+            let Some(v) = self.child_value(
+                &child,
+                me,
+                mover,
+                child_depth,
+                child_ply,
+                value,
+                (alpha, beta),
+            ) else {
+                return 0.0;
+            };
+            if maximise {
+                best = best.max(v);
+                alpha = alpha.max(v);
+            } else {
+                best = best.min(v);
+                beta = beta.min(v);
+            }
+            if self.options.alpha_beta && beta <= alpha {
+                break;
+            }
+        }
+        best
+    }
+
+    /// A child's paranoid value: searched, or its static value (`value`, from the ordering pass
+    /// where there was one) when it is a leaf — no depth left, or its mover has just finished
+    /// while others play on. `None` when the budget ran out.
+    #[allow(clippy::too_many_arguments)]
+    fn child_value(
+        &mut self,
+        child: &G::State,
+        me: Player,
+        mover: Option<Player>,
+        depth: u32,
+        ply: usize,
+        value: f64,
+        window: (f64, f64),
+    ) -> Option<f64> {
+        if depth > 0 && !self.stopped(child, mover) {
+            let v = self.paranoid(child, me, depth, ply, window);
+            return (!self.aborted).then_some(v);
+        }
+        if self.spent() {
+            return None;
+        }
+        Some(if value.is_nan() {
+            self.static_value(child, me)
+        } else {
+            value
+        })
+    }
+
+    /// Whether the search stops below `child` because its mover has finished while the game
+    /// goes on (the seed's rule, [`SearchOptions::stop_finished`]).
+    fn stopped(&self, child: &G::State, mover: Option<Player>) -> bool {
+        self.options.stop_finished
+            && mover.is_some_and(|p| self.game.has_finished(child, p))
+            && !self.game.turn(child).is_terminal()
     }
 
     /// Max-n score vector of `state`: each mover takes the child best by its own reading.
@@ -521,16 +712,14 @@ impl<'g, G: Game> Search<'g, G> {
         match self.game.turn(state) {
             Turn::Terminal => self.scores(state),
             _ if depth == 0 => self.static_scores(state),
+            Turn::Chance if self.options.chance == ChanceRule::Leaf => self.static_scores(state),
             Turn::Chance => {
-                let mut outcomes = Vec::new();
-                self.game.chance_outcomes(state, &mut outcomes);
-                let mut children = Vec::with_capacity(outcomes.len());
-                for &(a, pr) in &outcomes {
-                    let c = self.game.apply(state, a);
+                let mut children = Vec::new();
+                for (pr, c) in self.outcomes(state) {
                     children.push((pr, self.max_n(&c, me, depth, ply)));
                 }
                 match self.options.chance {
-                    ChanceRule::Expectation => {
+                    ChanceRule::Expectation | ChanceRule::Leaf => {
                         let mut s = [0.0; MAX_PLAYERS];
                         for (pr, c) in &children {
                             for (x, y) in s.iter_mut().zip(c) {
@@ -550,7 +739,14 @@ impl<'g, G: Game> Search<'g, G> {
                 let children = self.moves(state, p, ply);
                 let mut best: Option<(f64, f64, Scores)> = None;
                 for (_, child) in children {
-                    let s = self.max_n(&child, me, depth - 1, ply + 1);
+                    let s = if self.stopped(&child, Some(p)) {
+                        if self.spent() {
+                            return [0.0; MAX_PLAYERS];
+                        }
+                        self.static_scores(&child)
+                    } else {
+                        self.max_n(&child, me, depth - 1, ply + 1)
+                    };
                     let key = (self.read(&s, p), s[p] - self.best_rival(&s, p));
                     let better = match best {
                         None => true,

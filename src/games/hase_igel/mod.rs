@@ -818,6 +818,9 @@ impl Game for HaseUndIgel {
     fn heuristic(&self, s: &Race, p: Player) -> Option<f64> {
         Some(self.lead(s, p))
     }
+    fn has_finished(&self, s: &Race, p: Player) -> bool {
+        s.hares.get(p).is_some_and(|h| h.place > 0)
+    }
     fn action_to_string(&self, s: &Race, a: Action) -> String {
         if s.phase == Phase::Card {
             return CARDS
