@@ -428,6 +428,19 @@ pub trait Game: Clone + Send + Sync + 'static {
         None
     }
 
+    /// The same game with its heuristic changed by `settings` (`key=value` pairs a search player
+    /// was given that the search itself does not read, e.g. Hase und Igel's `eval=FILE` or
+    /// `kc=1.2`); the rules stay the same. The error names a setting the game does not take.
+    fn with_evaluation(&self, settings: &[(String, String)]) -> Result<Self, String> {
+        match settings.first() {
+            None => Ok(self.clone()),
+            Some((k, v)) => Err(format!(
+                "`{k}={v}`: not a search setting, and {} takes no evaluation settings",
+                self.name()
+            )),
+        }
+    }
+
     /// Whether `player` has finished the race while others play on (Hase und Igel ranked to the
     /// last place): a search stops below such a move (the seed's rule) rather than let a finished
     /// seat "mark time" in the tree. By default no seat finishes before the game ends.

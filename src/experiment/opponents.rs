@@ -261,7 +261,7 @@ impl OpponentPolicy {
         match self {
             OpponentPolicy::Random => Box::new(RandomPolicy),
             OpponentPolicy::Greedy => Box::new(GreedyPolicy),
-            OpponentPolicy::Search(o) => Box::new(SearchPolicy { options: o.clone() }),
+            OpponentPolicy::Search(o) => Box::new(SearchPolicy::new(o.clone())),
             OpponentPolicy::Optimal => match oracle {
                 Some(oracle) => Box::new(OptimalPolicy::new(oracle)),
                 None => unreachable!("opponents that need an oracle are refused without one"),

@@ -81,6 +81,9 @@ pub struct SearchOptions {
     pub max_nodes: Option<u64>,
     /// ... or milliseconds (depends on the machine).
     pub max_millis: Option<u64>,
+    /// Settings for the game's evaluation (`key=value` the search does not read, e.g. Hase und
+    /// Igel's `eval=FILE`, `kc=1.2`), handed to [`Game::with_evaluation`].
+    pub eval: Vec<(String, String)>,
 }
 
 impl Default for SearchOptions {
@@ -96,11 +99,28 @@ impl Default for SearchOptions {
             stop_finished: true,
             max_nodes: None,
             max_millis: None,
+            eval: Vec::new(),
         }
     }
 }
 
+/// Keys the search reads itself: never passed on to the game's evaluation.
+const EVAL_RESERVED: [&str; 14] = [
+    "depth", "order", "no-order", "prune", "no-prune", "table", "no-table", "cutoffs", "mode",
+    "chance", "nodes", "ms", "stop", "play-on",
+];
+
 impl SearchOptions {
+    /// The game these settings search with: `game` itself, or a copy whose heuristic reads the
+    /// evaluation settings ([`Game::with_evaluation`]); the error names a setting neither the
+    /// search nor the game takes. Call it once before play: it reads any evaluation file.
+    pub fn evaluator<G: Game>(&self, game: &G) -> Result<G, String> {
+        if game.heuristic(&game.initial_state(), 0).is_none() {
+            return Err(format!("{} has no heuristic to search with", game.name()));
+        }
+        game.with_evaluation(&self.eval)
+    }
+
     /// Options from the text a person writes: comma-separated `depth=N`, `order` / `no-order`,
     /// `prune` / `no-prune` (alpha-beta), `cutoffs=0-0-8-8-4`, `mode=paranoid|own|lead|hybrid`
     /// (the last three: max-n with that reduction), `chance=expectation|worst`. Unnamed
@@ -157,6 +177,10 @@ impl SearchOptions {
                 ("chance", "worst") => o.chance = ChanceRule::Worst,
                 ("chance", "leaf") => o.chance = ChanceRule::Leaf,
                 ("chance", _) => return Err(bad("chance is expectation, worst or leaf")),
+                (key, value) if !value.is_empty() && !EVAL_RESERVED.contains(&key) => {
+                    o.eval.retain(|(k, _)| k != key);
+                    o.eval.push((key.to_string(), value.to_string()));
+                }
                 ("stop", "") => o.stop_finished = true,
                 ("play-on", "") => o.stop_finished = false,
                 _ => {
@@ -200,6 +224,9 @@ impl SearchOptions {
         }
         if let Some(ms) = self.max_millis {
             parts.push(format!("ms={ms}"));
+        }
+        for (k, v) in &self.eval {
+            parts.push(format!("{k}={v}"));
         }
         parts.join(",")
     }
@@ -768,18 +795,48 @@ impl<'g, G: Game> Search<'g, G> {
 }
 
 /// A player that searches: the game's heuristic at the leaves, the options' depth and rules.
-#[derive(Clone, Debug)]
+#[derive(Debug, Default)]
 pub struct SearchPolicy {
     pub options: SearchOptions,
+    /// The game copy that evaluates with the options' evaluation settings, made at the first
+    /// move (a `G`; one policy serves one game type).
+    evaluator: std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>,
+}
+
+impl Clone for SearchPolicy {
+    fn clone(&self) -> Self {
+        SearchPolicy::new(self.options.clone())
+    }
 }
 
 impl SearchPolicy {
+    /// A search player; check the options against the game first
+    /// ([`SearchOptions::evaluator`]), as every command does.
+    pub fn new(options: SearchOptions) -> Self {
+        SearchPolicy {
+            options,
+            evaluator: std::sync::OnceLock::new(),
+        }
+    }
+
     /// The searched move (the first legal one where the search has none).
     fn pick<G: Game>(&self, game: &G, state: &G::State, legal: &[Action]) -> Option<Action> {
-        Search::new(game, self.options.clone())
-            .best_move(state)
-            .action
-            .or_else(|| legal.first().copied())
+        let found = if self.options.eval.is_empty() {
+            Search::new(game, self.options.clone()).best_move(state)
+        } else {
+            let evaluator = self.evaluator.get_or_init(|| {
+                Box::new(
+                    self.options
+                        .evaluator(game)
+                        .expect("search settings are checked before play"),
+                )
+            });
+            let evaluator = evaluator
+                .downcast_ref::<G>()
+                .expect("a search player plays one game");
+            Search::new(evaluator, self.options.clone()).best_move(state)
+        };
+        found.action.or_else(|| legal.first().copied())
     }
 }
 

@@ -210,12 +210,10 @@ fn the_seed_s_options_run_on_hase_und_igel() {
     .best_move(&state);
     assert!(cut.nodes < full.nodes, "{} vs {}", cut.nodes, full.nodes);
     // As a player: a legal move every time.
-    let policy = SearchPolicy {
-        options: SearchOptions {
-            depth: 2,
-            ..SearchOptions::default()
-        },
-    };
+    let policy = SearchPolicy::new(SearchOptions {
+        depth: 2,
+        ..SearchOptions::default()
+    });
     let mut legal = Vec::new();
     game.legal_actions(&state, &mut legal);
     let a = policy

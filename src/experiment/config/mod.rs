@@ -446,6 +446,11 @@ fn evaluation_of(
         } else if o.frozen().is_some() && refusal.is_some() {
             "cannot have every position enumerated, and a frozen copy is tabulated over them"
         } else {
+            if let OpponentPolicy::Search(options) = &o.policy
+                && let Err(e) = with_game!(&entry.game, g => options.evaluator(g).map(|_| ()))
+            {
+                return Err(src.error(&format!("opponents[{i}].settings"), e));
+            }
             continue;
         };
         return Err(src.error(

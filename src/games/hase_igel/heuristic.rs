@@ -1,47 +1,183 @@
-//! A static evaluation in the seed's shape, E = S + C + P per hare (salads, carrots, progress),
-//! untuned: the greedy one-ply player uses it, and the search AI of the next issue tunes it.
-//! A hare's score for a seat is its E less the best rival's (the seed's "lead" reduction).
+//! The static evaluation in the seed's shape: per hare E = ks·S + kc·C + kp·P (salads, carrots,
+//! progress), and a seat's score is its E less the best rival's (the seed's "lead"). P comes
+//! from the cell reached; C from the carrots in hand and those due at the hare's next turn,
+//! through one of three curves chosen by progress and by whether the hare can finish; S from a
+//! table of salads held against salad cells ahead. Terminal positions are scored exactly by the
+//! search, never here.
+//!
+//! The coefficients and curves are an [`Evaluation`], read from TOML: the committed
+//! `configs/hase-und-igel-ai.toml` (compiled in, the default) or a file a search player names.
 
-use super::board::cost;
+use serde::{Deserialize, Serialize};
+
+use super::board::{Cell, cost};
 use super::{EAT, Hare, HaseUndIgel, Race};
 use crate::game::Player;
 
+/// The evaluation the AI loads by default: `configs/hase-und-igel-ai.toml`.
+pub const DEFAULT_EVALUATION: &str = include_str!("../../../configs/hase-und-igel-ai.toml");
+
+/// Coefficients and curves of the evaluation (the TOML file's tables).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Evaluation {
+    pub weights: Weights,
+    pub progress: Progress,
+    pub carrots: Carrots,
+    pub salads: Salads,
+}
+
+/// E = ks·S + kc·C + kp·P.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Weights {
+    pub ks: f64,
+    pub kc: f64,
+    pub kp: f64,
+}
+
+/// P = per_cell × the cell reached.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Progress {
+    pub per_cell: f64,
+}
+
+/// The three carrot curves (see the config file for the formulas).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Carrots {
+    pub early: f64,
+    pub early_power: f64,
+    pub mid: f64,
+    pub mid_power: f64,
+    pub short: f64,
+    pub surplus: f64,
+    pub surplus_power: f64,
+    /// Cells per hop when estimating the carrots the rest of the race needs.
+    pub hop: u32,
+}
+
+/// S by salads held (rows 0..=3, the last for 3 or more) and salad cells ahead (columns 0..=5,
+/// the last for 5 or more).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Salads {
+    pub table: [[f64; 6]; 4],
+}
+
+impl Default for Evaluation {
+    fn default() -> Self {
+        Evaluation::parse(DEFAULT_EVALUATION).expect("the committed evaluation config parses")
+    }
+}
+
+impl Evaluation {
+    /// Reads an evaluation from TOML; the error names the key and line.
+    pub fn parse(text: &str) -> Result<Evaluation, String> {
+        let e: Evaluation = toml::from_str(text).map_err(|e| e.to_string())?;
+        if e.carrots.hop == 0 {
+            return Err("carrots.hop: at least 1 cell per hop".into());
+        }
+        Ok(e)
+    }
+
+    /// Reads an evaluation file.
+    pub fn load(path: &str) -> Result<Evaluation, String> {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("reading {path}: {e}"))?;
+        Evaluation::parse(&text).map_err(|e| format!("{path}: {e}"))
+    }
+
+    /// The file's text (TOML), as [`Evaluation::parse`] reads it.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("an evaluation serialises")
+    }
+
+    /// This evaluation changed by search-player settings: `eval=FILE` (start from that file),
+    /// `ks=`, `kc=`, `kp=` (weights).
+    pub fn with_settings(&self, settings: &[(String, String)]) -> Result<Evaluation, String> {
+        let mut e = self.clone();
+        if let Some((_, path)) = settings.iter().find(|(k, _)| k == "eval") {
+            e = Evaluation::load(path)?;
+        }
+        for (key, value) in settings {
+            let weight = || {
+                value
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|w| w.is_finite())
+                    .ok_or_else(|| format!("`{key}={value}`: a weight is a number"))
+            };
+            match key.as_str() {
+                "eval" => {}
+                "ks" => e.weights.ks = weight()?,
+                "kc" => e.weights.kc = weight()?,
+                "kp" => e.weights.kp = weight()?,
+                _ => {
+                    return Err(format!(
+                        "`{key}={value}`: not a search setting, and Hase und Igel's evaluation takes eval=FILE, ks=W, kc=W, kp=W"
+                    ));
+                }
+            }
+        }
+        Ok(e)
+    }
+}
+
 impl HaseUndIgel {
-    /// One hare's E: progress 3 per cell (the seed's P = 3i); carrots worth less the more it
-    /// has in the first half, and past it the carrots it needs to finish, with a penalty for a
-    /// surplus it must shed; each salad held costs, more when no salad cell is left for it;
-    /// a salad due this turn counts as eaten.
+    /// Carrots due to hare `p` at the start of its next turn: a salad cell's payout (10 × rank,
+    /// with a salad eaten) or a number cell's (10 × rank where the rank matches). The hare to
+    /// move has had its payout already.
+    fn due(&self, s: &Race, p: Player, h: &Hare) -> (f64, f64) {
+        let rank = f64::from(self.rank(s, p));
+        if h.flags & EAT != 0 {
+            return (10.0 * rank, 1.0);
+        }
+        if usize::from(s.to_move) != p
+            && let c @ Cell::Number(_) = self.board.cell(h.cell)
+            && c.pays(self.rank(s, p))
+        {
+            return (10.0 * rank, 0.0);
+        }
+        (0.0, 0.0)
+    }
+
+    /// One hare's E.
     fn hare_value(&self, s: &Race, p: Player, h: &Hare) -> f64 {
+        let e = &self.evaluation;
         let goal = f64::from(self.goal);
         if h.place > 0 {
-            return 4.0 * goal + 100.0 - 20.0 * f64::from(h.place);
+            // Home: beyond any racing hare's reach, earlier places higher.
+            return e.weights.kp * e.progress.per_cell * goal + 200.0
+                - 20.0 * f64::from(h.place);
         }
-        let rank = f64::from(self.rank(s, p));
-        let (mut carrots, mut salads) = (f64::from(h.carrots), f64::from(h.salads));
-        if h.flags & EAT != 0 {
-            carrots += 10.0 * rank;
-            salads -= 1.0;
-        }
+        let (paid, eaten) = self.due(s, p, h);
+        let carrots = f64::from(h.carrots) + paid;
+        let salads = (f64::from(h.salads) - eaten).max(0.0);
         let cell = f64::from(h.cell);
-        let progress = 3.0 * cell;
-        let left = goal - cell;
+        let progress = e.progress.per_cell * cell;
+        let c = &e.carrots;
         let carrot_score = if cell < goal / 2.0 {
-            6.0 * carrots.sqrt()
+            c.early * carrots.powf(c.early_power)
         } else {
-            // Carrots to cover the rest in hops of about five cells, and to arrive with at
+            // Carrots to cover the rest in hops of about `hop` cells, and to arrive with at
             // most 10 × place.
-            let hops = (left / 5.0).ceil().max(1.0);
+            let left = goal - cell;
+            let hops = (left / f64::from(c.hop)).ceil().max(1.0);
             let need = hops * f64::from(cost((left / hops).ceil() as u32));
             let limit = 10.0 * (f64::from(self.finished(s)) + 1.0);
             if carrots < need {
-                6.0 * carrots.sqrt() - 0.3 * (need - carrots)
+                c.mid * carrots.powf(c.mid_power) - c.short * (need - carrots)
             } else {
-                6.0 * need.sqrt() - 0.5 * (carrots - need - limit).max(0.0)
+                let excess = (carrots - need - limit).max(0.0);
+                c.mid * need.powf(c.mid_power) - c.surplus * excess.powf(c.surplus_power)
             }
         };
-        let salad_cells = f64::from(self.board.salads_ahead(h.cell));
-        let salad_score = -12.0 * salads - 40.0 * (salads - salad_cells).max(0.0);
-        progress + carrot_score + salad_score
+        let row = (salads as usize).min(3);
+        let column = (self.board.salads_ahead(h.cell) as usize).min(5);
+        let salad_score = e.salads.table[row][column];
+        e.weights.ks * salad_score + e.weights.kc * carrot_score + e.weights.kp * progress
     }
 
     /// Seat `p`'s lead: its E less the best rival's.
@@ -53,5 +189,24 @@ impl HaseUndIgel {
             .map(|q| self.hare_value(s, q, &s.hares[q]))
             .fold(f64::NEG_INFINITY, f64::max);
         mine - best_rival
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_committed_evaluation_parses_and_round_trips() {
+        let e = Evaluation::default();
+        assert_eq!(Evaluation::parse(&e.to_toml()).unwrap(), e);
+        let set = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
+        assert_eq!(e.with_settings(&set("kc", "1.5")).unwrap().weights.kc, 1.5);
+        let err = e.with_settings(&set("kx", "1")).unwrap_err();
+        assert!(err.contains("ks=W"), "{err}");
+        let err = e.with_settings(&set("ks", "x")).unwrap_err();
+        assert!(err.contains("a weight is a number"), "{err}");
+        let err = Evaluation::parse("[weights]\nks = 1\nkc = 1\nkp = 1\nkz = 2\n").unwrap_err();
+        assert!(err.contains("kz") && err.contains("line"), "{err}");
     }
 }

@@ -115,6 +115,12 @@ impl super::GameSpec for HaseUndIgelParams {
     }
 }
 
+/// The committed evaluation, parsed once.
+fn default_evaluation() -> Arc<heuristic::Evaluation> {
+    static DEFAULT: std::sync::OnceLock<Arc<heuristic::Evaluation>> = std::sync::OnceLock::new();
+    DEFAULT.get_or_init(|| Arc::new(heuristic::Evaluation::default())).clone()
+}
+
 /// The rules of one Hase und Igel setting (players, track, deck, end, cap).
 #[derive(Clone, Debug)]
 pub struct HaseUndIgel {
@@ -129,6 +135,9 @@ pub struct HaseUndIgel {
     end: End,
     max_rounds: u16,
     params: HaseUndIgelParams,
+    /// The heuristic's coefficients and curves (the committed config unless a search player
+    /// asked for others).
+    evaluation: Arc<heuristic::Evaluation>,
 }
 
 /// One hare.
@@ -224,7 +233,21 @@ impl HaseUndIgel {
             end: params.end,
             max_rounds: params.max_rounds,
             params,
+            evaluation: default_evaluation(),
         })
+    }
+
+    /// The heuristic's coefficients and curves.
+    pub fn evaluation(&self) -> &heuristic::Evaluation {
+        &self.evaluation
+    }
+
+    /// The same rules, valued by another evaluation.
+    pub fn with_evaluation_of(&self, evaluation: heuristic::Evaluation) -> HaseUndIgel {
+        HaseUndIgel {
+            evaluation: Arc::new(evaluation),
+            ..self.clone()
+        }
     }
 
     pub fn board(&self) -> &Board {
@@ -817,6 +840,9 @@ impl Game for HaseUndIgel {
     }
     fn heuristic(&self, s: &Race, p: Player) -> Option<f64> {
         Some(self.lead(s, p))
+    }
+    fn with_evaluation(&self, settings: &[(String, String)]) -> Result<Self, String> {
+        Ok(self.with_evaluation_of(self.evaluation.with_settings(settings)?))
     }
     fn has_finished(&self, s: &Race, p: Player) -> bool {
         s.hares.get(p).is_some_and(|h| h.place > 0)
