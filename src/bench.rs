@@ -580,12 +580,41 @@ pub fn search(
                     ms_per_move: 1000.0 * seconds / k,
                     nodes_per_second: nodes as f64 / seconds,
                 };
+                let slow = row.ms_per_move > SEARCH_SLOW_MS;
                 each(&row);
                 rows.push(row);
+                if slow {
+                    // The next depth costs several times more: leave this family here.
+                    break;
+                }
             }
         }
     }
     Ok(rows)
+}
+
+/// A family of the search benchmark stops deepening after a depth slower than this per move.
+pub const SEARCH_SLOW_MS: f64 = 1500.0;
+
+/// The goals against the rows: depth 8 with the cutoff vector under 30 ms per move for
+/// two and three hares, and over 3.3 million positions a second (ten times the seed's 100,000
+/// positions in 300 ms). One line per family and player count that has a depth-8 row.
+pub fn search_goals(rows: &[SearchRow]) -> Vec<String> {
+    rows.iter()
+        .filter(|r| r.depth == 8 && r.settings.contains("cutoffs=0-0-8-8-4") && r.players <= 3)
+        .map(|r| {
+            let verdict = |ok: bool| if ok { "met" } else { "not met" };
+            format!(
+                "goal, {} hares, {}: depth 8 under 30 ms per move {} ({:.1} ms); over 3.3 M positions/s {} ({:.1} M/s)",
+                r.players,
+                r.settings,
+                verdict(r.ms_per_move < 30.0),
+                r.ms_per_move,
+                verdict(r.nodes_per_second > 3.3e6),
+                r.nodes_per_second / 1e6
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -17,6 +17,10 @@
 //!   [`play`], [`fuzz`], [`bench`](mod@bench): the commands' work, as library code.
 //! - [`stats`]: playout statistics of any game under one policy (game length, branching,
 //!   truncation, wins per seat, chance outcomes such as hare cards, rule events).
+//! - [`tournament`]: AI entrants (random, greedy, searches) against each other in seeded deals
+//!   with rotated seats: win rates and ranks with intervals, game length, search cost.
+//! - [`tune`]: tuning an evaluation's settings by tournaments against a baseline (a screen of
+//!   a grid, then a final of the best on fresh deals).
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -55,6 +59,8 @@ pub mod policy;
 pub mod search;
 pub mod solve;
 pub mod stats;
+pub mod tournament;
+pub mod tune;
 
 use rand::SeedableRng;
 

@@ -153,6 +153,64 @@ Example: solvedgym moves hase-und-igel --players 2 --state '{\"hares\": [{\"cell
         #[arg(long)]
         json: bool,
     },
+    /// A tournament between AI entrants (random, greedy, searches with their settings):
+    /// seeded deals with the seats rotated; win rate and mean rank with 95% intervals, game
+    /// length, and each search's positions and milliseconds per move.
+    #[command(after_help = tournament_help())]
+    Tournament {
+        #[command(flatten)]
+        game: GameArgs,
+        /// An entrant (at least two, each once): random, greedy (one ply on the game's
+        /// heuristic), or search settings, e.g. "depth=4" or "depth=8,order,cutoffs=0-0-8-8-4"
+        /// (see below).
+        #[arg(long = "ai", value_name = "AI", required = true)]
+        ai: Vec<String>,
+        /// Deals to play; each deal is played once per seating (see below).
+        #[arg(long, default_value_t = 100)]
+        games: u64,
+        /// The seed of the deals (the cards and dice, and random players' choices).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Worker threads (default: all cores). Results do not depend on it (but ms/move does).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+        /// Print the results as one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// Draw the win rates with their intervals as a bar chart to this file (.svg or .png).
+        #[arg(long, value_name = "FILE")]
+        plot: Option<PathBuf>,
+    },
+    /// Tune a game's evaluation by tournaments: every point of a grid of evaluation settings
+    /// plays a baseline head to head on the same deals (the screen), and the best few play
+    /// again on fresh deals (the final).
+    #[command(
+        after_help = "The config (TOML) names the [game], the [search] settings every \
+entrant uses and the baseline's evaluation settings, a [grid] of evaluation keys and their values \
+(every combination is a candidate), [screen] deals and the [final]'s finalists and deals. Written \
+to the output folder: screen.csv and final.csv (one row per candidate, best first), summary.json, \
+best.txt (the tuned evaluation settings) and config.toml.\n\
+Example: solvedgym tune configs/hase-und-igel-tuning.toml"
+    )]
+    Tune {
+        /// The tuning config (TOML), e.g. configs/hase-und-igel-tuning.toml.
+        config: PathBuf,
+        /// Folder for the results (default: notebooks-data/<name>/).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Worker threads (default: all cores). Results do not depend on it (timings do).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+        /// Print summary.json's content instead of the tables (no progress bar).
+        #[arg(long)]
+        json: bool,
+    },
     /// The fuzz-factor table (gilith/solve's, for Fox & Hounds): how often the side that loses
     /// the start wins against the strongest AI when it adds fuzz p, and the fairest p.
     #[command(
@@ -200,6 +258,22 @@ solvedgym bench --hase"
         /// variant (states/s).
         #[arg(long, conflicts_with_all = ["learn", "values", "max_size"])]
         hase: bool,
+        /// Benchmark the search AI instead: from fixed full-board Hase und Igel positions (the
+        /// start and after 8, 16, 24, 32 moves of a seeded greedy game) with 2, 3 and 6 hares, one
+        /// search per position on one thread at depths 4..=10; nodes, ms and nodes/s per move.
+        #[arg(long, conflicts_with_all = ["learn", "values", "max_size", "hase"])]
+        search: bool,
+        /// With --search: the settings to time (repeatable; `{depth}` stands for each depth;
+        /// default "depth={depth},cutoffs=0-0-8-8-4" and the same with chance=worst). A family
+        /// stops deepening after a depth that took over 1.5 s a move.
+        #[arg(long, value_name = "SETTINGS", requires = "search")]
+        ai: Vec<String>,
+        /// With --search: the depths (default 4-10).
+        #[arg(long, value_name = "A-B", requires = "search")]
+        depths: Option<String>,
+        /// With --search: only these player counts (comma-separated; default 2,3,6).
+        #[arg(long, value_name = "N,..", requires = "search", value_delimiter = ',')]
+        players: Vec<usize>,
         /// Benchmark Hackenbush values instead: seeded random positions per family, palette
         /// and size, by the general method and with the theory's shortcuts.
         #[arg(long)]
@@ -236,6 +310,61 @@ Examples: solvedgym value \"{0|1} + *\"\n          solvedgym value \"{3||2*|1*}\
         /// Print the analysis as one JSON object.
         #[arg(long)]
         json: bool,
+    },
+    /// Rate search AIs against exact truth: solve the game, let each search setting choose a
+    /// move at every position, and measure its moves and its results against perfect play.
+    #[command(after_help = "\
+The game is enumerated and solved once (small variants only: every reachable position is \
+searched once per setting). Each figure is the mean over the seats the AI may take; at its seat \
+the AI plays the search's move, every other seat plays perfectly (random among the best moves). \
+Everything is computed exactly by dynamic programming over the positions, never by sampling.\n\n  \
+opt. rate       the optimal-move rate: the share of the AI's positions (every reachable one \
+where its seat moves) at which the searched move keeps the position's value (the win, draw or \
+loss; with chance, the mover's best win probability).\n  \
+along play      the same share in the games the AI plays against perfect play: each position \
+weighted by the probability that such games reach it (expected value-keeping moves over \
+expected moves). A high `opt. rate` with a low `along play` means its few mistakes lie where \
+games go (the opening); the reverse, where good play does not go.\n  \
+win vs opt      the AI's exact win probability against perfect play.\n  \
+optimum         the win probability perfect play guarantees the seat; the gap to `win vs opt` \
+is what the search gives away. With two players and no draws the seats' optima sum to 1, so \
+their mean is 0.5. With more than two players the others play for themselves, not against the \
+AI, so it may do better than the optimum.\n  \
+return vs opt   the same as expected returns (the game's payoffs; where draws count, as in \
+tic-tac-toe, this is the figure to read).\n  \
+nodes/decision  positions the search generates per move (mean over every searched position; \
+most lie near the end, where trees are small).\n\n\
+--depths A-B rates every --ai setting (written without depth=) at each depth from A to B. \
+--plot FILE draws the depth figure (.svg or .png): left, the optimal-move rate along play \
+against the depth (1 dashed: perfect play); right, the win probability against perfect play \
+(the optimum dashed); one line per setting without its depth.\n\n\
+Examples: solvedgym rate tictactoe --ai depth=2 --ai depth=9\n          \
+solvedgym rate hase-und-igel --board HCSIC2C3I1HCIC --carrots 20 --salads 1 --players 2 \
+--max-rounds 5 --ai order --ai no-order --ai order,cutoffs=0-0-8-8-4 --depths 1-8 \
+--plot search-quality.svg")]
+    Rate {
+        #[command(flatten)]
+        game: GameArgs,
+        /// Search settings to rate (repeatable), e.g. "depth=4" or "order,cutoffs=0-0-8-8-4"
+        /// with --depths: depth=N, order, no-order, prune, no-prune, table, no-table,
+        /// cutoffs=0-0-8-8-4, mode=paranoid|own|lead|hybrid, chance=expectation|worst.
+        #[arg(long = "ai", value_name = "SETTINGS", required = true)]
+        ai: Vec<String>,
+        /// Rate every --ai setting at each of these depths (A-B, e.g. 1-8).
+        #[arg(long, value_name = "A-B")]
+        depths: Option<String>,
+        /// Print the ratings as one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// Draw the depth figure to this file (.svg or .png).
+        #[arg(long, value_name = "FILE")]
+        plot: Option<PathBuf>,
+        /// Worker threads (default: all cores). Results do not depend on it (seconds do).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
     },
     /// List the games and their parameters.
     Games,
@@ -432,6 +561,34 @@ solvedgym play hase-und-igel --players 2 --ai \"depth=4,mode=hybrid\"\n\n{}",
     )
 }
 
+fn tournament_help() -> String {
+    format!(
+        "A deal is one seed: every game of a deal draws from it, so where play coincides the \
+cards and dice coincide and luck is paired across seats. With E entrants and P seats, E <= P seats \
+the entrants repeated in turn to P seats (A B A for 2 entrants and 3 seats) and plays the deal P \
+times, once per rotation of that list; E > P plays the deal once for every ordered choice of P \
+distinct entrants. Every entrant thus holds every seat equally often; --games counts deals.\n\n\
+Per entrant: games (seats held), win rate (a win shared by k tied players counts 1/k; equal play \
+wins 1/P) and mean rank (1 = first), each with its 95% interval over deals (the entrant's mean per \
+deal; mean ± 1.96·s/√n, clipped), player moves per game, and for searches positions and \
+milliseconds per move. Everything but the milliseconds and seconds is the same for a seed on any \
+machine and thread count; the milliseconds depend on the machine and on what else runs on it.\n\n\
+Search settings (comma-separated; games with a heuristic, or any game searched to its end): \
+depth=N (plies, default 4), order / no-order, prune / no-prune (alpha-beta), cutoffs=0-0-8-8-4 \
+(keep the best k moves at each ply; 0 = all), mode=paranoid | own | lead | hybrid, \
+chance=expectation | worst | leaf, table / no-table, stop / play-on, nodes=N or ms=N (iterative \
+deepening within a budget). Any other KEY=VALUE sets the game's evaluation for that entrant alone \
+(Hase und Igel: eval=FILE, ks=W, kc=W, kp=W), so entrants may differ only in their heuristic. An \
+entrant is named by its settings in full.\n\n\
+Examples:\n  solvedgym tournament hase-und-igel --players 3 --ai depth=1 --ai depth=2 --ai random --games 100\n  \
+solvedgym tournament hase-und-igel --players 2 --ai depth=2 --ai depth=2,kc=0 --games 50\n  \
+solvedgym tournament hase-und-igel --players 3 --ai \"depth=4\" --ai \"depth=8,order,cutoffs=0-0-8-8-4\" \
+--ai random --games 200 --seed 1 --json --plot notebooks-data/tournament.svg\n  \
+solvedgym tournament tictactoe --ai depth=9 --ai random --games 50\n\n{}",
+        games_help()
+    )
+}
+
 fn games_help() -> String {
     let mut s = String::from("Games:\n");
     for g in GAMES {
@@ -617,10 +774,15 @@ fn run() -> Result<()> {
                 if search.is_some() && !heuristic {
                     bail!("--ai {choice}: {} has no heuristic to search with", g.name());
                 }
+                if let Some(options) = &search {
+                    options
+                        .evaluator(g)
+                        .map_err(|e| anyhow::anyhow!("--ai {choice}: {e}"))?;
+                }
                 let base: Box<dyn Policy<_>> = match (choice, &oracle) {
                     (_, _) if search.is_some() => {
                         let options = search.clone().expect("checked");
-                        let policy = solvedgym::search::SearchPolicy { options };
+                        let policy = solvedgym::search::SearchPolicy::new(options);
                         if fuzz > 0.0 {
                             Box::new(solvedgym::policy::FuzzyPolicy { base: policy, p: fuzz })
                         } else {
@@ -741,6 +903,96 @@ fn run() -> Result<()> {
             writeln!(std::io::stdout().lock(), "{}", text.trim_end())?;
             Ok(())
         }
+        Command::Tournament {
+            game,
+            ai,
+            games,
+            seed,
+            threads,
+            quiet,
+            json,
+            plot,
+        } => {
+            set_threads(threads)?;
+            if let Some(path) = &plot {
+                solvedgym::experiment::plot::is_svg(path).context("--plot")?;
+            }
+            let entrants = ai
+                .iter()
+                .map(|spec| {
+                    solvedgym::tournament::parse_entrant(spec)
+                        .map_err(|e| anyhow::anyhow!("--ai {spec}: {e}"))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let mut game = game;
+            game.pass("seed", Some(seed.to_string()), false)?;
+            let game = game.build()?;
+            let report = with_game!(&game, g => {
+                use solvedgym::tournament;
+                tournament::check(g, &entrants, games).context("--ai / --games")?;
+                if tournament::blind_search(g, &entrants) {
+                    eprintln!(
+                        "note: {} has no heuristic: a search values the positions at its depth \
+            limit as 0, so only a search to the end of the game plays well",
+                        g.name()
+                    );
+                }
+                let per_deal = tournament::games_per_deal(entrants.len(), g.num_players());
+                let bar = if quiet || json {
+                    indicatif::ProgressBar::hidden()
+                } else {
+                    let bar = indicatif::ProgressBar::new(games * per_deal as u64);
+                    bar.set_style(
+                        indicatif::ProgressStyle::with_template(
+                            "{msg} [{bar:40.cyan/blue}] {human_pos}/{human_len} games ({eta} left)",
+                        )
+                        .expect("valid template")
+                        .progress_chars("=> "),
+                    );
+                    bar.set_message(format!(
+                        "{} entrants on {} threads",
+                        entrants.len(),
+                        rayon::current_num_threads()
+                    ));
+                    bar
+                };
+                let report = tournament::run(g, &entrants, games, seed, &|n| bar.inc(n))?;
+                bar.finish_and_clear();
+                report
+            });
+            if let Some(path) = &plot {
+                solvedgym::tournament::plot(&report, path)?;
+            }
+            let mut stdout = std::io::stdout().lock();
+            if json {
+                writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?;
+            } else {
+                writeln!(stdout, "{report}")?;
+                if let Some(path) = &plot {
+                    writeln!(stdout, "plot: {}", path.display())?;
+                }
+            }
+            Ok(())
+        }
+        Command::Tune {
+            config,
+            out,
+            threads,
+            quiet,
+            json,
+        } => {
+            set_threads(threads)?;
+            let (report, dir) =
+                solvedgym::tune::run_file(&config, out.as_deref(), !quiet && !json)?;
+            let mut stdout = std::io::stdout().lock();
+            if json {
+                writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?;
+            } else {
+                writeln!(stdout, "{report}")?;
+                writeln!(stdout, "results: {}", dir.display())?;
+            }
+            Ok(())
+        }
         Command::Fuzz { game, json } => {
             let game = game.build()?;
             let table = with_game!(&game, g => solvedgym::fuzz::fuzz_table(g, !json)?);
@@ -755,6 +1007,10 @@ fn run() -> Result<()> {
         Command::Bench {
             learn,
             hase,
+            search,
+            ai,
+            depths,
+            players,
             values,
             episodes,
             repeat,
@@ -768,7 +1024,37 @@ fn run() -> Result<()> {
                     "--max-size sets the largest Fox & Hounds board of the solver benchmark, not of --values"
                 );
             }
-            let rows = if hase {
+            let rows = if search {
+                let settings = if ai.is_empty() {
+                    vec![
+                        "depth={depth},cutoffs=0-0-8-8-4".to_string(),
+                        "depth={depth},cutoffs=0-0-8-8-4,chance=worst".to_string(),
+                    ]
+                } else {
+                    ai
+                };
+                let depths = match depths.as_deref() {
+                    None => 4..=10,
+                    Some(text) => parse_depths(text)?,
+                };
+                let players = if players.is_empty() {
+                    solvedgym::bench::SEARCH_PLAYERS.to_vec()
+                } else {
+                    players
+                };
+                let rows =
+                    solvedgym::bench::search(&settings, depths, &players, repeat, &mut |r| {
+                        if !json {
+                            let _ = writeln!(stdout, "{r}");
+                        }
+                    })?;
+                if !json {
+                    for line in solvedgym::bench::search_goals(&rows) {
+                        writeln!(stdout, "{line}")?;
+                    }
+                }
+                serde_json::to_string_pretty(&rows)?
+            } else if hase {
                 let rows = solvedgym::bench::hase_und_igel(repeat, &mut |r| {
                     if !json {
                         let _ = writeln!(stdout, "{r}");
@@ -817,6 +1103,91 @@ fn run() -> Result<()> {
             }
             Ok(())
         }
+        Command::Rate {
+            game,
+            ai,
+            depths,
+            json,
+            plot,
+            threads,
+            quiet,
+        } => {
+            use solvedgym::search::{SearchOptions, quality};
+            set_threads(threads)?;
+            if let Some(path) = &plot {
+                let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+                if !["svg", "png"].contains(&ext.to_ascii_lowercase().as_str()) {
+                    bail!(
+                        "--plot {}: the file name ends in .svg or .png",
+                        path.display()
+                    );
+                }
+            }
+            let depths = depths.as_deref().map(parse_depths).transpose()?;
+            let mut entrants = Vec::new();
+            for spec in &ai {
+                let parse = |text: &str| {
+                    SearchOptions::parse(text).map_err(|e| anyhow::anyhow!("--ai {spec}: {e}"))
+                };
+                match &depths {
+                    None => entrants.push(parse(spec)?),
+                    Some(_) if spec.split(',').any(|p| p.trim().starts_with("depth=")) => bail!(
+                        "--ai {spec}: --depths gives the depths; write the settings without depth="
+                    ),
+                    Some(range) => {
+                        for d in range.clone() {
+                            entrants.push(parse(&format!("{spec},depth={d}"))?);
+                        }
+                    }
+                }
+            }
+            let game = game.build()?;
+            let (rows, name, params) = with_game!(&game, g => {
+                if g.heuristic(&g.initial_state(), 0).is_none() {
+                    eprintln!(
+                        "note: {} has no heuristic; the search scores unfinished positions 0 and sees only the ends within its depth",
+                        g.name()
+                    );
+                }
+                let rows = quality::rate(g, &entrants, !quiet && !json)
+                    .with_context(|| format!("rating the search on {}", g.name()))?;
+                (rows, g.name(), g.params())
+            });
+            if let Some(path) = &plot {
+                let settings: Vec<String> = params
+                    .as_object()
+                    .map(|o| o.iter().map(|(k, v)| format!("{k}={v}")).collect())
+                    .unwrap_or_default();
+                let title = if settings.is_empty() {
+                    format!("{name}: the search against perfect play, mean over the seats")
+                } else {
+                    format!(
+                        "{name} ({}): the search against perfect play, mean over the seats",
+                        settings.join(", ").replace('"', "")
+                    )
+                };
+                quality::plot(&rows, &title, path)?;
+                if !json {
+                    eprintln!("wrote {}", path.display());
+                }
+            }
+            let mut stdout = std::io::stdout().lock();
+            if json {
+                let object = serde_json::json!({ "game": name, "params": params, "rows": rows });
+                writeln!(stdout, "{}", serde_json::to_string_pretty(&object)?)?;
+            } else {
+                if let Some(r) = rows.first() {
+                    writeln!(
+                        stdout,
+                        "{name}: {} positions, {} with a move; means over the seats, the AI at one seat against perfect play",
+                        solvedgym::solve::group(&r.states.to_string()),
+                        solvedgym::solve::group(&r.decisions.to_string()),
+                    )?;
+                }
+                write!(stdout, "{}", quality::table(&rows))?;
+            }
+            Ok(())
+        }
         Command::Games => {
             writeln!(std::io::stdout().lock(), "{}", games_help().trim_end())?;
             Ok(())
@@ -848,4 +1219,16 @@ fn print_report(mut report: SolveReport, json: bool) -> Result<()> {
         writeln!(stdout, "{report}")?;
     }
     Ok(())
+}
+
+/// Depths written `A-B` (or one depth `A`), from 1 to 64.
+fn parse_depths(text: &str) -> Result<std::ops::RangeInclusive<u32>> {
+    let (a, b) = text.split_once('-').unwrap_or((text, text));
+    let bad = || anyhow::anyhow!("--depths {text}: write A-B with 1 <= A <= B <= 64, e.g. 4-10");
+    let a: u32 = a.trim().parse().map_err(|_| bad())?;
+    let b: u32 = b.trim().parse().map_err(|_| bad())?;
+    if a == 0 || a > b || b > 64 {
+        return Err(bad());
+    }
+    Ok(a..=b)
 }

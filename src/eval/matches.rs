@@ -10,7 +10,7 @@
 //! interval is the normal one over deals, `mean ± 1.96·s/√n`, clipped to the figure's range.
 
 use super::{EvalError, Evaluator, FrozenPolicy, Metric};
-use crate::game::{Game, GameResult, Player, Returns, Turn};
+use crate::game::{Action, Game, GameResult, Player, Returns, Turn};
 use crate::learn::Learner;
 use crate::policy::{Policy, sample};
 use crate::{SgRng, derive_seed, rng};
@@ -52,6 +52,8 @@ impl<'p, G: Game> MatchEvaluator<'p, G> {
         for (name, _) in &references {
             let against = if name == "optimal" {
                 "perfect play".to_string()
+            } else if name == "ai" {
+                "the search AI".to_string()
             } else {
                 format!("{name} play")
             };
@@ -102,7 +104,7 @@ impl<'p, G: Game> MatchEvaluator<'p, G> {
             references,
             deals,
             seed,
-            max_plies: game.capabilities().max_plies.unwrap_or(DEFAULT_MAX_PLIES),
+            max_plies: max_plies(game),
             metrics,
         }
     }
@@ -116,34 +118,78 @@ impl<'p, G: Game> MatchEvaluator<'p, G> {
         rng: &mut SgRng,
     ) -> Returns {
         let game = &self.game;
-        let mut state = game.initial_state();
-        let (mut legal, mut outcomes) = (Vec::new(), Vec::new());
-        for _ in 0..self.max_plies {
-            let action = match game.turn(&state) {
-                Turn::Terminal => return game.returns(&state),
-                Turn::Chance => {
-                    game.chance_outcomes(&state, &mut outcomes);
-                    let (actions, probs): (Vec<_>, Vec<_>) = outcomes.iter().copied().unzip();
-                    sample(&actions, &probs, rng).expect("chance outcomes sum to one")
-                }
-                Turn::Player(p) => {
-                    game.legal_actions(&state, &mut legal);
-                    let mover = if p == seat { policy } else { other };
-                    match mover.choose(game, &state, &legal, rng) {
-                        Some(a) => a,
-                        None => return game.resignation_returns(&state, p),
+        play_game(game, self.max_plies, rng, |p, state, legal, rng| {
+            let mover = if p == seat { policy } else { other };
+            mover.choose(game, state, legal, rng)
+        })
+        .returns
+    }
+}
+
+/// Where `game` is cut off when it has not ended: its own cap, else [`DEFAULT_MAX_PLIES`].
+pub(crate) fn max_plies<G: Game>(game: &G) -> u32 {
+    game.capabilities().max_plies.unwrap_or(DEFAULT_MAX_PLIES)
+}
+
+/// How a seeded game ended.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Played {
+    pub returns: Returns,
+    /// Player moves made (chance draws not counted).
+    pub moves: u64,
+}
+
+/// Plays one game from the start: nature draws from `rng`, and the player to move picks with
+/// `choose(player, state, legal, rng)` (`None`: it resigns). After `max_plies` plies (moves
+/// and draws) the game is cut off with the returns of the position reached (zeros where it
+/// has none). The match evaluator and the tournament both play through here, so a seed gives
+/// them the same cards.
+pub(crate) fn play_game<G: Game>(
+    game: &G,
+    max_plies: u32,
+    rng: &mut SgRng,
+    mut choose: impl FnMut(Player, &G::State, &[Action], &mut SgRng) -> Option<Action>,
+) -> Played {
+    let mut state = game.initial_state();
+    let (mut legal, mut outcomes) = (Vec::new(), Vec::new());
+    let (mut actions, mut probs) = (Vec::new(), Vec::new());
+    let mut moves = 0;
+    for _ in 0..max_plies {
+        let action = match game.turn(&state) {
+            Turn::Terminal => break,
+            Turn::Chance => {
+                game.chance_outcomes(&state, &mut outcomes);
+                actions.clear();
+                probs.clear();
+                actions.extend(outcomes.iter().map(|o| o.0));
+                probs.extend(outcomes.iter().map(|o| o.1));
+                sample(&actions, &probs, rng).expect("chance outcomes sum to one")
+            }
+            Turn::Player(p) => {
+                game.legal_actions(&state, &mut legal);
+                moves += 1;
+                match choose(p, &state, &legal, rng) {
+                    Some(a) => a,
+                    None => {
+                        return Played {
+                            returns: game.resignation_returns(&state, p),
+                            moves,
+                        };
                     }
                 }
-            };
-            state = game.apply(&state, action);
-        }
-        // Cut off: the game's own returns of the position (zero where it has none).
-        game.returns(&state)
+            }
+        };
+        state = game.apply(&state, action);
+    }
+    // Over, or cut off: the game's own returns of the position (zero where it has none).
+    Played {
+        returns: game.returns(&state),
+        moves,
     }
 }
 
 /// The rank of `seat` by returns: 1 + the players ahead + half the players level.
-fn rank(returns: &Returns, seat: Player) -> f64 {
+pub(crate) fn rank(returns: &Returns, seat: Player) -> f64 {
     let mine = returns[seat];
     let others = returns
         .as_slice()
@@ -164,7 +210,7 @@ fn rank(returns: &Returns, seat: Player) -> f64 {
 }
 
 /// Mean and the 95% normal interval over `samples`, clipped to `range`.
-fn interval(samples: &[f64], range: Option<(f64, f64)>) -> [f64; 3] {
+pub(crate) fn interval(samples: &[f64], range: Option<(f64, f64)>) -> [f64; 3] {
     let n = samples.len() as f64;
     let mean = samples.iter().sum::<f64>() / n;
     let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);

@@ -9,7 +9,9 @@
 //! - Optimal-move rate: the probability that the policy plays a move keeping the best result
 //!   the position allows (win, draw, loss), averaged over three sets of positions of its seat:
 //!   every reachable one, the ones it can face (it plays its own moves, the other seats play
-//!   anything), and the ones on lines of optimal play (both sides play such moves).
+//!   anything), and the ones on lines of optimal play (both sides play such moves); and along
+//!   play, each position weighted by the probability that games between given policies reach
+//!   it ([`optimal_rate_along_play`]).
 //! - Blunders: positions it can face that it wins with perfect play and where it may play a
 //!   move (or resign) that throws the win away; mistakes: drawn positions it may lose.
 //! - Expected result against given opponents: win/draw/loss probabilities and expected return by
@@ -351,16 +353,7 @@ pub fn evaluate_profile<G: Game>(
         let probs = profile.probs(graph, id);
         let result = truth.value(id).result_for(p);
         let resign = profile.resign[id as usize];
-        let mut r: f64 = probs
-            .iter()
-            .zip(keeps)
-            .filter(|(_, k)| **k)
-            .map(|(p, _)| p)
-            .sum();
-        if result == GameResult::Loss {
-            r += resign;
-        }
-        rate[id as usize] = r;
+        rate[id as usize] = keep_probability(graph, truth, profile, id, p);
         let worsening: f64 = probs
             .iter()
             .zip(keeps)
@@ -421,6 +414,77 @@ pub fn evaluate_profile<G: Game>(
         blunders,
         mistakes,
     }
+}
+
+/// The probability that the mover `p` of state `id` plays a value-keeping move under
+/// `profile` (resigning keeps the value only where the position is lost).
+fn keep_probability<G: Game>(
+    graph: &StateGraph<G>,
+    truth: &GraphTruth,
+    profile: &Profile,
+    id: StateId,
+    p: Player,
+) -> f64 {
+    let keeps = &truth.keeps()[graph.edge_range(id)];
+    let mut r: f64 = profile
+        .probs(graph, id)
+        .iter()
+        .zip(keeps)
+        .filter(|(_, k)| **k)
+        .map(|(p, _)| p)
+        .sum();
+    if truth.value(id).result_for(p) == GameResult::Loss {
+        r += profile.resign[id as usize];
+    }
+    r
+}
+
+/// The optimal-move rate of `seat` along play: games start at the start and every seat plays
+/// its policy in `profile` (chance at its probabilities); each position of `seat` counts with
+/// the probability that a game reaches it. That is the expected number of `seat`'s
+/// value-keeping moves (a move's probability of keeping the value, as in
+/// [`evaluate_profile`]) over the expected number of its decisions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct AlongPlay {
+    pub optimal_rate: f64,
+    /// Expected decisions of the seat per game.
+    pub decisions: f64,
+}
+
+/// [`AlongPlay`] of `seat` when every seat plays its policy in `profile`.
+pub fn optimal_rate_along_play<G: Game>(
+    graph: &StateGraph<G>,
+    truth: &GraphTruth,
+    seat: Player,
+    profile: &Profile,
+) -> Result<AlongPlay, GraphError> {
+    let mut reach = vec![0.0; graph.len()];
+    reach[graph.start() as usize] = 1.0;
+    let (mut decisions, mut keeping) = (0.0, 0.0);
+    // Parents before children: the reverse of the post-order.
+    for &id in graph.post_order()?.iter().rev() {
+        let r = reach[id as usize];
+        if r == 0.0 || graph.turn(id).is_terminal() {
+            continue;
+        }
+        if graph.turn(id) == Turn::Player(seat) {
+            decisions += r;
+            keeping += r * keep_probability(graph, truth, profile, id, seat);
+        }
+        for (&c, &p) in graph.children(id).iter().zip(profile.probs(graph, id)) {
+            if p > 0.0 {
+                reach[c as usize] += r * p;
+            }
+        }
+    }
+    Ok(AlongPlay {
+        optimal_rate: if decisions > 0.0 {
+            keeping / decisions
+        } else {
+            f64::NAN
+        },
+        decisions,
+    })
 }
 
 /// States reachable from the start along edges `(state, edge index)` that `follow` accepts.

@@ -389,6 +389,10 @@ fn evaluator<'t, G: Game>(
             if let Some(oracle) = truth.oracle {
                 references.push(("optimal".into(), Some(Box::new(OptimalPolicy::new(oracle)))));
             }
+            if let Some(options) = config.reference_ai() {
+                let ai = crate::search::SearchPolicy::new(options.clone());
+                references.push(("ai".into(), Some(Box::new(ai))));
+            }
             if let Some(o) = cond.opponent {
                 let policy = (!copy).then(|| o.policy.build(truth.oracle));
                 references.push(("opponent".into(), policy));

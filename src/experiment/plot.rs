@@ -243,6 +243,368 @@ pub fn plot_metric(dir: &Path, curves: &Curves, spec: &PlotSpec) -> Result<Vec<P
     Ok(vec![png, svg])
 }
 
+/// One bar of [`bar_chart`]: a value with its interval, named in the list under the chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bar {
+    pub label: String,
+    pub value: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+/// Whether an image is to be written as SVG (else PNG), by its file name; an error for any
+/// other ending, so a command can refuse it before the work.
+pub fn is_svg(path: &Path) -> Result<bool> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("svg") => Ok(true),
+        Some(e) if e.eq_ignore_ascii_case("png") => Ok(false),
+        _ => bail!(
+            "plotting {}: the file name ends in .svg or .png",
+            path.display()
+        ),
+    }
+}
+
+/// Height of one line of the list of bars under a bar chart.
+const BAR_LIST_LINE_PX: u32 = 24;
+
+/// A bar chart of `bars` (numbered on the x axis, each named with its value and interval in a
+/// list under the chart) with the interval drawn as a whisker, on a fixed y axis, with an
+/// optional dashed reference line (value, label). Writes `path` (.svg or .png) atomically,
+/// creating its folder if missing.
+pub fn bar_chart(
+    path: &Path,
+    title: &str,
+    y_label: &str,
+    y_range: (f64, f64),
+    bars: &[Bar],
+    reference: Option<(f64, String)>,
+) -> Result<()> {
+    ensure!(!bars.is_empty(), "plotting {}: no bars", path.display());
+    let svg = is_svg(path)?;
+    ensure_font()?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let lines = bars.len() as u32 + u32::from(reference.is_some());
+    let size = (PNG_SIZE.0, 520 + 16 + BAR_LIST_LINE_PX * lines);
+    let reference = reference.as_ref();
+    let context = || format!("plotting {}", path.display());
+    if svg {
+        let mut text = String::new();
+        {
+            let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
+            draw_bars(&root, title, y_label, y_range, bars, reference).with_context(context)?;
+            root.present().with_context(context)?;
+        }
+        write_atomic(path, text.as_bytes())
+    } else {
+        write_atomic_with(path, |tmp| {
+            let root = BitMapBackend::new(tmp, size).into_drawing_area();
+            draw_bars(&root, title, y_label, y_range, bars, reference)?;
+            root.present().with_context(context)
+        })
+        .with_context(context)
+    }
+}
+
+fn draw_bars<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    y_label: &str,
+    (y0, y1): (f64, f64),
+    bars: &[Bar],
+    reference: Option<&(f64, String)>,
+) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE)?;
+    let (chart_area, list_area) = root.split_vertically(520);
+    let area = chart_area
+        .margin(TOP_MARGIN, 0, 0, 0)
+        .titled(title, font(TITLE_FONT_PX))?;
+    let n = bars.len() as i32;
+    let mut chart = ChartBuilder::on(&area)
+        .margin(CHART_MARGIN)
+        .x_label_area_size(X_LABEL_AREA)
+        .y_label_area_size(Y_LABEL_AREA)
+        // A discrete range includes its end: segments 0..=n-1, one per bar.
+        .build_cartesian_2d((0..(n - 1).max(1)).into_segmented(), y0..y1)?;
+    let number = |v: &SegmentValue<i32>| match v {
+        SegmentValue::CenterOf(i) => (i + 1).to_string(),
+        _ => String::new(),
+    };
+    let y_ticks = tick_formatter(y1 - y0);
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(bars.len() + 1)
+        .x_desc("entrant (numbered as listed below)")
+        .y_desc(y_label)
+        .label_style(font(TICK_FONT_PX))
+        .axis_desc_style(font(AXIS_FONT_PX))
+        .x_label_formatter(&number)
+        .y_label_formatter(&y_ticks)
+        .bold_line_style(BLACK.mix(0.12))
+        .light_line_style(TRANSPARENT)
+        .draw()?;
+    let clip = |y: f64| y.clamp(y0, y1);
+    for (i, bar) in bars.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let i = i as i32;
+        let mut rect = Rectangle::new(
+            [
+                (SegmentValue::Exact(i), clip(0.0)),
+                (SegmentValue::Exact(i + 1), clip(bar.value)),
+            ],
+            color.mix(0.75).filled(),
+        );
+        rect.set_margin(0, 0, 18, 18);
+        chart.draw_series(std::iter::once(rect))?;
+        let whisker = BLACK.stroke_width(2);
+        let (lo, hi) = (clip(bar.low), clip(bar.high));
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![
+                (SegmentValue::CenterOf(i), lo),
+                (SegmentValue::CenterOf(i), hi),
+            ],
+            whisker,
+        )))?;
+        for y in [lo, hi] {
+            chart.draw_series(std::iter::once(
+                EmptyElement::at((SegmentValue::CenterOf(i), y))
+                    + PathElement::new(vec![(-8, 0), (8, 0)], whisker),
+            ))?;
+        }
+    }
+    let reference_style = REFERENCE_COLOR.mix(0.8).stroke_width(2);
+    if let Some(&(y, _)) = reference.filter(|r| (y0..=y1).contains(&r.0)) {
+        chart.draw_series(DashedLineSeries::new(
+            [(SegmentValue::Exact(0), y), (SegmentValue::Exact(n), y)],
+            10,
+            6,
+            reference_style,
+        ))?;
+    }
+    // The list under the chart: long names (search settings) do not fit under the bars.
+    let x = (Y_LABEL_AREA + CHART_MARGIN) as i32;
+    let text = font(LEGEND_FONT_PX);
+    for (i, bar) in bars.iter().enumerate() {
+        let y = (8 + BAR_LIST_LINE_PX * i as u32) as i32;
+        let color = PALETTE[i % PALETTE.len()];
+        list_area.draw(&Rectangle::new(
+            [(x, y + 2), (x + 22, y + 14)],
+            color.mix(0.75).filled(),
+        ))?;
+        let line = format!(
+            "{}  {}   {:.3} [{:.3}, {:.3}]",
+            i + 1,
+            bar.label,
+            bar.value,
+            bar.low,
+            bar.high
+        );
+        list_area.draw(&Text::new(line, (x + 30, y), text.clone()))?;
+    }
+    if let Some((_, label)) = reference {
+        let y = (8 + BAR_LIST_LINE_PX * bars.len() as u32) as i32 + 8;
+        list_area.draw(&PathElement::new(vec![(x, y), (x + 8, y)], reference_style))?;
+        list_area.draw(&PathElement::new(
+            vec![(x + 14, y), (x + 22, y)],
+            reference_style,
+        ))?;
+        list_area.draw(&Text::new(label.clone(), (x + 30, y - 8), text))?;
+    }
+    Ok(())
+}
+
+/// One panel of [`line_chart`]: lines over the chart's x axis and an optional dashed
+/// reference line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinePanel {
+    pub title: String,
+    pub y_label: String,
+    pub y_range: (f64, f64),
+    /// One line per label, its points in x order. A label takes the same colour in every panel.
+    pub lines: Vec<(String, Vec<(f64, f64)>)>,
+    /// A horizontal dashed line at y, with its label.
+    pub reference: Option<(f64, String)>,
+}
+
+/// Height of a line chart's panels.
+const LINE_PANEL_PX: u32 = 500;
+
+/// Panels side by side over one x axis of whole numbers (search depths, sizes), each point of a
+/// line marked with a dot; the lines' labels and the reference lines are listed once under the
+/// panels. Writes `path` (.svg or .png) atomically, creating its folder if missing.
+pub fn line_chart(path: &Path, title: &str, x_label: &str, panels: &[LinePanel]) -> Result<()> {
+    ensure!(!panels.is_empty(), "plotting {}: no panels", path.display());
+    let svg = match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("svg") => true,
+        Some(e) if e.eq_ignore_ascii_case("png") => false,
+        _ => bail!(
+            "plotting {}: the file name ends in .svg or .png",
+            path.display()
+        ),
+    };
+    let xs = panels.iter().flat_map(|p| {
+        p.lines
+            .iter()
+            .flat_map(|(_, points)| points.iter().map(|q| q.0))
+    });
+    let (x0, x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+        (lo.min(x), hi.max(x))
+    });
+    ensure!(x0.is_finite(), "plotting {}: no points", path.display());
+    let mut labels: Vec<&str> = Vec::new();
+    for (label, _) in panels.iter().flat_map(|p| &p.lines) {
+        if !labels.contains(&label.as_str()) {
+            labels.push(label);
+        }
+    }
+    let mut references: Vec<&str> = Vec::new();
+    for (_, label) in panels.iter().filter_map(|p| p.reference.as_ref()) {
+        if !references.contains(&label.as_str()) {
+            references.push(label);
+        }
+    }
+    ensure_font()?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let list = (labels.len() + references.len()) as u32;
+    let width = (560 * panels.len() as u32).max(PNG_SIZE.0);
+    let size = (width, LINE_PANEL_PX + 24 + BAR_LIST_LINE_PX * list);
+    let x_range = (x0 - 0.3, x1 + 0.3);
+    let context = || format!("plotting {}", path.display());
+    if svg {
+        let mut text = String::new();
+        {
+            let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
+            draw_lines(&root, title, x_label, x_range, panels, &labels, &references)
+                .with_context(context)?;
+            root.present().with_context(context)?;
+        }
+        write_atomic(path, text.as_bytes())
+    } else {
+        write_atomic_with(path, |tmp| {
+            let root = BitMapBackend::new(tmp, size).into_drawing_area();
+            draw_lines(&root, title, x_label, x_range, panels, &labels, &references)?;
+            root.present().with_context(context)
+        })
+        .with_context(context)
+    }
+}
+
+fn draw_lines<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    x_label: &str,
+    (x0, x1): (f64, f64),
+    panels: &[LinePanel],
+    labels: &[&str],
+    references: &[&str],
+) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE)?;
+    let (chart_area, list_area) = root.split_vertically(LINE_PANEL_PX);
+    // A long title (a game's parameters) shrinks to the width: about 0.46 em per character.
+    let width = f64::from(root.dim_in_pixel().0);
+    let title_px = TITLE_FONT_PX.min(0.95 * width / (0.46 * title.chars().count() as f64));
+    let area = chart_area
+        .margin(TOP_MARGIN, 0, 0, 0)
+        .titled(title, font(title_px))?;
+    let colour = |label: &str| {
+        let i = labels.iter().position(|l| *l == label).unwrap_or(0);
+        PALETTE[i % PALETTE.len()]
+    };
+    let reference_style = REFERENCE_COLOR.mix(0.8).stroke_width(2);
+    let whole = |v: &f64| {
+        if (v - v.round()).abs() < 1e-9 {
+            format!("{}", v.round() as i64)
+        } else {
+            String::new()
+        }
+    };
+    for (panel, area) in panels.iter().zip(area.split_evenly((1, panels.len()))) {
+        let (y0, y1) = panel.y_range;
+        let mut chart = ChartBuilder::on(&area)
+            .caption(&panel.title, font(AXIS_FONT_PX + 2.0))
+            .margin(CHART_MARGIN)
+            .x_label_area_size(X_LABEL_AREA)
+            .y_label_area_size(Y_LABEL_AREA)
+            .build_cartesian_2d(x0..x1, y0..y1)?;
+        let y_ticks = tick_formatter(y1 - y0);
+        chart
+            .configure_mesh()
+            .x_labels(((x1 - x0).round() as usize + 1).min(30))
+            .x_desc(x_label)
+            .y_desc(&panel.y_label)
+            .label_style(font(TICK_FONT_PX))
+            .axis_desc_style(font(AXIS_FONT_PX))
+            .x_label_formatter(&whole)
+            .y_label_formatter(&y_ticks)
+            .bold_line_style(BLACK.mix(0.12))
+            .light_line_style(BLACK.mix(0.04))
+            .draw()?;
+        if let Some((y, _)) = panel
+            .reference
+            .as_ref()
+            .filter(|r| (y0..=y1).contains(&r.0))
+        {
+            chart.draw_series(DashedLineSeries::new(
+                [(x0, *y), (x1, *y)],
+                10,
+                6,
+                reference_style,
+            ))?;
+        }
+        // Earlier lines are drawn wider, so lines that coincide still show one inside another.
+        let n = panel.lines.len() as u32;
+        for (i, (label, points)) in panel.lines.iter().enumerate() {
+            let c = colour(label);
+            let wider = n - 1 - i as u32;
+            let inside: Vec<(f64, f64)> =
+                points.iter().map(|&(x, y)| (x, y.clamp(y0, y1))).collect();
+            chart.draw_series(LineSeries::new(
+                inside.iter().copied(),
+                c.stroke_width(2 + 3 * wider),
+            ))?;
+            chart.draw_series(
+                inside
+                    .iter()
+                    .map(|&p| Circle::new(p, 4 + 2 * wider, c.filled())),
+            )?;
+        }
+    }
+    // The list under the panels: one entry per line label, then the reference lines.
+    let x = (Y_LABEL_AREA + CHART_MARGIN) as i32;
+    let text = font(LEGEND_FONT_PX);
+    for (i, label) in labels.iter().enumerate() {
+        let y = (8 + BAR_LIST_LINE_PX * i as u32) as i32;
+        let c = colour(label);
+        list_area.draw(&PathElement::new(
+            vec![(x, y + 8), (x + 22, y + 8)],
+            c.stroke_width(3),
+        ))?;
+        list_area.draw(&Circle::new((x + 11, y + 8), 4, c.filled()))?;
+        list_area.draw(&Text::new(label.to_string(), (x + 30, y), text.clone()))?;
+    }
+    for (i, label) in references.iter().enumerate() {
+        let y = (8 + BAR_LIST_LINE_PX * (labels.len() + i) as u32) as i32 + 8;
+        list_area.draw(&PathElement::new(vec![(x, y), (x + 8, y)], reference_style))?;
+        list_area.draw(&PathElement::new(
+            vec![(x + 14, y), (x + 22, y)],
+            reference_style,
+        ))?;
+        list_area.draw(&Text::new(label.to_string(), (x + 30, y - 8), text.clone()))?;
+    }
+    Ok(())
+}
+
 /// Rows of one (learner, opponent) pair, finite values only.
 struct Group {
     key: (String, String),

@@ -50,9 +50,11 @@ pub enum ChanceRule {
     /// The worst outcome for the searching seat (the seed's pessimistic option); in paranoid
     /// search a node the coalition's side minimises, so alpha-beta prunes it.
     Worst,
-    /// No search below a draw: the expectation of the outcomes' static values (the tree does
-    /// not branch on cards, as the seed's did not).
-    Leaf,
+    /// The mean over `k` outcomes drawn (by their probabilities, with replacement) from a
+    /// generator seeded by the position and [`SearchOptions::seed`]: with k = 1 the tree does
+    /// not branch on cards (as the seed's did not) yet every line is searched to full depth;
+    /// deterministic for a seed.
+    Sample(u32),
 }
 
 /// A search's settings.
@@ -84,6 +86,8 @@ pub struct SearchOptions {
     /// Settings for the game's evaluation (`key=value` the search does not read, e.g. Hase und
     /// Igel's `eval=FILE`, `kc=1.2`), handed to [`Game::with_evaluation`].
     pub eval: Vec<(String, String)>,
+    /// Seeds the card draws of `chance=sample` (the only randomness of a search).
+    pub seed: u64,
 }
 
 impl Default for SearchOptions {
@@ -100,14 +104,15 @@ impl Default for SearchOptions {
             max_nodes: None,
             max_millis: None,
             eval: Vec::new(),
+            seed: 0,
         }
     }
 }
 
 /// Keys the search reads itself: never passed on to the game's evaluation.
-const EVAL_RESERVED: [&str; 14] = [
+const EVAL_RESERVED: [&str; 15] = [
     "depth", "order", "no-order", "prune", "no-prune", "table", "no-table", "cutoffs", "mode",
-    "chance", "nodes", "ms", "stop", "play-on",
+    "chance", "nodes", "ms", "stop", "play-on", "seed",
 ];
 
 impl SearchOptions {
@@ -175,8 +180,21 @@ impl SearchOptions {
                 ("mode", _) => return Err(bad("mode is paranoid, own, lead or hybrid")),
                 ("chance", "expectation") => o.chance = ChanceRule::Expectation,
                 ("chance", "worst") => o.chance = ChanceRule::Worst,
-                ("chance", "leaf") => o.chance = ChanceRule::Leaf,
-                ("chance", _) => return Err(bad("chance is expectation, worst or leaf")),
+                ("chance", v) if v.starts_with("sample") => {
+                    let k = match v.strip_prefix("sample").unwrap_or("") {
+                        "" => Some(1),
+                        n => n.strip_prefix(':').and_then(|n| n.parse().ok()),
+                    };
+                    o.chance = ChanceRule::Sample(k.filter(|k| (1..=64).contains(k)).ok_or_else(
+                        || bad("chance=sample or sample:K draws K cards (1 to 64) at a draw"),
+                    )?);
+                }
+                ("chance", _) => {
+                    return Err(bad("chance is expectation, worst, sample or sample:K"));
+                }
+                ("seed", v) => {
+                    o.seed = v.parse().map_err(|_| bad("seed is a whole number"))?;
+                }
                 (key, value) if !value.is_empty() && !EVAL_RESERVED.contains(&key) => {
                     o.eval.retain(|(k, _)| k != key);
                     o.eval.push((key.to_string(), value.to_string()));
@@ -214,10 +232,14 @@ impl SearchOptions {
         match self.chance {
             ChanceRule::Expectation => {}
             ChanceRule::Worst => parts.push("chance=worst".into()),
-            ChanceRule::Leaf => parts.push("chance=leaf".into()),
+            ChanceRule::Sample(1) => parts.push("chance=sample".into()),
+            ChanceRule::Sample(k) => parts.push(format!("chance=sample:{k}")),
         }
         if !self.stop_finished {
             parts.push("play-on".into());
+        }
+        if self.seed != 0 {
+            parts.push(format!("seed={}", self.seed));
         }
         if let Some(n) = self.max_nodes {
             parts.push(format!("nodes={n}"));
@@ -382,6 +404,28 @@ impl<'g, G: Game> Search<'g, G> {
         out
     }
 
+    /// The outcomes `chance=sample:k` searches at `state`: k draws by probability from a
+    /// generator seeded by the position and the options' seed (the same every time).
+    fn sampled(&self, state: &G::State) -> Vec<G::State> {
+        use std::hash::{Hash, Hasher};
+        let ChanceRule::Sample(k) = self.options.chance else {
+            unreachable!("only chance=sample samples")
+        };
+        let mut hasher = rustc_hash::FxHasher::default();
+        state.hash(&mut hasher);
+        let mut rng = crate::rng(crate::derive_seed(self.options.seed, hasher.finish()));
+        let mut outcomes = Vec::new();
+        self.game.chance_outcomes(state, &mut outcomes);
+        let drawn: Vec<G::State> = (0..k)
+            .map(|_| {
+                let a = crate::policy::draw_outcome(&outcomes, &mut rng);
+                self.game.apply(state, a)
+            })
+            .collect();
+        self.generated(drawn.len());
+        drawn
+    }
+
     /// Counts `k` positions generated.
     fn generated(&self, k: usize) {
         self.nodes.set(self.nodes.get() + k as u64);
@@ -520,7 +564,7 @@ impl<'g, G: Game> Search<'g, G> {
                     .map(|(pr, c)| (*pr, self.static_value(c, me)));
                 match self.options.chance {
                     ChanceRule::Worst => values.map(|(_, v)| v).fold(f64::INFINITY, f64::min),
-                    ChanceRule::Expectation | ChanceRule::Leaf => {
+                    ChanceRule::Expectation | ChanceRule::Sample(_) => {
                         values.map(|(pr, v)| pr * v).sum()
                     }
                 }
@@ -592,10 +636,7 @@ impl<'g, G: Game> Search<'g, G> {
             return 0.0;
         }
         let turn = self.game.turn(state);
-        if turn == Turn::Terminal
-            || depth == 0
-            || (turn == Turn::Chance && self.options.chance == ChanceRule::Leaf)
-        {
+        if turn == Turn::Terminal || depth == 0 {
             return self.static_value(state, me);
         }
         // The ply matters where the cutoff vector does; otherwise one entry serves all.
@@ -620,6 +661,15 @@ impl<'g, G: Game> Search<'g, G> {
                 let mut sum = 0.0;
                 for (pr, child) in self.outcomes(state) {
                     sum += pr * self.paranoid(&child, me, depth, ply, full);
+                }
+                sum
+            }
+            Turn::Chance if matches!(self.options.chance, ChanceRule::Sample(_)) => {
+                let drawn = self.sampled(state);
+                let k = drawn.len() as f64;
+                let mut sum = 0.0;
+                for child in drawn {
+                    sum += self.paranoid(&child, me, depth, ply, full) / k;
                 }
                 sum
             }
@@ -739,14 +789,25 @@ impl<'g, G: Game> Search<'g, G> {
         match self.game.turn(state) {
             Turn::Terminal => self.scores(state),
             _ if depth == 0 => self.static_scores(state),
-            Turn::Chance if self.options.chance == ChanceRule::Leaf => self.static_scores(state),
+            Turn::Chance if matches!(self.options.chance, ChanceRule::Sample(_)) => {
+                let drawn = self.sampled(state);
+                let k = drawn.len() as f64;
+                let mut s = [0.0; MAX_PLAYERS];
+                for child in drawn {
+                    let c = self.max_n(&child, me, depth, ply);
+                    for (x, y) in s.iter_mut().zip(c) {
+                        *x += y / k;
+                    }
+                }
+                s
+            }
             Turn::Chance => {
                 let mut children = Vec::new();
                 for (pr, c) in self.outcomes(state) {
                     children.push((pr, self.max_n(&c, me, depth, ply)));
                 }
                 match self.options.chance {
-                    ChanceRule::Expectation | ChanceRule::Leaf => {
+                    ChanceRule::Expectation | ChanceRule::Sample(_) => {
                         let mut s = [0.0; MAX_PLAYERS];
                         for (pr, c) in &children {
                             for (x, y) in s.iter_mut().zip(c) {
@@ -869,5 +930,6 @@ impl<G: Game> Policy<G> for SearchPolicy {
     }
 }
 
+pub mod quality;
 #[cfg(test)]
 mod tests;

@@ -157,7 +157,7 @@ proptest! {
         seed in 0u64..1000,
         rule in 0usize..3,
     ) {
-        let chance = [ChanceRule::Expectation, ChanceRule::Worst, ChanceRule::Leaf][rule];
+        let chance = [ChanceRule::Expectation, ChanceRule::Worst, ChanceRule::Sample(2)][rule];
         let (game, state) = hui_position(players, plies, seed);
         prop_assume!(game.turn(&state).player().is_some());
         let plain = root_with(&game, &state, 3, false, false, chance);

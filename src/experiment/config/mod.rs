@@ -65,6 +65,8 @@ struct File {
 struct EvaluationToml {
     evaluator: Option<EvaluatorName>,
     games: Option<NonZeroU64>,
+    /// Search settings of an AI the match evaluator also plays against (reference "ai").
+    ai: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -200,12 +202,18 @@ pub struct ExperimentConfig {
     plot_metrics: Vec<String>,
     band: BandSpec,
     evaluation: Evaluation,
+    /// The search AI the match evaluator plays as a reference (`[evaluation] ai`).
+    reference_ai: Option<crate::search::SearchOptions>,
 }
 
 impl ExperimentConfig {
     /// The evaluator the run uses (chosen from the game's capabilities unless the config says).
     pub fn evaluation(&self) -> Evaluation {
         self.evaluation
+    }
+    /// The search AI the match evaluator plays as a reference ("ai"), if the config names one.
+    pub fn reference_ai(&self) -> Option<&crate::search::SearchOptions> {
+        self.reference_ai.as_ref()
     }
     /// The run's name, which names its folder (`study/label` for a game of a study).
     pub fn name(&self) -> &str {
@@ -338,6 +346,21 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
     let mut out = Vec::with_capacity(entries.len());
     for entry in entries {
         let evaluation = evaluation_of(&src, &top.evaluation, &entry, &opponents)?;
+        let reference_ai = match &top.evaluation.ai {
+            None => None,
+            Some(_) if evaluation == Evaluation::Exact => {
+                return Err(src.error(
+                    "evaluation.ai",
+                    "an AI reference is played by the match evaluator; add evaluator = \"match\"",
+                ));
+            }
+            Some(spec) => {
+                let options = crate::search::SearchOptions::parse(spec)
+                    .and_then(|o| with_game!(&entry.game, g => o.evaluator(g).map(|_| o)))
+                    .map_err(|e| src.error("evaluation.ai", e))?;
+                Some(options)
+            }
+        };
         // Learners at several seats record per-seat results (`_as_<player>`).
         let one_seat = learners.iter().all(|(_, seat, _)| {
             !matches!(
@@ -397,6 +420,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
             plot_metrics,
             band: top.plots.band,
             evaluation,
+            reference_ai,
         };
         out.push((config, entry.game));
     }
@@ -723,6 +747,7 @@ impl ExperimentConfig {
                 Evaluation::Match { games } => Some(EvaluationToml {
                     evaluator: Some(EvaluatorName::Match),
                     games: Some(games),
+                    ai: self.reference_ai.as_ref().map(|o| o.spec()),
                 }),
             },
         };

@@ -380,3 +380,46 @@ fn missing_sections_are_named() {
     let e = parse_str("name = \"t\"\nepisodes = 3\n[game]\nname = \"tictactoe\"\n").unwrap_err();
     assert!(e.message.contains("learner"), "{e}");
 }
+
+#[test]
+fn an_ai_reference_is_checked_against_the_game_and_the_evaluator() {
+    let hase = r#"
+name = "t"
+episodes = 10
+
+[game]
+name = "hase-und-igel"
+players = 2
+
+[learner]
+kind = "monte-carlo"
+seat = "red"
+
+[[opponents]]
+policy = "random"
+
+[evaluation]
+evaluator = "match"
+ai = "depth=2,kc=1.5"
+"#;
+    let c = parse_str(hase).unwrap();
+    assert_eq!(
+        c.reference_ai().unwrap().spec(),
+        "depth=2,mode=paranoid,order,prune,kc=1.5"
+    );
+    assert!(
+        c.resolved_toml()
+            .contains("ai = \"depth=2,mode=paranoid,order,prune,kc=1.5\"")
+    );
+    let e = parse_str(&hase.replace("kc=1.5", "kz=1.5")).unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_deref()),
+        (18, Some("evaluation.ai")),
+        "{e}"
+    );
+    assert!(e.message.contains("kz"), "{e}");
+    let exact = format!("{GOOD}\n[evaluation]\nai = \"depth=2\"\n");
+    let e = parse_str(&exact).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("evaluation.ai"), "{e}");
+    assert!(e.message.contains("match evaluator"), "{e}");
+}

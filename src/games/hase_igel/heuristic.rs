@@ -82,6 +82,25 @@ impl Evaluation {
         Ok(e)
     }
 
+    /// This evaluation with the number at `key` (dotted: `carrots.surplus`) set to `value`.
+    fn with_number(&self, key: &str, value: f64) -> Result<Evaluation, String> {
+        let mut table = toml::Value::try_from(self).expect("an evaluation is a table");
+        let mut at = &mut table;
+        for part in key.split('.') {
+            at = at
+                .get_mut(part)
+                .ok_or_else(|| format!("`{key}`: the evaluation file has no such key"))?;
+        }
+        *at = match at {
+            toml::Value::Float(_) => toml::Value::Float(value),
+            toml::Value::Integer(_) if value.fract() == 0.0 && value >= 1.0 => {
+                toml::Value::Integer(value as i64)
+            }
+            _ => return Err(format!("`{key}`: not a number of the evaluation file")),
+        };
+        Evaluation::parse(&toml::to_string(&table).expect("a table serialises"))
+    }
+
     /// Reads an evaluation file.
     pub fn load(path: &str) -> Result<Evaluation, String> {
         let text =
@@ -95,7 +114,8 @@ impl Evaluation {
     }
 
     /// This evaluation changed by search-player settings: `eval=FILE` (start from that file),
-    /// `ks=`, `kc=`, `kp=` (weights).
+    /// `ks=`, `kc=`, `kp=` (weights), or any number of the file by its dotted key
+    /// (`carrots.surplus=0.8`, `progress.per_cell=2.5`).
     pub fn with_settings(&self, settings: &[(String, String)]) -> Result<Evaluation, String> {
         let mut e = self.clone();
         if let Some((_, path)) = settings.iter().find(|(k, _)| k == "eval") {
@@ -114,9 +134,10 @@ impl Evaluation {
                 "ks" => e.weights.ks = weight()?,
                 "kc" => e.weights.kc = weight()?,
                 "kp" => e.weights.kp = weight()?,
+                dotted if dotted.contains('.') => e = e.with_number(dotted, weight()?)?,
                 _ => {
                     return Err(format!(
-                        "`{key}={value}`: not a search setting, and Hase und Igel's evaluation takes eval=FILE, ks=W, kc=W, kp=W"
+                        "`{key}={value}`: not a search setting, and Hase und Igel's evaluation takes eval=FILE, ks=W, kc=W, kp=W and dotted keys of its file (carrots.surplus=W)"
                     ));
                 }
             }
@@ -204,6 +225,9 @@ mod tests {
         assert_eq!(e.with_settings(&set("kc", "1.5")).unwrap().weights.kc, 1.5);
         let err = e.with_settings(&set("kx", "1")).unwrap_err();
         assert!(err.contains("ks=W"), "{err}");
+        let curve = e.with_settings(&set("carrots.surplus", "0.8")).unwrap();
+        assert_eq!(curve.carrots.surplus, 0.8);
+        assert!(e.with_settings(&set("carrots.nope", "1")).is_err());
         let err = e.with_settings(&set("ks", "x")).unwrap_err();
         assert!(err.contains("a weight is a number"), "{err}");
         let err = Evaluation::parse("[weights]\nks = 1\nkc = 1\nkp = 1\nkz = 2\n").unwrap_err();
