@@ -21,7 +21,12 @@ pub const DEFAULT_EVALUATION: &str = include_str!("../../../configs/hase-und-ige
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Evaluation {
+    /// The weights for three hares or more (and for two where `two_hares` is not given).
     pub weights: Weights,
+    /// The weights for two hares (tuned apart: a set tuned head to head need not carry over to
+    /// three hares, and this one does not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub two_hares: Option<Weights>,
     pub progress: Progress,
     pub carrots: Carrots,
     pub salads: Salads,
@@ -129,11 +134,21 @@ impl Evaluation {
                     .filter(|w| w.is_finite())
                     .ok_or_else(|| format!("`{key}={value}`: a weight is a number"))
             };
+            if matches!(key.as_str(), "ks" | "kc" | "kp") {
+                weight()?;
+            }
+            // A weight given by a player holds for every number of hares.
+            let both = |e: &mut Evaluation, set: &dyn Fn(&mut Weights)| {
+                set(&mut e.weights);
+                if let Some(w) = e.two_hares.as_mut() {
+                    set(w);
+                }
+            };
             match key.as_str() {
                 "eval" => {}
-                "ks" => e.weights.ks = weight()?,
-                "kc" => e.weights.kc = weight()?,
-                "kp" => e.weights.kp = weight()?,
+                "ks" => both(&mut e, &|w: &mut Weights| w.ks = weight().unwrap_or(w.ks)),
+                "kc" => both(&mut e, &|w: &mut Weights| w.kc = weight().unwrap_or(w.kc)),
+                "kp" => both(&mut e, &|w: &mut Weights| w.kp = weight().unwrap_or(w.kp)),
                 dotted if dotted.contains('.') => e = e.with_number(dotted, weight()?)?,
                 _ => {
                     return Err(format!(
@@ -167,10 +182,14 @@ impl HaseUndIgel {
     /// One hare's E.
     fn hare_value(&self, s: &Race, p: Player, h: &Hare) -> f64 {
         let e = &self.evaluation;
+        let weights = match (&e.two_hares, self.players) {
+            (Some(w), 2) => w,
+            _ => &e.weights,
+        };
         let goal = f64::from(self.goal);
         if h.place > 0 {
             // Home: beyond any racing hare's reach, earlier places higher.
-            return e.weights.kp * e.progress.per_cell * goal + 200.0
+            return weights.kp * e.progress.per_cell * goal + 200.0
                 - 20.0 * f64::from(h.place);
         }
         let (paid, eaten) = self.due(s, p, h);
@@ -198,7 +217,7 @@ impl HaseUndIgel {
         let row = (salads as usize).min(3);
         let column = (self.board.salads_ahead(h.cell) as usize).min(5);
         let salad_score = e.salads.table[row][column];
-        e.weights.ks * salad_score + e.weights.kc * carrot_score + e.weights.kp * progress
+        weights.ks * salad_score + weights.kc * carrot_score + weights.kp * progress
     }
 
     /// Seat `p`'s lead: its E less the best rival's.
@@ -222,7 +241,9 @@ mod tests {
         let e = Evaluation::default();
         assert_eq!(Evaluation::parse(&e.to_toml()).unwrap(), e);
         let set = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
-        assert_eq!(e.with_settings(&set("kc", "1.5")).unwrap().weights.kc, 1.5);
+        let changed = e.with_settings(&set("kc", "1.5")).unwrap();
+        assert_eq!(changed.weights.kc, 1.5);
+        assert_eq!(changed.two_hares.map(|w| w.kc), e.two_hares.map(|_| 1.5));
         let err = e.with_settings(&set("kx", "1")).unwrap_err();
         assert!(err.contains("ks=W"), "{err}");
         let curve = e.with_settings(&set("carrots.surplus", "0.8")).unwrap();
