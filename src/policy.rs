@@ -176,8 +176,9 @@ impl<G: Game> Policy<G> for RandomPolicy {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GreedyPolicy;
 
-/// Terminal returns outweigh any heuristic score.
-const TERMINAL_WEIGHT: f64 = 1e6;
+// Terminal returns outweigh any heuristic score (the search's weight, so the greedy player and a
+// depth-1 search value ends alike).
+use crate::search::TERMINAL_WEIGHT;
 
 impl GreedyPolicy {
     fn after_value<G: Game>(game: &G, state: &G::State, p: crate::game::Player) -> f64 {
