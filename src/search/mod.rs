@@ -22,6 +22,11 @@ use crate::policy::Policy;
 /// Terminal returns outweigh any heuristic score.
 pub const TERMINAL_WEIGHT: f64 = 1e6;
 
+/// The transposition table holds positions with at least this many plies left: one ply above
+/// the leaves a position recurs too rarely to pay for storing it (1.3 % of lookups hit on the
+/// three-hare benchmark, against a third of the time spent hashing and inserting).
+const TABLE_MIN_DEPTH: u32 = 2;
+
 /// How the tree is backed up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -292,6 +297,8 @@ pub struct Search<'g, G: Game> {
     deadline: Option<std::time::Instant>,
     node_limit: u64,
     aborted: bool,
+    /// The moves of a position one ply above the leaves (reused: no allocation there).
+    leaf_moves: Vec<Action>,
 }
 
 impl<'g, G: Game> Search<'g, G> {
@@ -305,6 +312,7 @@ impl<'g, G: Game> Search<'g, G> {
             deadline: None,
             node_limit: u64::MAX,
             aborted: false,
+            leaf_moves: Vec::new(),
         }
     }
 
@@ -645,9 +653,8 @@ impl<'g, G: Game> Search<'g, G> {
         } else {
             ply as u32
         };
-        if self.options.table
-            && let Some(&(v, bound)) = self.table.get(&(state.clone(), depth, key_ply))
-        {
+        let tabled = self.options.table && depth >= TABLE_MIN_DEPTH;
+        if tabled && let Some(&(v, bound)) = self.table.get(&(state.clone(), depth, key_ply)) {
             match bound {
                 Bound::Exact => return v,
                 Bound::Lower if v >= beta => return v,
@@ -680,7 +687,7 @@ impl<'g, G: Game> Search<'g, G> {
             }
             Turn::Terminal => unreachable!("scored above"),
         };
-        if self.options.table && !self.aborted {
+        if tabled && !self.aborted {
             let bound = if value <= alpha {
                 Bound::Upper
             } else if value >= beta {
@@ -713,6 +720,9 @@ impl<'g, G: Game> Search<'g, G> {
             Some(_) => (depth - 1, ply + 1),
             None => (depth, ply),
         };
+        if mover.is_some() && child_depth == 0 {
+            return self.leaf_extremum(state, me, maximise, (alpha, beta));
+        }
         let children = self.ranked_children(state, me, mover, maximise, ply, child_depth == 0);
         let mut best = if maximise {
             f64::NEG_INFINITY
@@ -742,6 +752,45 @@ impl<'g, G: Game> Search<'g, G> {
                 break;
             }
         }
+        best
+    }
+
+    /// The best static value of a mover's children, one ply above the leaves: the same value
+    /// as ordering them and keeping the cutoff vector's best (the best is kept), found without
+    /// sorting, each child made and valued only until one passes the bound (a cut).
+    fn leaf_extremum(
+        &mut self,
+        state: &G::State,
+        me: Player,
+        maximise: bool,
+        (alpha, beta): (f64, f64),
+    ) -> f64 {
+        let mut legal = std::mem::take(&mut self.leaf_moves);
+        self.game.legal_actions(state, &mut legal);
+        let mut best = if maximise {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
+        for &a in &legal {
+            self.generated(1);
+            if self.spent() {
+                best = 0.0;
+                break;
+            }
+            let v = self.static_value(&self.game.apply(state, a), me);
+            let cut = if maximise {
+                best = best.max(v);
+                v >= beta
+            } else {
+                best = best.min(v);
+                v <= alpha
+            };
+            if cut && self.options.alpha_beta {
+                break;
+            }
+        }
+        self.leaf_moves = legal;
         best
     }
 

@@ -138,6 +138,8 @@ pub struct HaseUndIgel {
     /// The heuristic's coefficients and curves (the committed config unless a search player
     /// asked for others).
     evaluation: Arc<heuristic::Evaluation>,
+    /// Its curves tabled for this board.
+    tables: Arc<heuristic::Tables>,
 }
 
 /// One hare.
@@ -218,9 +220,11 @@ impl HaseUndIgel {
         let carrots = params
             .carrots
             .unwrap_or(if params.players >= 5 { 98 } else { 68 });
+        let evaluation = default_evaluation();
         Ok(HaseUndIgel {
             players: params.players as u8,
             goal: board.goal(),
+            tables: Arc::new(heuristic::Tables::new(&evaluation, board.goal())),
             board: Arc::new(board),
             carrots,
             salads: params.salads,
@@ -233,7 +237,7 @@ impl HaseUndIgel {
             end: params.end,
             max_rounds: params.max_rounds,
             params,
-            evaluation: default_evaluation(),
+            evaluation,
         })
     }
 
@@ -245,6 +249,7 @@ impl HaseUndIgel {
     /// The same rules, valued by another evaluation.
     pub fn with_evaluation_of(&self, evaluation: heuristic::Evaluation) -> HaseUndIgel {
         HaseUndIgel {
+            tables: Arc::new(heuristic::Tables::new(&evaluation, self.goal)),
             evaluation: Arc::new(evaluation),
             ..self.clone()
         }
