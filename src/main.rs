@@ -264,8 +264,9 @@ solvedgym bench --hase"
         #[arg(long, conflicts_with_all = ["learn", "values", "max_size", "hase"])]
         search: bool,
         /// With --search: the settings to time (repeatable; `{depth}` stands for each depth;
-        /// default "depth={depth},cutoffs=0-0-8-8-4" and the same with chance=worst). A family
-        /// stops deepening after a depth that took over 1.5 s a move.
+        /// default "depth={depth},cutoffs=0-0-8-8-4", the same with chance=worst, and with
+        /// chance=sample: one card drawn per draw, the seed's tree, which did not branch on
+        /// cards). A family stops deepening after a depth that took over 1.5 s a move.
         #[arg(long, value_name = "SETTINGS", requires = "search")]
         ai: Vec<String>,
         /// With --search: the depths (default 4-10).
@@ -1029,6 +1030,7 @@ fn run() -> Result<()> {
                     vec![
                         "depth={depth},cutoffs=0-0-8-8-4".to_string(),
                         "depth={depth},cutoffs=0-0-8-8-4,chance=worst".to_string(),
+                        "depth={depth},cutoffs=0-0-8-8-4,chance=sample".to_string(),
                     ]
                 } else {
                     ai

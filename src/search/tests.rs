@@ -170,6 +170,106 @@ proptest! {
     }
 }
 
+/// Paranoid value of `state` for `me` by the definition, written apart from the search: every
+/// child made and valued, no pruning, no table; at a mover's node the children sorted by their
+/// static value (best first for the mover, stable) and cut to `cutoffs[ply]`; chance nodes by
+/// `chance` (expectation or the worst card); the stop rule as the search has it.
+fn reference_value(
+    game: &HaseUndIgel,
+    state: &crate::games::hase_igel::Race,
+    me: Player,
+    depth: u32,
+    ply: usize,
+    cutoffs: &[usize],
+    chance: ChanceRule,
+) -> f64 {
+    let static_value =
+        |s: &crate::games::hase_igel::Race| reference_value(game, s, me, 0, ply, cutoffs, chance);
+    let over_cards = |values: Vec<(f64, f64)>| match chance {
+        ChanceRule::Worst => values.iter().map(|v| v.1).fold(f64::INFINITY, f64::min),
+        _ => values.iter().map(|(pr, v)| pr * v).sum(),
+    };
+    match game.turn(state) {
+        Turn::Terminal => TERMINAL_WEIGHT * game.returns(state)[me],
+        Turn::Chance => {
+            let mut outcomes = Vec::new();
+            game.chance_outcomes(state, &mut outcomes);
+            over_cards(
+                outcomes
+                    .iter()
+                    .map(|&(a, pr)| {
+                        let child = game.apply(state, a);
+                        (
+                            pr,
+                            reference_value(game, &child, me, depth, ply, cutoffs, chance),
+                        )
+                    })
+                    .collect(),
+            )
+        }
+        Turn::Player(_) if depth == 0 => game.heuristic(state, me).unwrap(),
+        Turn::Player(p) => {
+            let mut legal = Vec::new();
+            game.legal_actions(state, &mut legal);
+            let mut children: Vec<(f64, crate::games::hase_igel::Race)> = legal
+                .iter()
+                .map(|&a| {
+                    let c = game.apply(state, a);
+                    (static_value(&c), c)
+                })
+                .collect();
+            let sign = if p == me { -1.0 } else { 1.0 };
+            children.sort_by(|a, b| (sign * a.0).total_cmp(&(sign * b.0)));
+            let keep = cutoffs.get(ply).or(cutoffs.last()).copied().unwrap_or(0);
+            if keep > 0 {
+                children.truncate(keep);
+            }
+            let values = children.iter().map(|(v, c)| {
+                let finished = game.has_finished(c, p) && !game.turn(c).is_terminal();
+                if finished {
+                    *v
+                } else {
+                    reference_value(game, c, me, depth - 1, ply + 1, cutoffs, chance)
+                }
+            });
+            if p == me {
+                values.fold(f64::NEG_INFINITY, f64::max)
+            } else {
+                values.fold(f64::INFINITY, f64::min)
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+    /// With the cutoff vector, the search (pruned, ordered, with its table and its shortcut one
+    /// ply above the leaves) returns the value the definition gives.
+    #[test]
+    fn the_cutoff_vector_keeps_the_definition_s_value(
+        players in 2usize..=3,
+        plies in 0usize..60,
+        seed in 0u64..1000,
+        worst in any::<bool>(),
+    ) {
+        let chance = if worst { ChanceRule::Worst } else { ChanceRule::Expectation };
+        let (game, state) = hui_position(players, plies, seed);
+        let Some(me) = game.turn(&state).player() else {
+            return Err(TestCaseError::reject("no mover"));
+        };
+        let cutoffs = vec![0, 3, 2];
+        let options = SearchOptions {
+            depth: 3,
+            cutoffs: cutoffs.clone(),
+            chance,
+            ..SearchOptions::default()
+        };
+        let found = Search::new(&game, options).best_move(&state);
+        let expected = reference_value(&game, &state, me, 3, 0, &cutoffs, chance);
+        prop_assert!((found.value - expected).abs() < 1e-6, "{} {}", found.value, expected);
+    }
+}
+
 #[test]
 fn the_seed_s_options_run_on_hase_und_igel() {
     let (game, state) = hui_position(3, 12, 7);
