@@ -221,9 +221,15 @@ impl Progress {
             let bar = ProgressBar::new(episodes);
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{prefix} {msg} [{bar:30.cyan/blue}] {human_pos}/{human_len} episodes, {per_sec:.0} ({eta} left)",
+                    "{prefix} {msg} [{bar:25.cyan/blue}] {human_pos}/{human_len} episodes, {rate} ({eta} left)",
                 )
                 .expect("valid template")
+                .with_key(
+                    "rate",
+                    |state: &indicatif::ProgressState, w: &mut dyn fmt::Write| {
+                        let _ = write!(w, "{}/s", indicatif::HumanCount(state.per_sec() as u64));
+                    },
+                )
                 .progress_chars("=> "),
             );
             bar
@@ -567,13 +573,23 @@ fn run_game<G: Game>(
         );
     }
 
-    progress.bar.set_message(format!(
-        "{}: {} runs x {} episodes on {} threads",
-        config.name(),
-        plan.pending.len(),
-        config.episodes(),
-        rayon::current_num_threads()
-    ));
+    match (plan.pending.len(), plan.stored_before) {
+        (0, stored) => progress.note(format_args!(
+            "{}: its {stored} runs are stored; read back",
+            config.name()
+        )),
+        (pending, stored) => progress.note(format_args!(
+            "{}: {pending} runs x {} episodes on {} threads{}",
+            config.name(),
+            config.episodes(),
+            rayon::current_num_threads(),
+            match stored {
+                0 => String::new(),
+                n => format!(" ({n} stored before: read back)"),
+            }
+        )),
+    }
+    progress.bar.set_message(config.name().to_string());
     // Each run is stored the moment it ends: an interruption loses only the runs under way.
     let computed: Vec<(usize, JobResult)> = plan
         .pending

@@ -414,7 +414,11 @@ mod tests {
         // Reopened: the run is found; another seed under its number is refused.
         let (store, stored) = Store::open(dir.path(), &manifest, false).unwrap();
         assert_eq!(stored.into_iter().collect::<Vec<_>>(), [1]);
-        let e = store.load(RunId { seed: 8, ..id }).unwrap_err().to_string();
+        let e = store
+            .load(RunId { seed: 8, ..id })
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("expected run 1 (Q vs self-play, seed 8)"), "{e}");
 
         // Another config is refused with both hashes, unless fresh.
