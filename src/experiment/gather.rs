@@ -222,6 +222,7 @@ impl StudyShards {
         for game in &self.games {
             let dir = out_root.join(&game.manifest.name);
             let (store, _) = Store::open(&dir, &game.manifest, false)?;
+            store.create()?;
             for (&run, file) in &game.runs {
                 let bytes =
                     fs::read(file).with_context(|| format!("reading {}", file.display()))?;

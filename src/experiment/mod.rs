@@ -591,6 +591,9 @@ fn run_game<G: Game>(
     }
     progress.bar.set_message(config.name().to_string());
     // Each run is stored the moment it ends: an interruption loses only the runs under way.
+    if !plan.pending.is_empty() {
+        plan.store.create()?;
+    }
     let computed: Vec<(usize, JobResult)> = plan
         .pending
         .par_iter()

@@ -181,12 +181,13 @@ fn remove_temporaries(dir: &Path) {
 pub struct Store {
     dir: PathBuf,
     config_hash: String,
+    manifest: String,
 }
 
 impl Store {
-    /// Opens the store of the run folder `run_dir` for `manifest`'s config, creating it where
-    /// there is none, and returns it with the runs it already holds. A store of another config
-    /// is refused, unless `fresh`, which discards it.
+    /// Opens the store of the run folder `run_dir` for `manifest`'s config and returns it with
+    /// the runs it already holds (nothing is written until [`Store::create`]). A store of
+    /// another config is refused, unless `fresh`, which discards it.
     pub fn open(
         run_dir: &Path,
         manifest: &Manifest,
@@ -228,18 +229,24 @@ impl Store {
                 manifest.runs
             );
         }
-        fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         remove_temporaries(&dir);
         remove_temporaries(run_dir);
-        let text = serde_json::to_string_pretty(manifest)? + "\n";
-        write_atomic(&dir.join(MANIFEST), text.as_bytes())?;
         Ok((
             Store {
                 dir,
                 config_hash: manifest.config_hash.clone(),
+                manifest: serde_json::to_string_pretty(manifest)? + "\n",
             },
             stored,
         ))
+    }
+
+    /// Creates the folder and writes the manifest, before the first run is stored: a config
+    /// refused before training leaves nothing behind.
+    pub fn create(&self) -> Result<()> {
+        fs::create_dir_all(&self.dir)
+            .with_context(|| format!("creating {}", self.dir.display()))?;
+        write_atomic(&self.dir.join(MANIFEST), self.manifest.as_bytes())
     }
 
     pub fn dir(&self) -> &Path {
@@ -248,8 +255,12 @@ impl Store {
 
     /// Removes the store once the outputs it served are written.
     pub fn remove(self) -> Result<()> {
-        fs::remove_dir_all(&self.dir)
-            .with_context(|| format!("removing the stored runs {}", self.dir.display()))
+        match fs::remove_dir_all(&self.dir) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(e).with_context(|| format!("removing the stored runs {}", self.dir.display()))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Stores a finished run (atomically: a reader sees all of it or none).
@@ -395,6 +406,11 @@ mod tests {
         let manifest = Manifest::new("t", "abc", 2, "t", 0, Path::new("t.toml"), "name = 't'");
         let (store, stored) = Store::open(dir.path(), &manifest, false).unwrap();
         assert!(stored.is_empty());
+        assert!(
+            !dir.path().join(RUNS_DIR).exists(),
+            "nothing written before create"
+        );
+        store.create().unwrap();
         let id = RunId {
             run: 1,
             learner: "Q",
