@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 
+use solvedgym::experiment::StudyOutcome;
 use solvedgym::game::{Game, Solver};
 use solvedgym::games::{AnyGame, GAMES};
 use solvedgym::policy::{Policy, RandomPolicy};
@@ -59,7 +60,8 @@ enum Command {
         #[arg(long)]
         seed: Option<u64>,
     },
-    /// Run an experiment described by a TOML file; writes curves, summary and plots.
+    /// Run an experiment described by a TOML file; writes curves, summary and plots. Each
+    /// finished run is stored as it ends, so an interrupted run resumes where it stopped.
     #[command(after_help = run_help())]
     Run {
         /// The experiment config (TOML).
@@ -72,6 +74,33 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
         /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+        /// Print the summary (the same as summary.json) as JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Discard the runs an earlier, interrupted run stored in the output folder (of this
+        /// config or another) and start over. Without it, the stored runs of the same config
+        /// are read instead of trained again, and those of a changed config are refused.
+        #[arg(long)]
+        fresh: bool,
+        /// Run only share K of N of the runs (1 <= K <= N), balanced by expected cost, and store
+        /// them in the output folder without writing outputs; `solvedgym merge` then combines
+        /// the N folders. For clusters: one shard per job, e.g. --shard 2/8 --out shards/2.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<solvedgym::experiment::shard::Shard>,
+    },
+    /// Combine the folders of `run FILE --shard K/N` (all N of them) into the study's outputs,
+    /// the same bytes as one uninterrupted run on one machine.
+    #[command(after_help = merge_help())]
+    Merge {
+        /// Each shard's output folder (what its `run --shard K/N` got as --out).
+        #[arg(required = true, value_name = "DIR")]
+        shards: Vec<PathBuf>,
+        /// Folder for the results (default: notebooks-data/), as for `run`.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print nothing on stderr (it solves each game again, for the summaries).
         #[arg(long)]
         quiet: bool,
         /// Print the summary (the same as summary.json) as JSON instead of a table.
@@ -542,11 +571,55 @@ Output: <out>/<name>/curves.parquet, curves.csv, config.toml (resolved: reruns t
 bytes), summary.json, summary.md, <metric>.png/.svg. The full format: README.md and the
 commented files of experiments/ and configs/.
 
+Long studies: each run (learner x opponent x seed) is stored in <out>/<name>/runs/ the moment it
+ends. Run the same command again after an interruption (Ctrl-C, a killed job, a full disk) and it
+trains only the runs not stored, then writes the same bytes as an uninterrupted run and removes
+runs/. A changed config is refused (both config hashes are named); --fresh starts over.
+--shard K/N splits the runs across machines: see `solvedgym merge --help`.
+
 Examples:
   solvedgym run experiments/her-gardner.toml
   solvedgym run experiments/learners-compare.toml     # the study: 6 learners x 6 games
-  solvedgym run configs/regimes-tictactoe.toml --out /tmp/runs --json"
+  solvedgym run configs/regimes-tictactoe.toml --out /tmp/runs --json
+  solvedgym run experiments/learners-compare.toml --fresh   # discard stored runs, start over
+  solvedgym run experiments/learners-compare.toml --shard 1/4 --out shards/1"
     )
+}
+
+fn merge_help() -> String {
+    "\
+Each shard stores its runs in <its --out>/<name>/runs/; merge checks that the folders hold runs of
+one config (the same config hash), each run once and none missing, copies them into
+<out>/<name>/runs/ and writes the outputs as `run` does, then removes that copy. Shard folders are
+left as they are. Gather them first onto one machine (a shared file system, or rsync).
+
+Examples:
+  solvedgym run experiments/learners-compare.toml --shard 1/2 --out shards/1
+  solvedgym run experiments/learners-compare.toml --shard 2/2 --out shards/2
+  solvedgym merge shards/1 shards/2 --out notebooks-data
+The full walk-through, with a Slurm job array and GNU parallel: docs/cluster.md"
+        .to_string()
+}
+
+/// The summaries of a run or a merge: tables, or JSON (one object for an experiment, an
+/// array for a study of several games).
+fn print_summaries(
+    summaries: &[solvedgym::experiment::summary::RunSummary],
+    json: bool,
+) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        let text = match summaries {
+            [one] => serde_json::to_string_pretty(one)?,
+            many => serde_json::to_string_pretty(many)?,
+        };
+        writeln!(stdout, "{text}")?;
+    } else {
+        for summary in summaries {
+            writeln!(stdout, "{summary}")?;
+        }
+    }
+    Ok(())
 }
 
 fn play_help() -> String {
@@ -695,24 +768,38 @@ fn run() -> Result<()> {
             threads,
             quiet,
             json,
+            fresh,
+            shard,
         } => {
             set_threads(threads)?;
             let out = out.unwrap_or_else(|| PathBuf::from("notebooks-data"));
-            let summaries = solvedgym::experiment::run_file(&config, &out, !quiet && !json)?;
-            let mut stdout = std::io::stdout().lock();
-            if json {
-                // One object for an experiment, an array for a study of several games.
-                let text = match summaries.as_slice() {
-                    [one] => serde_json::to_string_pretty(one)?,
-                    many => serde_json::to_string_pretty(many)?,
-                };
-                writeln!(stdout, "{text}")?;
-            } else {
-                for summary in &summaries {
-                    writeln!(stdout, "{summary}")?;
+            let options = solvedgym::experiment::RunOptions {
+                progress: !quiet && !json,
+                fresh,
+                shard,
+            };
+            match solvedgym::experiment::run_study(&config, &out, &options)? {
+                StudyOutcome::Finished(summaries) => print_summaries(&summaries, json),
+                StudyOutcome::Shard(report) => {
+                    let mut stdout = std::io::stdout().lock();
+                    if json {
+                        writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?;
+                    } else {
+                        writeln!(stdout, "{report}")?;
+                    }
+                    Ok(())
                 }
             }
-            Ok(())
+        }
+        Command::Merge {
+            shards,
+            out,
+            quiet,
+            json,
+        } => {
+            let out = out.unwrap_or_else(|| PathBuf::from("notebooks-data"));
+            let summaries = solvedgym::experiment::merge(&shards, &out, !quiet && !json)?;
+            print_summaries(&summaries, json)
         }
         Command::Play {
             game,

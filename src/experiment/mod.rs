@@ -7,20 +7,28 @@
 //! the resolved `config.toml`, `summary.json` and plots (PNG and SVG).
 //!
 //! Each job draws from its own generators seeded from its seed, and results are gathered in job
-//! order, so the output is the same bytes whatever the number of threads.
+//! order, so the output is the same bytes whatever the number of threads. Each finished job is
+//! stored as it ends ([`store`]), so an interrupted study resumes where it stopped, and a study
+//! can be split into shares ([`shard`]) run apart and merged ([`merge`]), to the same bytes.
 
 pub mod config;
+mod gather;
 pub mod opponents;
 pub mod output;
 pub mod plot;
+pub mod shard;
+pub mod store;
 pub mod summary;
 
-use std::collections::BTreeMap;
-use std::path::Path;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
+use serde::Serialize;
 
 use crate::env::{AecEnv, Env};
 use crate::eval::exact::{ExactEvaluator, ExactTruth};
@@ -37,47 +45,92 @@ use config::{BandSpec, Evaluation, ExperimentConfig, LearnerEntry, Seat};
 use opponents::{OpponentSpec, copy_of};
 use output::{Curves, FNV_OFFSET, fnv1a, write_atomic, write_curves};
 use plot::{Band, PlotSpec, plot_metric};
+use shard::{EvalCost, Shard};
+use store::{Manifest, RunId, Store};
 use summary::{ConditionSummary, RunSummary, Spread, THRESHOLDS};
+
+/// How a study runs beyond its config: what it shows, what it keeps, which share it runs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunOptions {
+    /// One progress bar for the whole study on stderr, and what is being solved.
+    pub progress: bool,
+    /// Discard the runs stored in the output folders (of any config) and start over.
+    pub fresh: bool,
+    /// Run only this share of the runs and store them for [`merge`]; no outputs are written.
+    pub shard: Option<Shard>,
+}
+
+/// What [`run_study`] did: every game's results, or the runs a shard stored.
+#[derive(Debug)]
+pub enum StudyOutcome {
+    Finished(Vec<RunSummary>),
+    Shard(ShardReport),
+}
+
+/// What a shard stored, per game.
+#[derive(Clone, Debug, Serialize)]
+pub struct ShardReport {
+    pub shard: String,
+    pub games: Vec<ShardGame>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ShardGame {
+    pub name: String,
+    /// Where its runs are stored.
+    pub folder: PathBuf,
+    /// The runs of the whole config, this shard's share of them, and how many of the share
+    /// were stored before this invocation (a resumed shard).
+    pub runs: usize,
+    pub share: usize,
+    pub stored_before: usize,
+}
+
+impl fmt::Display for ShardReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "shard {}:", self.shard)?;
+        for g in &self.games {
+            writeln!(
+                f,
+                "  {}: {} of its {} runs stored in {}{}",
+                g.name,
+                g.share,
+                g.runs,
+                g.folder.display(),
+                if g.stored_before > 0 {
+                    format!(" ({} were already)", g.stored_before)
+                } else {
+                    String::new()
+                }
+            )?;
+        }
+        write!(
+            f,
+            "  when every shard is done: solvedgym merge <each shard's --out> --out DIR"
+        )
+    }
+}
 
 /// Reads the config at `path`, runs it and writes the results under `out_root/<name>/`.
 /// A study (`[[games]]`) runs each game in turn into `out_root/<name>/<label>/` and writes
-/// the games' tables together into `out_root/<name>/summary.md`.
+/// the games' tables together into `out_root/<name>/summary.md`. Runs stored by an
+/// interrupted run of the same config are read, not trained again.
 pub fn run_file(path: &Path, out_root: &Path, progress: bool) -> Result<Vec<RunSummary>> {
+    let options = RunOptions {
+        progress,
+        ..RunOptions::default()
+    };
+    match run_study(path, out_root, &options)? {
+        StudyOutcome::Finished(summaries) => Ok(summaries),
+        StudyOutcome::Shard(_) => unreachable!("no shard was asked for"),
+    }
+}
+
+/// [`run_file`] with options: start afresh, or run one shard.
+pub fn run_study(path: &Path, out_root: &Path, options: &RunOptions) -> Result<StudyOutcome> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading the experiment config {}", path.display()))?;
-    let runs = config::parse(path, &text)?;
-    let mut summaries = Vec::with_capacity(runs.len());
-    for (config, game) in &runs {
-        let dir = out_root.join(config.name());
-        summaries.push(with_game!(game, g => run(g, config, &dir, progress))?);
-    }
-    if summaries.len() > 1 {
-        let study = summaries[0]
-            .name
-            .rsplit_once('/')
-            .map_or(summaries[0].name.as_str(), |(study, _)| study);
-        let mut table = format!("# {study}\n");
-        for s in &summaries {
-            // The game's label tells apart two boards of one game (hexapawn-3x3, hexapawn-4x4).
-            let label = s.name.rsplit_once('/').map_or(s.name.as_str(), |(_, l)| l);
-            let game = if label == s.game {
-                String::new()
-            } else {
-                format!("{}, ", s.game)
-            };
-            table.push_str(&format!(
-                "\n## {label} ({game}{})\n\n{}",
-                s.heading(),
-                s.table()
-            ));
-        }
-        let file = out_root.join(study).join("summary.md");
-        write_atomic(&file, table.as_bytes())?;
-        if let Some(last) = summaries.last_mut() {
-            last.written.push(file);
-        }
-    }
-    Ok(summaries)
+    run_text(path, &text, out_root, options, false)
 }
 
 /// One (learner, opponent) pairing; it is trained once per seed.
@@ -93,7 +146,288 @@ impl Condition<'_> {
     }
 }
 
-/// What one trained learner left behind.
+/// Every (learner, opponent) pairing of a config, learners first.
+fn conditions(config: &ExperimentConfig) -> Vec<Condition<'_>> {
+    config
+        .learners()
+        .iter()
+        .flat_map(|learner| {
+            let opponents: Vec<Option<&OpponentSpec>> = if config.opponents().is_empty() {
+                vec![None]
+            } else {
+                config.opponents().iter().map(Some).collect()
+            };
+            opponents
+                .into_iter()
+                .map(move |opponent| Condition { learner, opponent })
+        })
+        .collect()
+}
+
+/// The runs of a config in their order (condition, then seed); a run's place is its number.
+fn jobs(config: &ExperimentConfig, conditions: usize) -> Vec<(usize, u64)> {
+    (0..conditions)
+        .flat_map(|c| config.seeds().iter().map(move |&s| (c, s)))
+        .collect()
+}
+
+fn run_id<'a>(conditions: &'a [Condition], jobs: &[(usize, u64)], run: usize) -> RunId<'a> {
+    let (c, seed) = jobs[run];
+    RunId {
+        run,
+        learner: &conditions[c].learner.label,
+        opponent: conditions[c].opponent_name(),
+        seed,
+    }
+}
+
+/// A stable fingerprint of the resolved config.
+fn config_hash(resolved: &str) -> String {
+    format!("{:016x}", fnv1a(FNV_OFFSET, resolved.as_bytes()))
+}
+
+/// The name of a file's study: the folder its games' folders are in (a single game's own).
+fn study_name(runs: &[(ExperimentConfig, crate::games::AnyGame)]) -> String {
+    let first = runs[0].0.name();
+    match runs.len() {
+        1 => first.to_string(),
+        _ => first.rsplit_once('/').map_or(first, |(s, _)| s).to_string(),
+    }
+}
+
+/// One game of a study as it is about to run.
+struct Plan {
+    dir: PathBuf,
+    store: Store,
+    /// The runs this invocation answers for (all of them, or a shard's share) ...
+    share: BTreeSet<usize>,
+    /// ... and those of them not stored yet.
+    pending: Vec<usize>,
+    stored_before: usize,
+    runs: usize,
+}
+
+/// The study-wide progress: one bar over the episodes still to train, with the runs done.
+struct Progress {
+    bar: ProgressBar,
+    on: bool,
+    done: AtomicUsize,
+    all: usize,
+}
+
+impl Progress {
+    fn new(on: bool, episodes: u64, done: usize, all: usize) -> Progress {
+        let bar = if on && episodes > 0 {
+            let bar = ProgressBar::new(episodes);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{prefix} {msg} [{bar:25.cyan/blue}] {human_pos}/{human_len} episodes, {rate} ({eta} left)",
+                )
+                .expect("valid template")
+                .with_key(
+                    "rate",
+                    |state: &indicatif::ProgressState, w: &mut dyn fmt::Write| {
+                        let _ = write!(w, "{}/s", indicatif::HumanCount(state.per_sec() as u64));
+                    },
+                )
+                .progress_chars("=> "),
+            );
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_prefix(format!("{done}/{all} runs"));
+        Progress {
+            bar,
+            on,
+            done: AtomicUsize::new(done),
+            all,
+        }
+    }
+    /// A line above the bar (stderr, also when it is not a terminal).
+    fn note(&self, line: impl fmt::Display) {
+        if self.on {
+            self.bar.suspend(|| eprintln!("{line}"));
+        }
+    }
+    fn run_done(&self) {
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        self.bar.set_prefix(format!("{done}/{} runs", self.all));
+    }
+}
+
+/// Runs the experiment file `path` (its text `text`). `complete`: every run must be stored
+/// already (merge), none is trained.
+fn run_text(
+    path: &Path,
+    text: &str,
+    out_root: &Path,
+    options: &RunOptions,
+    complete: bool,
+) -> Result<StudyOutcome> {
+    let runs = config::parse(path, text)?;
+    let study = study_name(&runs);
+
+    // A shard's share: the costliest runs of the whole study spread first.
+    let shard_of = match options.shard {
+        Some(shard) if shard.count() > 1 => {
+            let mut costs = Vec::new();
+            for (config, game) in &runs {
+                let eval = match config.evaluation() {
+                    Evaluation::Match { games } => EvalCost::Match { games: games.get() },
+                    Evaluation::Exact => EvalCost::Exact {
+                        states: with_game!(game, g => count_states(g))?,
+                    },
+                };
+                let cost = shard::run_cost(config.episodes(), config.eval_interval(), eval);
+                let n = conditions(config).len() * config.seeds().len();
+                costs.extend(std::iter::repeat_n(cost, n));
+            }
+            Some(shard::assign(&costs, shard.count()))
+        }
+        _ => None,
+    };
+
+    let mut plans = Vec::with_capacity(runs.len());
+    let mut first_run = 0;
+    for (index, (config, _)) in runs.iter().enumerate() {
+        let dir = out_root.join(config.name());
+        let n = conditions(config).len() * config.seeds().len();
+        let mut manifest = Manifest::new(
+            config.name(),
+            &config_hash(&config.resolved_toml()),
+            n,
+            &study,
+            index,
+            path,
+            text,
+        );
+        manifest.shard = options.shard.map(|s| s.to_string());
+        let (store, stored) = Store::open(&dir, &manifest, options.fresh)?;
+        let share: BTreeSet<usize> = (0..n)
+            .filter(|r| match (&shard_of, options.shard) {
+                (Some(of), Some(s)) => of[first_run + r] == s.index() - 1,
+                _ => true,
+            })
+            .collect();
+        first_run += n;
+        let pending: Vec<usize> = share.difference(&stored).copied().collect();
+        if complete && !pending.is_empty() {
+            bail!(
+                "{}: {} of its {n} runs are not stored",
+                dir.display(),
+                pending.len()
+            );
+        }
+        plans.push(Plan {
+            stored_before: share.len() - pending.len(),
+            dir,
+            store,
+            share,
+            pending,
+            runs: n,
+        });
+    }
+
+    let episodes: u64 = runs
+        .iter()
+        .zip(&plans)
+        .map(|((c, _), p)| p.pending.len() as u64 * c.episodes())
+        .sum();
+    let progress = Progress::new(
+        options.progress,
+        episodes,
+        plans.iter().map(|p| p.stored_before).sum(),
+        plans.iter().map(|p| p.share.len()).sum(),
+    );
+    let mut summaries = Vec::with_capacity(runs.len());
+    for ((config, game), plan) in runs.iter().zip(&plans) {
+        if options.shard.is_some() && plan.pending.is_empty() {
+            continue;
+        }
+        let summary =
+            with_game!(game, g => run_game(g, config, plan, options.shard.is_none(), &progress))?;
+        summaries.extend(summary);
+    }
+    progress.bar.finish_and_clear();
+
+    if let Some(shard) = options.shard {
+        return Ok(StudyOutcome::Shard(ShardReport {
+            shard: shard.to_string(),
+            games: runs
+                .iter()
+                .zip(&plans)
+                .map(|((config, _), p)| ShardGame {
+                    name: config.name().to_string(),
+                    folder: p.store.dir().to_path_buf(),
+                    runs: p.runs,
+                    share: p.share.len(),
+                    stored_before: p.stored_before,
+                })
+                .collect(),
+        }));
+    }
+    if summaries.len() > 1 {
+        let mut table = format!("# {study}\n");
+        for s in &summaries {
+            // The game's label tells apart two boards of one game (hexapawn-3x3, hexapawn-4x4).
+            let label = s.name.rsplit_once('/').map_or(s.name.as_str(), |(_, l)| l);
+            let game = if label == s.game {
+                String::new()
+            } else {
+                format!("{}, ", s.game)
+            };
+            table.push_str(&format!(
+                "\n## {label} ({game}{})\n\n{}",
+                s.heading(),
+                s.table()
+            ));
+        }
+        let file = out_root.join(&study).join("summary.md");
+        write_atomic(&file, table.as_bytes())?;
+        if let Some(last) = summaries.last_mut() {
+            last.written.push(file);
+        }
+    }
+    // Every output is written: the stored runs have served.
+    for plan in plans {
+        plan.store.remove()?;
+    }
+    Ok(StudyOutcome::Finished(summaries))
+}
+
+/// The positions the exact evaluator will read, for a run's cost: the game's bound where it
+/// knows one, else counted.
+fn count_states<G: Game>(game: &G) -> Result<u64> {
+    if let Some(n) = game.capabilities().states_at_most {
+        return Ok(n);
+    }
+    let graph = StateGraph::build(game, DEFAULT_STATE_LIMIT)
+        .with_context(|| format!("counting the positions of {} for --shard", game.name()))?;
+    Ok(graph.len() as u64)
+}
+
+/// Gathers the runs stored by the shards of a study (each `dirs` entry the `--out` of a
+/// `run --shard K/N`) and writes the study's outputs under `out_root`, the same bytes as one
+/// uninterrupted run. Refuses shards of different configs, a run stored twice, and missing runs.
+pub fn merge(dirs: &[PathBuf], out_root: &Path, progress: bool) -> Result<Vec<RunSummary>> {
+    let found = gather::gather(dirs)?;
+    let mut summaries = Vec::new();
+    for study in found {
+        study.copy_into(out_root)?;
+        let options = RunOptions {
+            progress,
+            ..RunOptions::default()
+        };
+        match run_text(&study.source_path, &study.source, out_root, &options, true)? {
+            StudyOutcome::Finished(s) => summaries.extend(s),
+            StudyOutcome::Shard(_) => unreachable!("no shard was asked for"),
+        }
+    }
+    Ok(summaries)
+}
+
+/// What a trained (or reloaded) learner left behind.
 struct JobResult {
     /// The first evaluation at which the greedy policy kept the value in 95% / 99% of the
     /// positions of optimal play.
@@ -116,34 +450,20 @@ struct Truth<'s, G: Game> {
     opponents: Vec<Option<Profile>>,
 }
 
-/// Runs an experiment on `game` and writes its results into `dir`.
-pub fn run<G: Game>(
+/// Runs the pending runs of one game of a study, storing each as it ends; with `finish`, reads
+/// back the stored ones and writes the game's outputs into its folder.
+fn run_game<G: Game>(
     game: &G,
     config: &ExperimentConfig,
-    dir: &Path,
-    progress: bool,
-) -> Result<RunSummary> {
+    plan: &Plan,
+    finish: bool,
+    progress: &Progress,
+) -> Result<Option<RunSummary>> {
+    let dir = &plan.dir;
     let resolved = config.resolved_toml();
-    // A stable fingerprint of the resolved config.
-    let config_hash = format!("{:016x}", fnv1a(FNV_OFFSET, resolved.as_bytes()));
-    let conditions: Vec<Condition> = config
-        .learners()
-        .iter()
-        .flat_map(|learner| {
-            let opponents: Vec<Option<&OpponentSpec>> = if config.opponents().is_empty() {
-                vec![None]
-            } else {
-                config.opponents().iter().map(Some).collect()
-            };
-            opponents
-                .into_iter()
-                .map(move |opponent| Condition { learner, opponent })
-        })
-        .collect();
-    let jobs: Vec<(usize, u64)> = (0..conditions.len())
-        .flat_map(|c| config.seeds().iter().map(move |&s| (c, s)))
-        .collect();
-
+    let config_hash = config_hash(&resolved);
+    let conditions = conditions(config);
+    let jobs = jobs(config, conditions.len());
     // The truth: every position where the game allows it (the exact evaluator reads them all;
     // the match evaluator plays perfect play from them; frozen copies are tabulated over them),
     // else the game's own solver where an opponent plays perfectly.
@@ -156,37 +476,31 @@ pub fn run<G: Game>(
         .iter()
         .any(|c| c.opponent.is_some_and(|o| o.policy.needs_oracle()));
     let solution = if exact || enumerable {
-        if progress {
-            eprintln!("solving {} ...", game.name());
-        }
+        progress.note(format_args!("solving {} ...", game.name()));
         let solution = crate::oracle::enumerate(game, DEFAULT_STATE_LIMIT)
             .with_context(|| format!("solving {} for the evaluator", game.name()))?;
-        if progress {
-            eprintln!(
-                "  {}: {} states, {} ({:.3} s)",
-                game.name(),
-                solution.graph().len(),
-                solution.describe_start(),
-                solution.seconds()
-            );
-        }
+        progress.note(format_args!(
+            "  {}: {} states, {} ({:.3} s)",
+            game.name(),
+            solution.graph().len(),
+            solution.describe_start(),
+            solution.seconds()
+        ));
         Some(solution)
     } else {
         None
     };
     let own = if solution.is_none() && needs_oracle {
-        if progress {
-            eprintln!(
-                "solving {} with its own solver for perfect play ...",
-                game.name()
-            );
-        }
+        progress.note(format_args!(
+            "solving {} with its own solver for perfect play ...",
+            game.name()
+        ));
         let options = SolveOptions {
             counts: false,
-            progress,
+            progress: progress.on,
             ..SolveOptions::default()
         };
-        Some(game.solve(&options)?)
+        Some(progress.bar.suspend(|| game.solve(&options))?)
     } else {
         None
     };
@@ -259,32 +573,50 @@ pub fn run<G: Game>(
         );
     }
 
-    let total = jobs.len() as u64 * config.episodes();
-    let bar = if progress {
-        let bar = ProgressBar::new(total);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{msg} [{bar:40.cyan/blue}] {human_pos}/{human_len} episodes ({eta} left)",
-            )
-            .expect("valid template")
-            .progress_chars("=> "),
-        );
-        bar.set_message(format!(
-            "{} runs x {} episodes on {} threads",
-            jobs.len(),
+    match (plan.pending.len(), plan.stored_before) {
+        (0, stored) => progress.note(format_args!(
+            "{}: its {stored} runs are stored; read back",
+            config.name()
+        )),
+        (pending, stored) => progress.note(format_args!(
+            "{}: {pending} runs x {} episodes on {} threads{}",
+            config.name(),
             config.episodes(),
-            rayon::current_num_threads()
-        ));
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
-
-    let results: Vec<JobResult> = jobs
+            rayon::current_num_threads(),
+            match stored {
+                0 => String::new(),
+                n => format!(" ({n} stored before: read back)"),
+            }
+        )),
+    }
+    progress.bar.set_message(config.name().to_string());
+    // Each run is stored the moment it ends: an interruption loses only the runs under way.
+    if !plan.pending.is_empty() {
+        plan.store.create()?;
+    }
+    let computed: Vec<(usize, JobResult)> = plan
+        .pending
         .par_iter()
-        .map(|&(c, seed)| run_job(game, &truth, c, config, &conditions[c], seed, &bar))
+        .map(|&run| {
+            let (c, seed) = jobs[run];
+            let job = run_job(game, &truth, c, config, &conditions[c], seed, &progress.bar)?;
+            plan.store.save(run_id(&conditions, &jobs, run), &job)?;
+            progress.run_done();
+            Ok((run, job))
+        })
         .collect::<Result<_>>()?;
-    bar.finish_and_clear();
+    if !finish {
+        return Ok(None);
+    }
+    // Every run in order, those of earlier invocations read back.
+    let mut computed = computed.into_iter().peekable();
+    let mut results = Vec::with_capacity(jobs.len());
+    for run in 0..jobs.len() {
+        match computed.next_if(|(r, _)| *r == run) {
+            Some((_, job)) => results.push(job),
+            None => results.push(plan.store.load(run_id(&conditions, &jobs, run))?),
+        }
+    }
 
     let mut curves = Curves::new(config.name(), game.name(), &config_hash);
     for r in &results {
@@ -320,9 +652,8 @@ pub fn run<G: Game>(
         let spec = plot_spec(config, &recorded, metric);
         written.extend(plot_metric(dir, &curves, &spec)?);
     }
-    Ok(RunSummary { written, ..summary })
+    Ok(Some(RunSummary { written, ..summary }))
 }
-
 /// The seat a condition's losses and results are counted at: its one seat, or the first.
 fn first_seat(cond: &Condition) -> Player {
     match &cond.learner.seat {
