@@ -222,6 +222,36 @@ pub trait Learner<G: Game>: Send {
     fn discount(&self) -> f64 {
         1.0
     }
+    /// What the exact evaluator asks at every position of a seat it holds, answered together
+    /// from one look at its tables: the distributions of [`Learner::policy`] and
+    /// [`Learner::greedy_policy`] over `legal` (the legal actions of `state`, ascending) and,
+    /// if `value` is asked for, [`Learner::value`]. Must give exactly what those give.
+    /// `false`: not offered (the evaluator asks them apart).
+    fn position(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        out: &mut Position,
+    ) -> bool {
+        let _ = (game, state, legal, out);
+        false
+    }
+}
+
+/// A learner's answers at one position ([`Learner::position`]).
+#[derive(Clone, Debug, Default)]
+pub struct Position {
+    /// The behaviour policy's probabilities, one per legal action.
+    pub behaviour: Vec<f64>,
+    /// The greedy policy's probabilities.
+    pub greedy: Vec<f64>,
+    /// Whether the evaluator wants the value.
+    pub want_value: bool,
+    /// [`Learner::value`], when wanted.
+    pub value: Option<f64>,
+    /// Room for the learner's own use (reused from position to position).
+    pub scratch: Vec<f64>,
 }
 
 /// What happened in one training episode.
