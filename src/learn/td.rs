@@ -245,10 +245,19 @@ impl<G: Game> Learner<G> for Td<G> {
         self.ends_game.clear();
         for &a in d.legal {
             let after = game.apply(d.state, a);
-            let (value, terminal) = self.afterstate(game, &after, d.seat);
-            self.values.push(value);
-            self.ends_game.push(terminal);
+            self.ends_game.push(game.turn(&after).is_terminal());
             self.afters.push(after);
+        }
+        // The values apart from the rules: the table lookups of the afterstates do not wait
+        // for each other, so the processor overlaps their cache misses (`afterstate_value`).
+        for (after, &terminal) in self.afters.iter().zip(&self.ends_game) {
+            self.values.push(if terminal {
+                game.returns(after)[d.seat]
+            } else {
+                self.table
+                    .row(game, after)
+                    .map_or(self.config.initial, |r| self.table.values()[r.start])
+            });
         }
         let choice = epsilon_greedy(&self.values, self.epsilon, rng);
         let value = self.values[choice];
