@@ -201,7 +201,10 @@ impl<'t, 'g, G: Game> ExactEvaluator<'t, 'g, G> {
     /// One pass over the graph asks the learner everything at once ([`Learner::position`]):
     /// the same figures as [`Profile::new`] of each policy and a pass of [`Learner::value`],
     /// with one look at its tables per position instead of three.
-    fn tabulate(&self, learner: &dyn Learner<G>) -> Result<(Profile, Profile, (f64, f64)), EvalError> {
+    fn tabulate(
+        &self,
+        learner: &dyn Learner<G>,
+    ) -> Result<(Profile, Profile, (f64, f64)), EvalError> {
         let graph = self.truth.graph;
         let game = graph.game();
         let n = graph.len();
@@ -241,7 +244,8 @@ impl<'t, 'g, G: Game> ExactEvaluator<'t, 'g, G> {
                             None
                         };
                     }
-                    for (profile, probs) in [(&mut behaviour, &at.behaviour), (&mut greedy, &at.greedy)]
+                    for (profile, probs) in
+                        [(&mut behaviour, &at.behaviour), (&mut greedy, &at.greedy)]
                     {
                         debug_assert_eq!(probs.len(), legal.len(), "one probability per action");
                         profile.edge.extend_from_slice(probs);

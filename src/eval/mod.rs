@@ -861,4 +861,62 @@ mod tests {
         assert!((r.draw - acc[1]).abs() < 1e-12);
         assert!((r.loss - acc[2]).abs() < 1e-12);
     }
+
+    #[test]
+    fn one_backward_pass_for_all_lanes_gives_the_bits_of_one_pass_each() {
+        use crate::learn::menace::{Matchbox, MatchboxConfig};
+        use crate::learn::q_learning::{QConfig, QLearner};
+        use crate::learn::tests::train_self_play;
+        // A half-trained Q-learner on tic-tac-toe, and HER on Hexapawn, which resigns.
+        fn check<G: Game>(sol: &Solution<G>, learner: &dyn Learner<G>) {
+            let g = sol.graph();
+            let everywhere = |p: &dyn Policy<G>| Profile::new(g, &[Some(p), Some(p)]).unwrap();
+            let optimal = everywhere(&OptimalPolicy::new(sol));
+            let random = everywhere(&RandomPolicy);
+            let behaviour = everywhere(learner.policy().as_ref());
+            let greedy = everywhere(learner.greedy_policy().as_ref());
+            let bits =
+                |r: &ExpectedResult| [r.win, r.draw, r.loss, r.expected_return].map(f64::to_bits);
+            let mut scratch = Vec::new();
+            for seat in 0..2 {
+                let lanes = [
+                    Lane {
+                        mine: &behaviour,
+                        theirs: Some(&optimal),
+                    },
+                    Lane {
+                        mine: &behaviour,
+                        theirs: Some(&random),
+                    },
+                    Lane {
+                        mine: &greedy,
+                        theirs: Some(&optimal),
+                    },
+                    Lane {
+                        mine: &behaviour,
+                        theirs: None,
+                    },
+                ];
+                let got = backward_lanes(g, seat, &lanes, &mut scratch).unwrap();
+                for (lane, r) in lanes.iter().zip(&got).take(3) {
+                    let theirs = lane.theirs.unwrap();
+                    let mixed = Profile::mix(g, &[lane.mine, theirs], |p| usize::from(p != seat));
+                    let apart = expected_result_of(g, &mixed, seat).unwrap();
+                    assert_eq!(bits(r), bits(&apart), "seat {seat}");
+                }
+                let worst = worst_case_of(g, seat, &behaviour, Objective::ExpectedReturn).unwrap();
+                assert_eq!(bits(&got[3]), bits(&worst), "seat {seat}");
+            }
+        }
+        let sol = Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        let mut q = QLearner::new(&TicTacToe, "q", QConfig::default());
+        train_self_play(&TicTacToe, &mut q, 5_000, 1);
+        check(&sol, &q);
+        let hexapawn =
+            crate::games::Hexapawn::new(crate::games::HexapawnParams::default()).unwrap();
+        let sol = Solution::solve(&hexapawn, 1 << 20).unwrap();
+        let mut her = Matchbox::new("her", MatchboxConfig::her());
+        train_self_play(&hexapawn, &mut her, 200, 1);
+        check(&sol, &her);
+    }
 }
