@@ -4,15 +4,17 @@
 //! play and the training opponent, the worst case (a best response), whether the play is
 //! perfect, and a value learner's value error.
 
+use std::sync::{Mutex, PoisonError};
+
 use super::{
-    EvalError, Evaluator, FrozenPolicy, GraphTruth, Metric, Objective, Profile, Role,
-    evaluate_profile, expected_result_of, minimax_return, worst_case_of,
+    EvalError, Evaluator, ExpectedResult, FrozenPolicy, GraphTruth, Lane, Metric, Profile, Role,
+    backward_lanes, evaluate_profile, minimax_return,
 };
-use crate::game::{Game, GameResult, Player};
+use crate::game::{Game, GameResult, Player, Turn};
 use crate::graph::{StateGraph, StateId};
-use crate::learn::Learner;
+use crate::learn::{Learner, Position};
 use crate::oracle::Oracle;
-use crate::policy::{OptimalPolicy, Policy, RandomPolicy};
+use crate::policy::{OptimalPolicy, Policy, RandomPolicy, resign_probability};
 
 /// What every exact evaluation of a run compares against, computed once per run.
 pub struct ExactTruth<'g, G: Game> {
@@ -63,6 +65,9 @@ pub struct ExactEvaluator<'t, 'g, G: Game> {
     copy: bool,
     values: bool,
     metrics: Vec<Metric>,
+    /// Working room of the backward passes, kept from evaluation to evaluation (hundreds of
+    /// megabytes on the larger games: allocating it afresh costs page faults each time).
+    scratch: Mutex<Vec<ExpectedResult>>,
 }
 
 impl<'t, 'g, G: Game> ExactEvaluator<'t, 'g, G> {
@@ -183,41 +188,102 @@ impl<'t, 'g, G: Game> ExactEvaluator<'t, 'g, G> {
             copy,
             values,
             metrics,
+            scratch: Mutex::new(Vec::new()),
         }
     }
 
-    /// Mean absolute error of a value learner's values over the positions where one of its
+    /// The learner's behaviour and greedy policies tabulated at its seats, and (when values
+    /// are measured) the mean absolute error of its values over the positions where one of its
     /// seats is to move, against the truth mapped to +1 (win), 0 (draw), -1 (loss), and
     /// against the discounted truth `±γ^(n-1)` for a result `n` plies away (γ the learner's
     /// discount per ply; equal to the first when γ = 1).
-    fn value_errors(&self, learner: &dyn Learner<G>) -> (f64, f64) {
+    ///
+    /// One pass over the graph asks the learner everything at once ([`Learner::position`]):
+    /// the same figures as [`Profile::new`] of each policy and a pass of [`Learner::value`],
+    /// with one look at its tables per position instead of three.
+    fn tabulate(
+        &self,
+        learner: &dyn Learner<G>,
+    ) -> Result<(Profile, Profile, (f64, f64)), EvalError> {
         let graph = self.truth.graph;
         let game = graph.game();
+        let n = graph.len();
+        let profile = || Profile {
+            edge: Vec::with_capacity(graph.num_edges()),
+            resign: vec![0.0; n],
+            known: vec![false; n],
+        };
+        let (mut behaviour, mut greedy) = (profile(), profile());
+        let (behaviour_policy, greedy_policy) = (learner.policy(), learner.greedy_policy());
+        let mut at = Position {
+            want_value: self.values,
+            ..Position::default()
+        };
         let gamma = learner.discount();
-        let (mut plain, mut discounted, mut n) = (0.0, 0.0, 0usize);
-        for id in 0..graph.len() as StateId {
-            let Some(p) = graph.turn(id).player() else {
-                continue;
-            };
-            if !self.seats.contains(&p) {
-                continue;
+        let (mut plain, mut discounted, mut count) = (0.0, 0.0, 0usize);
+        for id in 0..n as StateId {
+            let i = id as usize;
+            match graph.turn(id) {
+                Turn::Player(p) if self.seats.contains(&p) => {
+                    let (state, legal) = (graph.state(id), graph.actions(id));
+                    at.value = None;
+                    if !learner.position(game, state, legal, &mut at) {
+                        for (policy, probs) in [
+                            (&behaviour_policy, &mut at.behaviour),
+                            (&greedy_policy, &mut at.greedy),
+                        ] {
+                            if !policy.probabilities(game, state, legal, probs) {
+                                return Err(EvalError::NoDistribution {
+                                    policy: policy.name(),
+                                });
+                            }
+                        }
+                        at.value = if self.values {
+                            learner.value(game, state)
+                        } else {
+                            None
+                        };
+                    }
+                    for (profile, probs) in
+                        [(&mut behaviour, &at.behaviour), (&mut greedy, &at.greedy)]
+                    {
+                        debug_assert_eq!(probs.len(), legal.len(), "one probability per action");
+                        profile.edge.extend_from_slice(probs);
+                        profile.resign[i] = resign_probability(probs);
+                        profile.known[i] = true;
+                    }
+                    if let (true, Some(estimate)) = (self.values, at.value) {
+                        let value = self.truth.truth.value(id);
+                        let sign = match value.result_for(p) {
+                            GameResult::Win => 1.0,
+                            GameResult::Draw => 0.0,
+                            GameResult::Loss => -1.0,
+                        };
+                        let far = value.plies().map_or(0, |k| k.saturating_sub(1));
+                        plain += (estimate - sign).abs();
+                        discounted += (estimate - sign * gamma.powi(far as i32)).abs();
+                        count += 1;
+                    }
+                }
+                Turn::Player(_) => {
+                    let k = graph.actions(id).len();
+                    behaviour.edge.extend(std::iter::repeat_n(f64::NAN, k));
+                    greedy.edge.extend(std::iter::repeat_n(f64::NAN, k));
+                }
+                Turn::Chance => {
+                    for profile in [&mut behaviour, &mut greedy] {
+                        profile.edge.extend_from_slice(graph.probabilities(id));
+                        profile.known[i] = true;
+                    }
+                }
+                Turn::Terminal => {
+                    behaviour.known[i] = true;
+                    greedy.known[i] = true;
+                }
             }
-            let Some(estimate) = learner.value(game, graph.state(id)) else {
-                continue;
-            };
-            let value = self.truth.truth.value(id);
-            let sign = match value.result_for(p) {
-                GameResult::Win => 1.0,
-                GameResult::Draw => 0.0,
-                GameResult::Loss => -1.0,
-            };
-            let far = value.plies().map_or(0, |k| k.saturating_sub(1));
-            plain += (estimate - sign).abs();
-            discounted += (estimate - sign * gamma.powi(far as i32)).abs();
-            n += 1;
         }
-        let n = n.max(1) as f64;
-        (plain / n, discounted / n)
+        let count = count.max(1) as f64;
+        Ok((behaviour, greedy, (plain / count, discounted / count)))
     }
 }
 
@@ -233,15 +299,7 @@ impl<G: Game> Evaluator<G> for ExactEvaluator<'_, '_, G> {
     ) -> Result<Vec<f64>, EvalError> {
         let t = self.truth;
         let graph = t.graph;
-        let n = graph.game().num_players();
-        let at_seats = |p: &dyn Policy<G>| -> Result<Profile, EvalError> {
-            let policies: Vec<Option<&dyn Policy<G>>> = (0..n)
-                .map(|q| self.seats.contains(&q).then_some(p))
-                .collect();
-            Profile::new(graph, &policies)
-        };
-        let behaviour = at_seats(learner.policy().as_ref())?;
-        let greedy = at_seats(learner.greedy_policy().as_ref())?;
+        let (behaviour, greedy, errors) = self.tabulate(learner)?;
         let b = evaluate_profile(graph, &t.truth, &self.seats, &behaviour);
         let g = evaluate_profile(graph, &t.truth, &self.seats, &greedy);
         let mut out = vec![
@@ -263,27 +321,43 @@ impl<G: Game> Evaluator<G> for ExactEvaluator<'_, '_, G> {
             .or(copy.filter(|_| self.copy).map(FrozenPolicy::profile));
         let mut perfect = true;
         for &seat in &self.seats {
-            let mut against = |other: &Profile| -> Result<(), EvalError> {
-                let paired = Profile::mix(graph, &[&behaviour, other], |p| usize::from(p != seat));
-                let r = expected_result_of(graph, &paired, seat)?;
-                out.extend([r.expected_return, r.win, r.loss]);
-                Ok(())
-            };
-            against(&t.optimal)?;
-            against(&t.random)?;
-            if let Some(o) = trained_against {
-                against(o)?;
+            // Every exact result of this seat in one backward pass: the behaviour against
+            // perfect play, random play and the training opponent, the greedy policy against
+            // perfect play, and the behaviour's worst case (an adversary lane).
+            let mut lanes = Vec::with_capacity(5);
+            for theirs in [Some(&t.optimal), Some(&t.random), trained_against]
+                .into_iter()
+                .flatten()
+            {
+                lanes.push(Lane {
+                    mine: &behaviour,
+                    theirs: Some(theirs),
+                });
             }
-            let paired = Profile::mix(graph, &[&greedy, &t.optimal], |p| usize::from(p != seat));
-            out.push(expected_result_of(graph, &paired, seat)?.expected_return);
-            let worst = worst_case_of(graph, seat, &behaviour, Objective::ExpectedReturn)?;
-            out.push(worst.expected_return);
-            perfect &= worst.expected_return >= t.values[seat] - 1e-9;
+            lanes.push(Lane {
+                mine: &greedy,
+                theirs: Some(&t.optimal),
+            });
+            lanes.push(Lane {
+                mine: &behaviour,
+                theirs: None,
+            });
+            let results = {
+                let mut scratch = self.scratch.lock().unwrap_or_else(PoisonError::into_inner);
+                backward_lanes(graph, seat, &lanes, &mut scratch)?
+            };
+            let (against, rest) = results.split_at(results.len() - 2);
+            for r in against {
+                out.extend([r.expected_return, r.win, r.loss]);
+            }
+            out.push(rest[0].expected_return);
+            let worst = rest[1].expected_return;
+            out.push(worst);
+            perfect &= worst >= t.values[seat] - 1e-9;
         }
         out.push(perfect as u8 as f64);
         if self.values {
-            let (plain, discounted) = self.value_errors(learner);
-            out.extend([plain, discounted]);
+            out.extend([errors.0, errors.1]);
         }
         debug_assert_eq!(out.len(), self.metrics.len(), "one value per metric");
         Ok(out)

@@ -69,6 +69,9 @@ pub struct GraphTruth {
     values: Vec<Value>,
     keeps: Vec<bool>,
     has_values: bool,
+    /// The states on lines of optimal play by every seat (reachable along value-keeping
+    /// edges), found once: every evaluation reads them.
+    optimal_play: Vec<bool>,
 }
 
 impl GraphTruth {
@@ -92,10 +95,12 @@ impl GraphTruth {
                     _ => keeps.extend(graph.children(id).iter().map(|_| true)),
                 }
             }
+            let optimal_play = reachable(graph, |id, i| keeps[graph.edge_range(id).start + i]);
             return Ok(GraphTruth {
                 values: vec![Value::Draw; graph.len()],
                 keeps,
                 has_values,
+                optimal_play,
             });
         }
         // Every position's value; a deal (chance at the start) has none and keeps a placeholder
@@ -121,10 +126,12 @@ impl GraphTruth {
                 _ => keeps.extend(children.map(|_| true)),
             }
         }
+        let optimal_play = reachable(graph, |id, i| keeps[graph.edge_range(id).start + i]);
         Ok(GraphTruth {
             values,
             keeps,
             has_values,
+            optimal_play,
         })
     }
     /// The value of state `id` (a placeholder where `has_values` is false).
@@ -368,7 +375,7 @@ pub fn evaluate_profile<G: Game>(
             || !matches!(graph.turn(id), Turn::Player(p) if seats.contains(&p))
             || profile.probs(graph, id)[i] > 0.0
     });
-    let optimal_play = reachable(graph, |id, i| keep_edge[graph.edge_range(id).start + i]);
+    let optimal_play = &truth.optimal_play;
 
     let mean = |mask: &dyn Fn(usize) -> bool| -> (f64, usize) {
         let (mut sum, mut count) = (0.0, 0);
@@ -619,6 +626,91 @@ pub fn minimax_return<G: Game>(graph: &StateGraph<G>, seat: Player) -> Result<f6
     Ok(value[graph.start() as usize])
 }
 
+/// Who plays in one lane of [`backward_lanes`]: `mine` at `seat`'s states and chance, and at
+/// the other seats' states `theirs`, or (`None`) an adversary minimising `seat`'s expected
+/// return.
+pub(crate) struct Lane<'p> {
+    pub mine: &'p Profile,
+    pub theirs: Option<&'p Profile>,
+}
+
+/// `seat`'s result distribution from the start in every lane, by one backward pass over the
+/// graph for all of them: lane by lane the same arithmetic as [`expected_result_of`] on
+/// `Profile::mix(graph, &[mine, theirs], ..)` and, for an adversary lane, as [`worst_case_of`]
+/// of `mine` with [`Objective::ExpectedReturn`], so the same bits. One pass instead of one per
+/// lane: a state's results for all lanes sit side by side, the graph and the terminal returns
+/// are read once, and no mixed profile is copied.
+///
+/// `values` is working room, reused from call to call (its contents do not matter): every
+/// state is written, children before parents, before it is read.
+pub(crate) fn backward_lanes<G: Game>(
+    graph: &StateGraph<G>,
+    seat: Player,
+    lanes: &[Lane],
+    values: &mut Vec<ExpectedResult>,
+) -> Result<Vec<ExpectedResult>, GraphError> {
+    let game = graph.game();
+    let width = lanes.len();
+    values.resize(graph.len() * width, ExpectedResult::default());
+    let mut here = vec![ExpectedResult::default(); width];
+    for &id in graph.post_order()? {
+        let i = id as usize;
+        let turn = graph.turn(id);
+        if turn.is_terminal() {
+            let r = game.returns(graph.state(id));
+            values[i * width..(i + 1) * width]
+                .fill(ExpectedResult::of(r.result_for(seat), r[seat]));
+            continue;
+        }
+        let children = graph.children(id);
+        for (l, lane) in lanes.iter().enumerate() {
+            // The profile `Profile::mix` would take this state from (the adversary's states
+            // are nobody's).
+            let profile = match turn {
+                Turn::Player(p) if p != seat => lane.theirs,
+                _ => Some(lane.mine),
+            };
+            here[l] = match profile {
+                Some(profile) if profile.known[i] => {
+                    let mut v = ExpectedResult::default();
+                    for (&c, &p) in children.iter().zip(profile.probs(graph, id)) {
+                        if p > 0.0 {
+                            v.add_scaled(&values[c as usize * width + l], p);
+                        }
+                    }
+                    if let (Turn::Player(mover), r) = (turn, profile.resign[i])
+                        && r > 0.0
+                    {
+                        let ret = game.resignation_returns(graph.state(id), mover);
+                        v.add_scaled(&ExpectedResult::of(ret.result_for(seat), ret[seat]), r);
+                    }
+                    v
+                }
+                _ => {
+                    assert!(
+                        lane.theirs.is_none(),
+                        "every seat has a policy or an adversary"
+                    );
+                    // The first child of least expected return, as `min_by` picks it.
+                    let mut best = values[children[0] as usize * width + l];
+                    for &c in &children[1..] {
+                        let v = values[c as usize * width + l];
+                        if v.expected_return.total_cmp(&best.expected_return)
+                            == std::cmp::Ordering::Less
+                        {
+                            best = v;
+                        }
+                    }
+                    best
+                }
+            };
+        }
+        values[i * width..(i + 1) * width].copy_from_slice(&here);
+    }
+    let start = graph.start() as usize * width;
+    Ok(values[start..start + width].to_vec())
+}
+
 /// Result distributions of every state, children before parents. With an adversary
 /// `(seat, objective)`, every other seat minimises the objective; otherwise every seat plays
 /// its profile.
@@ -768,5 +860,63 @@ mod tests {
         assert!((r.win - acc[0]).abs() < 1e-12);
         assert!((r.draw - acc[1]).abs() < 1e-12);
         assert!((r.loss - acc[2]).abs() < 1e-12);
+    }
+
+    #[test]
+    fn one_backward_pass_for_all_lanes_gives_the_bits_of_one_pass_each() {
+        use crate::learn::menace::{Matchbox, MatchboxConfig};
+        use crate::learn::q_learning::{QConfig, QLearner};
+        use crate::learn::tests::train_self_play;
+        // A half-trained Q-learner on tic-tac-toe, and HER on Hexapawn, which resigns.
+        fn check<G: Game>(sol: &Solution<G>, learner: &dyn Learner<G>) {
+            let g = sol.graph();
+            let everywhere = |p: &dyn Policy<G>| Profile::new(g, &[Some(p), Some(p)]).unwrap();
+            let optimal = everywhere(&OptimalPolicy::new(sol));
+            let random = everywhere(&RandomPolicy);
+            let behaviour = everywhere(learner.policy().as_ref());
+            let greedy = everywhere(learner.greedy_policy().as_ref());
+            let bits =
+                |r: &ExpectedResult| [r.win, r.draw, r.loss, r.expected_return].map(f64::to_bits);
+            let mut scratch = Vec::new();
+            for seat in 0..2 {
+                let lanes = [
+                    Lane {
+                        mine: &behaviour,
+                        theirs: Some(&optimal),
+                    },
+                    Lane {
+                        mine: &behaviour,
+                        theirs: Some(&random),
+                    },
+                    Lane {
+                        mine: &greedy,
+                        theirs: Some(&optimal),
+                    },
+                    Lane {
+                        mine: &behaviour,
+                        theirs: None,
+                    },
+                ];
+                let got = backward_lanes(g, seat, &lanes, &mut scratch).unwrap();
+                for (lane, r) in lanes.iter().zip(&got).take(3) {
+                    let theirs = lane.theirs.unwrap();
+                    let mixed = Profile::mix(g, &[lane.mine, theirs], |p| usize::from(p != seat));
+                    let apart = expected_result_of(g, &mixed, seat).unwrap();
+                    assert_eq!(bits(r), bits(&apart), "seat {seat}");
+                }
+                let worst = worst_case_of(g, seat, &behaviour, Objective::ExpectedReturn).unwrap();
+                assert_eq!(bits(&got[3]), bits(&worst), "seat {seat}");
+            }
+        }
+        let sol = Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        let mut q = QLearner::new(&TicTacToe, "q", QConfig::default());
+        train_self_play(&TicTacToe, &mut q, 5_000, 1);
+        check(&sol, &q);
+        let hexapawn =
+            crate::games::Hexapawn::new(crate::games::HexapawnParams::default()).unwrap();
+        let sol = Solution::solve(&hexapawn, 1 << 20).unwrap();
+        let mut her = Matchbox::new("her", MatchboxConfig::her());
+        train_self_play(&hexapawn, &mut her, 200, 1);
+        check(&sol, &her);
     }
 }

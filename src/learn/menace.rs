@@ -16,12 +16,11 @@
 //! Boxes are opened on first visit; the move number at that visit sets their initial beads
 //! (in tic-tac-toe and Hexapawn a position fixes it anyway).
 
-use std::collections::HashMap;
-
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
-use super::{Decision, Learner};
+use super::table::StateMap;
+use super::{Decision, Learner, Position};
 use crate::SgRng;
 use crate::eval::{Metric, Role};
 use crate::game::{Action, Game, GameResult, MAX_PLAYERS, Player, Returns, Turn};
@@ -242,7 +241,8 @@ struct Played<S> {
 pub struct Matchbox<G: Game> {
     name: String,
     config: MatchboxConfig,
-    boxes: HashMap<G::State, MatchBox>,
+    /// Fx-hashed: looked up at every decision and at every position of every evaluation.
+    boxes: StateMap<G::State, MatchBox>,
     history: Vec<Played<G::State>>,
     moves_made: [usize; MAX_PLAYERS],
 }
@@ -252,7 +252,7 @@ impl<G: Game> Matchbox<G> {
         Matchbox {
             name: name.into(),
             config,
-            boxes: HashMap::new(),
+            boxes: StateMap::default(),
             history: Vec::new(),
             moves_made: [0; MAX_PLAYERS],
         }
@@ -284,26 +284,7 @@ impl<G: Game> Matchbox<G> {
     /// The moves of the box for canonical position `key`, one per class of moves equivalent
     /// under the symmetries that fix the position.
     fn box_moves(&self, game: &G, key: &G::State) -> Vec<Action> {
-        let mut legal = Vec::new();
-        game.legal_actions(key, &mut legal);
-        if !self.config.symmetry {
-            return legal;
-        }
-        let stabiliser: Vec<usize> = (1..game.num_symmetries())
-            .filter(|&k| game.transform_state(key, k) == *key)
-            .collect();
-        let mut moves: Vec<Action> = legal
-            .iter()
-            .map(|&a| {
-                stabiliser
-                    .iter()
-                    .map(|&k| game.transform_action(key, a, k))
-                    .fold(a, Action::min)
-            })
-            .collect();
-        moves.sort_unstable();
-        moves.dedup();
-        moves
+        box_moves(&self.config, game, key)
     }
 
     /// Probability of each legal action of `state` under bead weights `weight(beads, max)`.
@@ -321,6 +302,15 @@ impl<G: Game> Matchbox<G> {
         let owned;
         let (moves, beads): (&[Action], Option<&[u32]>) = match self.boxes.get(&key) {
             Some(b) => (&b.moves, Some(&b.beads)),
+            None if !self.config.symmetry || game.num_symmetries() == 1 => {
+                // An unopened box without symmetries holds the same number of beads for every
+                // legal move: uniform (as the general case below computes it, 1 / n each),
+                // without building the box (most positions of a large game have none).
+                if !legal.is_empty() {
+                    probs.fill(1.0 / legal.len() as f64);
+                }
+                return;
+            }
             None => {
                 // An unopened box would hold the same number of beads for every move.
                 owned = self.box_moves(game, &key);
@@ -329,26 +319,51 @@ impl<G: Game> Matchbox<G> {
         };
         let weight = |i: usize| -> f64 { beads.map_or(1.0, |b| b[i] as f64) };
         let max = (0..moves.len()).map(weight).fold(0.0, f64::max);
-        let weights: Vec<f64> = (0..moves.len())
-            .map(|i| match (greedy, weight(i)) {
-                (true, w) if w == max && max > 0.0 => 1.0,
-                (true, _) => 0.0,
-                (false, w) => w,
-            })
-            .collect();
-        let total: f64 = weights.iter().sum();
+        // Each move's weight, computed twice (for the total, then for the share) rather than
+        // kept in a vector: this runs at every position of every evaluation.
+        let weight_of = |i: usize| match (greedy, weight(i)) {
+            (true, w) if w == max && max > 0.0 => 1.0,
+            (true, _) => 0.0,
+            (false, w) => w,
+        };
+        let total: f64 = (0..moves.len()).map(weight_of).sum();
         if total == 0.0 {
             return; // an empty box: resign
         }
         let back = game.inverse_symmetry(sym);
-        for (&m, w) in moves.iter().zip(weights) {
+        for (i, &m) in moves.iter().enumerate() {
             let a = game.transform_action(&key, m, back);
-            let i = legal
+            let k = legal
                 .binary_search(&a)
                 .expect("box move maps to a legal action");
-            probs[i] += w / total;
+            probs[k] += weight_of(i) / total;
         }
     }
+}
+
+/// The moves of the box for canonical position `key` under `config`, one per class of moves
+/// equivalent under the symmetries that fix the position.
+fn box_moves<G: Game>(config: &MatchboxConfig, game: &G, key: &G::State) -> Vec<Action> {
+    let mut legal = Vec::new();
+    game.legal_actions(key, &mut legal);
+    if !config.symmetry {
+        return legal;
+    }
+    let stabiliser: Vec<usize> = (1..game.num_symmetries())
+        .filter(|&k| game.transform_state(key, k) == *key)
+        .collect();
+    let mut moves: Vec<Action> = legal
+        .iter()
+        .map(|&a| {
+            stabiliser
+                .iter()
+                .map(|&k| game.transform_action(key, a, k))
+                .fold(a, Action::min)
+        })
+        .collect();
+    moves.sort_unstable();
+    moves.dedup();
+    moves
 }
 
 impl<G: Game> Learner<G> for Matchbox<G> {
@@ -366,12 +381,12 @@ impl<G: Game> Learner<G> for Matchbox<G> {
         let (key, sym) = self.key(game, state);
         let move_number = self.moves_made[seat];
         self.moves_made[seat] += 1;
-        if !self.boxes.contains_key(&key) {
-            let moves = self.box_moves(game, &key);
-            let beads = vec![self.config.beads_at_move(move_number); moves.len()];
-            self.boxes.insert(key.clone(), MatchBox { moves, beads });
-        }
-        let b = &self.boxes[&key];
+        let config = &self.config;
+        let b = self.boxes.entry(key.clone()).or_insert_with_key(|key| {
+            let moves = box_moves(config, game, key);
+            let beads = vec![config.beads_at_move(move_number); moves.len()];
+            MatchBox { moves, beads }
+        });
         let total = b.total();
         if total == 0 {
             return None;
@@ -430,6 +445,13 @@ impl<G: Game> Learner<G> for Matchbox<G> {
             learner: self,
             greedy: true,
         })
+    }
+
+    fn position(&self, game: &G, state: &G::State, legal: &[Action], out: &mut Position) -> bool {
+        self.distribution(game, state, legal, &mut out.behaviour, false);
+        self.distribution(game, state, legal, &mut out.greedy, true);
+        out.value = None;
+        true
     }
 
     fn statistics(&self) -> Vec<(Metric, f64)> {

@@ -222,6 +222,30 @@ pub trait Learner<G: Game>: Send {
     fn discount(&self) -> f64 {
         1.0
     }
+    /// What the exact evaluator asks at every position of a seat it holds, answered together
+    /// from one look at its tables: the distributions of [`Learner::policy`] and
+    /// [`Learner::greedy_policy`] over `legal` (the legal actions of `state`, ascending) and,
+    /// if `value` is asked for, [`Learner::value`]. Must give exactly what those give.
+    /// `false`: not offered (the evaluator asks them apart).
+    fn position(&self, game: &G, state: &G::State, legal: &[Action], out: &mut Position) -> bool {
+        let _ = (game, state, legal, out);
+        false
+    }
+}
+
+/// A learner's answers at one position ([`Learner::position`]).
+#[derive(Clone, Debug, Default)]
+pub struct Position {
+    /// The behaviour policy's probabilities, one per legal action.
+    pub behaviour: Vec<f64>,
+    /// The greedy policy's probabilities.
+    pub greedy: Vec<f64>,
+    /// Whether the evaluator wants the value.
+    pub want_value: bool,
+    /// [`Learner::value`], when wanted.
+    pub value: Option<f64>,
+    /// Room for the learner's own use (reused from position to position).
+    pub scratch: Vec<f64>,
 }
 
 /// What happened in one training episode.
@@ -381,5 +405,76 @@ pub(crate) mod tests {
             ));
         }
         Ok(())
+    }
+
+    /// Every learner kind after some training, on a game with symmetries (tic-tac-toe) and
+    /// one where HER resigns (Hexapawn).
+    fn trained<G: Game>(game: &G) -> Vec<Box<dyn Learner<G>>> {
+        use crate::learn::menace::{Matchbox, MatchboxConfig};
+        use crate::learn::monte_carlo::{McConfig, MonteCarlo};
+        use crate::learn::q_learning::{Algorithm, QConfig, QLearner};
+        use crate::learn::td::{Td, TdConfig};
+        let double = QConfig {
+            double: true,
+            ..QConfig::new(Algorithm::Sarsa)
+        };
+        let mut learners: Vec<Box<dyn Learner<G>>> = vec![
+            Box::new(QLearner::new(game, "q", QConfig::default())),
+            Box::new(QLearner::new(game, "double sarsa", double)),
+            Box::new(MonteCarlo::new(game, "mc", McConfig::default())),
+            Box::new(Td::new(game, "td", TdConfig::new(0.8))),
+            Box::new(Matchbox::<G>::new("menace", MatchboxConfig::menace())),
+            Box::new(Matchbox::<G>::new("her", MatchboxConfig::her())),
+        ];
+        for learner in &mut learners {
+            let mut env = AecEnv::new(game.clone(), 5);
+            let mut rng = crate::rng(6);
+            for _ in 0..3_000 {
+                play_self(&mut env, learner.as_mut(), &mut rng);
+            }
+        }
+        learners
+    }
+
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    fn answers_as_apart<G: Game>(game: &G) {
+        let graph = crate::graph::StateGraph::build(game, 1 << 20).unwrap();
+        let (mut b, mut g) = (Vec::new(), Vec::new());
+        let mut at = Position {
+            want_value: true,
+            ..Position::default()
+        };
+        for learner in trained(game) {
+            let (behaviour, greedy) = (learner.policy(), learner.greedy_policy());
+            for id in 0..graph.len() as crate::graph::StateId {
+                if graph.turn(id).player().is_none() {
+                    continue;
+                }
+                let (state, legal) = (graph.state(id), graph.actions(id));
+                assert!(learner.position(game, state, legal, &mut at));
+                behaviour.probabilities(game, state, legal, &mut b);
+                greedy.probabilities(game, state, legal, &mut g);
+                let what = format!("{} at state {id}", learner.name());
+                assert_eq!(bits(&at.behaviour), bits(&b), "{what}");
+                assert_eq!(bits(&at.greedy), bits(&g), "{what}");
+                let value = learner.value(game, state);
+                assert_eq!(
+                    at.value.map(f64::to_bits),
+                    value.map(f64::to_bits),
+                    "{what}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_position_is_answered_bit_for_bit_as_the_policies_and_value_answer_it() {
+        answers_as_apart(&crate::games::TicTacToe);
+        answers_as_apart(
+            &crate::games::Hexapawn::new(crate::games::HexapawnParams::default()).unwrap(),
+        );
     }
 }

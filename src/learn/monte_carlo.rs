@@ -16,7 +16,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::backup::{discount, epsilon_greedy, max_of, row_probabilities};
 use super::schedule::{Decay, Schedule, checked};
 use super::table::Table;
-use super::{Decision, Learner};
+use super::{Decision, Learner, Position};
 use crate::SgRng;
 use crate::game::{Action, Game, Player, Returns};
 use crate::policy::Policy;
@@ -261,6 +261,16 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
 
     fn discount(&self) -> f64 {
         self.config.gamma
+    }
+
+    fn position(&self, game: &G, state: &G::State, legal: &[Action], out: &mut Position) -> bool {
+        let q = self.q_values(game, state);
+        row_probabilities(q, legal.len(), self.epsilon, &mut out.behaviour);
+        row_probabilities(q, legal.len(), 0.0, &mut out.greedy);
+        out.value = out
+            .want_value
+            .then(|| q.map_or(self.config.initial, max_of));
+        true
     }
 }
 

@@ -20,7 +20,7 @@ use super::backup::{
 };
 use super::schedule::{Decay, Schedule, checked};
 use super::table::Table;
-use super::{Decision, Learner};
+use super::{Decision, Learner, Position};
 use crate::SgRng;
 use crate::game::{Action, Game, Returns};
 use crate::policy::Policy;
@@ -159,6 +159,16 @@ impl<G: Game> QLearner<G> {
     pub fn q_values(&self, game: &G, state: &G::State) -> Option<Vec<f64>> {
         let row = self.table.row(game, state)?;
         Some(self.row_values(row))
+    }
+
+    /// `f` of the action values of `state` ([`QLearner::q_values`]), read in place unless the
+    /// tables are doubled: the evaluator asks at every position.
+    fn with_q_values<R>(&self, game: &G, state: &G::State, f: impl FnOnce(Option<&[f64]>) -> R) -> R {
+        match self.table.row(game, state) {
+            None => f(None),
+            Some(row) if !self.config.double => f(Some(&self.table.values()[row])),
+            Some(row) => f(Some(&self.row_values(row))),
+        }
     }
 
     fn row_values(&self, row: std::ops::Range<usize>) -> Vec<f64> {
@@ -312,10 +322,18 @@ impl<G: Game> Learner<G> for QLearner<G> {
     }
 
     fn value(&self, game: &G, state: &G::State) -> Option<f64> {
-        Some(
-            self.q_values(game, state)
-                .map_or(self.config.initial, |q| max_of(&q)),
-        )
+        Some(self.with_q_values(game, state, |q| q.map_or(self.config.initial, max_of)))
+    }
+
+    fn position(&self, game: &G, state: &G::State, legal: &[Action], out: &mut Position) -> bool {
+        self.with_q_values(game, state, |q| {
+            row_probabilities(q, legal.len(), self.epsilon, &mut out.behaviour);
+            row_probabilities(q, legal.len(), 0.0, &mut out.greedy);
+            out.value = out
+                .want_value
+                .then(|| q.map_or(self.config.initial, max_of));
+        });
+        true
     }
 
     fn discount(&self) -> f64 {
@@ -340,8 +358,9 @@ impl<G: Game> Policy<G> for QPolicy<'_, G> {
         legal: &[Action],
         probs: &mut Vec<f64>,
     ) -> bool {
-        let q = self.learner.q_values(game, state);
-        row_probabilities(q.as_deref(), legal.len(), self.epsilon, probs);
+        self.learner.with_q_values(game, state, |q| {
+            row_probabilities(q, legal.len(), self.epsilon, probs)
+        });
         true
     }
 }

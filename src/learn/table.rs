@@ -2,14 +2,14 @@
 //! state or afterstate values), created the first time the state is met.
 //!
 //! A state finds its row through the game's dense [`Game::state_index`] when the game has one
-//! of at most [`DENSE_LIMIT`] entries (one `u32` each), through a hash map otherwise. Rows are
+//! of at most [`DENSE_LIMIT`] entries (one `u64` each), through a hash map otherwise. Rows are
 //! appended to one flat `Vec<f64>`: after warm-up, learning allocates nothing per step.
 
 use std::collections::HashMap;
 
 use crate::game::Game;
 
-/// Largest dense index a table maps directly (4 bytes per entry: 16 MiB).
+/// Largest dense index a table maps directly (8 bytes per entry: 32 MiB).
 pub const DENSE_LIMIT: usize = 1 << 22;
 
 /// A map keyed by game states with rustc's fast hasher (states are not adversarial).
@@ -17,17 +17,19 @@ pub type StateMap<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
 
 #[derive(Clone)]
 enum Keys<G: Game> {
-    /// Dense index -> row + 1 (0: no row yet).
-    Dense(Vec<u32>),
-    Hashed(StateMap<G::State, u32>),
+    /// Dense index -> the row's place, packed as (first value + 1) | length << 32 (0: no row
+    /// yet): one load finds the row, no second lookup of where it starts (the lookups are
+    /// cache misses on the larger games, and each one waited for the last).
+    Dense(Vec<u64>),
+    /// The row's first value and its length.
+    Hashed(StateMap<G::State, (u32, u32)>),
 }
 
 /// Rows of values keyed by state.
 #[derive(Clone)]
 pub struct Table<G: Game> {
     keys: Keys<G>,
-    /// Row `r` is `values[start[r]..start[r + 1]]`.
-    start: Vec<u32>,
+    rows: usize,
     values: Vec<f64>,
 }
 
@@ -39,7 +41,7 @@ impl<G: Game> Table<G> {
         };
         Table {
             keys,
-            start: vec![0],
+            rows: 0,
             values: Vec::new(),
         }
     }
@@ -47,11 +49,20 @@ impl<G: Game> Table<G> {
     /// The row of `state`, if it has one: the range of its values.
     #[inline]
     pub fn row(&self, game: &G, state: &G::State) -> Option<std::ops::Range<usize>> {
-        let r = match &self.keys {
-            Keys::Dense(v) => v[game.state_index(state)].checked_sub(1)?,
-            Keys::Hashed(m) => *m.get(state)?,
-        } as usize;
-        Some(self.start[r] as usize..self.start[r + 1] as usize)
+        let (start, len) = match &self.keys {
+            Keys::Dense(v) => {
+                let packed = v[game.state_index(state)];
+                if packed == 0 {
+                    return None;
+                }
+                ((packed as u32 - 1) as usize, (packed >> 32) as usize)
+            }
+            Keys::Hashed(m) => {
+                let &(start, len) = m.get(state)?;
+                (start as usize, len as usize)
+            }
+        };
+        Some(start..start + len)
     }
 
     /// The row of `state`, created with `len` values equal to `initial` if it has none.
@@ -63,27 +74,32 @@ impl<G: Game> Table<G> {
         len: usize,
         initial: f64,
     ) -> std::ops::Range<usize> {
-        let next = (self.start.len() - 1) as u32;
-        let r = match &mut self.keys {
+        let next = self.values.len();
+        let (start, len, new) = match &mut self.keys {
             Keys::Dense(v) => {
                 let slot = &mut v[game.state_index(state)];
                 if *slot == 0 {
-                    *slot = next + 1;
+                    *slot = pack(next, len);
+                    (next, len, true)
+                } else {
+                    ((*slot as u32 - 1) as usize, (*slot >> 32) as usize, false)
                 }
-                *slot - 1
             }
-            Keys::Hashed(m) => *m.entry(state.clone()).or_insert(next),
-        } as usize;
-        if r as u32 == next {
-            let end = self.values.len() + len;
-            assert!(
-                end <= u32::MAX as usize,
-                "a value table outgrew 2^32 entries"
-            );
-            self.values.resize(end, initial);
-            self.start.push(end as u32);
+            Keys::Hashed(m) => {
+                let mut new = false;
+                let &mut (start, len) = m.entry(state.clone()).or_insert_with(|| {
+                    new = true;
+                    let (start, len) = checked(next, len);
+                    (start, len)
+                });
+                (start as usize, len as usize, new)
+            }
+        };
+        if new {
+            self.values.resize(next + len, initial);
+            self.rows += 1;
         }
-        self.start[r] as usize..self.start[r + 1] as usize
+        start..start + len
     }
 
     #[inline]
@@ -96,7 +112,7 @@ impl<G: Game> Table<G> {
     }
     /// Number of states with a row.
     pub fn rows(&self) -> usize {
-        self.start.len() - 1
+        self.rows
     }
     /// Number of values in all rows.
     pub fn len(&self) -> usize {
@@ -105,6 +121,21 @@ impl<G: Game> Table<G> {
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }
+}
+
+/// A row's first value and length as stored, checked to fit.
+fn checked(start: usize, len: usize) -> (u32, u32) {
+    assert!(
+        start + len < u32::MAX as usize,
+        "a value table outgrew 2^32 entries"
+    );
+    (start as u32, len as u32)
+}
+
+/// A row's place as a dense entry stores it.
+fn pack(start: usize, len: usize) -> u64 {
+    let (start, len) = checked(start, len);
+    (start as u64 + 1) | (len as u64) << 32
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ use super::backup::{
 };
 use super::schedule::{Decay, Schedule, checked};
 use super::table::Table;
-use super::{Decision, Learner};
+use super::{Decision, Learner, Position};
 use crate::SgRng;
 use crate::game::{Action, Game, MAX_PLAYERS, Player, Returns};
 use crate::policy::Policy;
@@ -121,6 +121,8 @@ pub struct Td<G: Game> {
     epsilon: f64,
     values: Vec<f64>,
     afters: Vec<G::State>,
+    /// Whether each of `afters` ends the game.
+    ends_game: Vec<bool>,
     ends: Vec<Backup<u32>>,
 }
 
@@ -137,6 +139,7 @@ impl<G: Game> Td<G> {
             epsilon: config.epsilon.at(0),
             values: Vec::new(),
             afters: Vec::new(),
+            ends_game: Vec::new(),
             ends: Vec::new(),
             config,
         }
@@ -149,13 +152,38 @@ impl<G: Game> Td<G> {
     /// The value of afterstate `after` to `mover`, who just moved: exact at the end of the
     /// game, learned otherwise.
     pub fn afterstate_value(&self, game: &G, after: &G::State, mover: Player) -> f64 {
+        self.afterstate(game, after, mover).0
+    }
+
+    /// [`Td::afterstate_value`], and whether `after` ends the game.
+    #[inline]
+    fn afterstate(&self, game: &G, after: &G::State, mover: Player) -> (f64, bool) {
         if game.turn(after).is_terminal() {
-            game.returns(after)[mover]
+            (game.returns(after)[mover], true)
         } else {
-            self.table
+            let value = self
+                .table
                 .row(game, after)
-                .map_or(self.config.initial, |r| self.table.values()[r.start])
+                .map_or(self.config.initial, |r| self.table.values()[r.start]);
+            (value, false)
         }
+    }
+
+    /// [`Td::move_values`] into `out`.
+    fn move_values_into(
+        &self,
+        game: &G,
+        state: &G::State,
+        mover: Player,
+        legal: &[Action],
+        out: &mut Vec<f64>,
+    ) {
+        out.clear();
+        out.extend(
+            legal
+                .iter()
+                .map(|&a| self.afterstate_value(game, &game.apply(state, a), mover)),
+        );
     }
 
     /// The values of the moves of `state` to `mover`, in `legal` order.
@@ -214,11 +242,22 @@ impl<G: Game> Learner<G> for Td<G> {
     fn act(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<Action> {
         self.values.clear();
         self.afters.clear();
+        self.ends_game.clear();
         for &a in d.legal {
             let after = game.apply(d.state, a);
-            self.values
-                .push(self.afterstate_value(game, &after, d.seat));
+            self.ends_game.push(game.turn(&after).is_terminal());
             self.afters.push(after);
+        }
+        // The values apart from the rules: the table lookups of the afterstates do not wait
+        // for each other, so the processor overlaps their cache misses (`afterstate_value`).
+        for (after, &terminal) in self.afters.iter().zip(&self.ends_game) {
+            self.values.push(if terminal {
+                game.returns(after)[d.seat]
+            } else {
+                self.table
+                    .row(game, after)
+                    .map_or(self.config.initial, |r| self.table.values()[r.start])
+            });
         }
         let choice = epsilon_greedy(&self.values, self.epsilon, rng);
         let value = self.values[choice];
@@ -228,7 +267,7 @@ impl<G: Game> Learner<G> for Td<G> {
             self.backup(self.chain_of(b.seat), b.item, delta, link);
         }
         let after = &self.afters[choice];
-        if !game.turn(after).is_terminal() {
+        if !self.ends_game[choice] {
             let row = self
                 .table
                 .row_or_insert(game, after, 1, self.config.initial);
@@ -284,6 +323,35 @@ impl<G: Game> Learner<G> for Td<G> {
 
     fn discount(&self) -> f64 {
         self.config.gamma
+    }
+
+    fn position(&self, game: &G, state: &G::State, legal: &[Action], out: &mut Position) -> bool {
+        // As `TdPolicy::probabilities` and `value` compute them, from one set of move values.
+        let mover = game.turn(state).player();
+        match mover {
+            Some(mover) if !legal.is_empty() => {
+                let mut values = std::mem::take(&mut out.scratch);
+                self.move_values_into(game, state, mover, legal, &mut values);
+                epsilon_greedy_probabilities(&values, self.epsilon, &mut out.behaviour);
+                epsilon_greedy_probabilities(&values, 0.0, &mut out.greedy);
+                out.value = out.want_value.then(|| max_of(&values));
+                out.scratch = values;
+            }
+            _ => {
+                out.behaviour.clear();
+                out.greedy.clear();
+                out.value = match mover {
+                    Some(mover) if out.want_value => {
+                        // No legal action here: `value` asks the game for them again.
+                        let mut all = Vec::new();
+                        game.legal_actions(state, &mut all);
+                        Some(max_of(&self.move_values(game, state, mover, &all)))
+                    }
+                    _ => None,
+                };
+            }
+        }
+        true
     }
 }
 

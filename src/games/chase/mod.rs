@@ -477,13 +477,41 @@ pub fn binomial(n: u64, k: u64) -> Option<u64> {
     Some(r as u64)
 }
 
+/// Largest `k` of [`BINOMIALS`]: more pawns than this never fit a dense index of a board of
+/// at most 128 squares.
+const BINOMIAL_K: usize = 16;
+
+/// `BINOMIALS[k][n]` = C(n, k) for n < 128 (saturating), built by Pascal's rule at compile time:
+/// the dense index ranks a pawn set on every table lookup of the learners and the evaluator,
+/// where [`binomial`]'s 128-bit divisions were the largest single cost.
+static BINOMIALS: [[u64; 128]; BINOMIAL_K + 1] = {
+    let mut t = [[0u64; 128]; BINOMIAL_K + 1];
+    let mut n = 0;
+    while n < 128 {
+        t[0][n] = 1;
+        let mut k = 1;
+        while k <= BINOMIAL_K {
+            if n > 0 {
+                t[k][n] = t[k - 1][n - 1].saturating_add(t[k][n - 1]);
+            }
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
 /// Colex rank of a k-subset of squares: sum of C(s_i, i + 1) over its squares in ascending order.
+#[inline]
 fn colex_rank(mut set: u128) -> u64 {
     let mut rank = 0;
     let mut i = 1;
     while set != 0 {
         let s = set.trailing_zeros() as u64;
-        rank += binomial(s, i).expect("small");
+        rank += match BINOMIALS.get(i) {
+            Some(row) => row[s as usize],
+            None => binomial(s, i as u64).expect("small"),
+        };
         i += 1;
         set &= set - 1;
     }

@@ -64,3 +64,14 @@ fn published_small_boards() {
         assert_eq!(r.start, value);
     }
 }
+
+#[test]
+fn the_binomial_table_agrees_with_the_binomial_function() {
+    for (k, row) in BINOMIALS.iter().enumerate() {
+        for (n, &c) in row.iter().enumerate() {
+            if let Some(exact) = binomial(n as u64, k as u64) {
+                assert_eq!(c, exact, "C({n}, {k})");
+            }
+        }
+    }
+}
