@@ -780,15 +780,7 @@ fn run() -> Result<()> {
             };
             match solvedgym::experiment::run_study(&config, &out, &options)? {
                 StudyOutcome::Finished(summaries) => print_summaries(&summaries, json),
-                StudyOutcome::Shard(report) => {
-                    let mut stdout = std::io::stdout().lock();
-                    if json {
-                        writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?;
-                    } else {
-                        writeln!(stdout, "{report}")?;
-                    }
-                    Ok(())
-                }
+                StudyOutcome::Shard(report) => print_json_or_text(&report, json),
             }
         }
         Command::Merge {
@@ -1084,13 +1076,7 @@ fn run() -> Result<()> {
         Command::Fuzz { game, json } => {
             let game = game.build()?;
             let table = with_game!(&game, g => solvedgym::fuzz::fuzz_table(g, !json)?);
-            let mut stdout = std::io::stdout().lock();
-            if json {
-                writeln!(stdout, "{}", serde_json::to_string_pretty(&table)?)?;
-            } else {
-                writeln!(stdout, "{table}")?;
-            }
-            Ok(())
+            print_json_or_text(&table, json)
         }
         Command::Bench {
             learn,
@@ -1301,11 +1287,19 @@ fn print_report(mut report: SolveReport, json: bool) -> Result<()> {
             .extra
             .insert("peak_memory_mb".to_string(), serde_json::json!(mb));
     }
+    print_json_or_text(&report, json)
+}
+
+/// Prints `value` to stdout as pretty JSON (`--json`) or as its text.
+fn print_json_or_text<T: serde::Serialize + std::fmt::Display>(
+    value: &T,
+    json: bool,
+) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     if json {
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?;
+        writeln!(stdout, "{}", serde_json::to_string_pretty(value)?)?;
     } else {
-        writeln!(stdout, "{report}")?;
+        writeln!(stdout, "{value}")?;
     }
     Ok(())
 }

@@ -248,6 +248,17 @@ pub struct Position {
     pub scratch: Vec<f64>,
 }
 
+impl Position {
+    /// Fills the answer of an action-value learner from the row of its Q-values (`None`: the
+    /// state was never seen, every value `initial`): ε-greedy and greedy over the row, and
+    /// its best value where wanted.
+    pub fn from_q_row(&mut self, q: Option<&[f64]>, n: usize, epsilon: f64, initial: f64) {
+        backup::row_probabilities(q, n, epsilon, &mut self.behaviour);
+        backup::row_probabilities(q, n, 0.0, &mut self.greedy);
+        self.value = self.want_value.then(|| q.map_or(initial, backup::max_of));
+    }
+}
+
 /// What happened in one training episode.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EpisodeOutcome {

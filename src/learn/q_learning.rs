@@ -327,11 +327,7 @@ impl<G: Game> Learner<G> for QLearner<G> {
 
     fn position(&self, game: &G, state: &G::State, legal: &[Action], out: &mut Position) -> bool {
         self.with_q_values(game, state, |q| {
-            row_probabilities(q, legal.len(), self.epsilon, &mut out.behaviour);
-            row_probabilities(q, legal.len(), 0.0, &mut out.greedy);
-            out.value = out
-                .want_value
-                .then(|| q.map_or(self.config.initial, max_of));
+            out.from_q_row(q, legal.len(), self.epsilon, self.config.initial);
         });
         true
     }
