@@ -132,11 +132,12 @@ impl<G: Game> Core<G> {
         for &a in &self.legal {
             self.mask[a as usize] = false;
         }
-        self.game.legal_actions(&self.state, &mut self.legal);
+        self.state_turn = self
+            .game
+            .turn_and_legal_actions(&self.state, &mut self.legal);
         for &a in &self.legal {
             self.mask[a as usize] = true;
         }
-        self.state_turn = self.game.turn(&self.state);
         if self.state_turn.is_terminal() {
             self.returns = Some(self.game.returns(&self.state));
             self.truncated = self.game.is_cut_off(&self.state);

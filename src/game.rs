@@ -338,6 +338,13 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// Clears `out` and fills it with the legal actions in ascending order (empty unless a
     /// player is to move).
     fn legal_actions(&self, state: &Self::State, out: &mut Vec<Action>);
+    /// [`Game::turn`] and [`Game::legal_actions`] at once: environments ask for both after
+    /// every move, and a game whose two share work (the terminal test) does it once here.
+    #[inline]
+    fn turn_and_legal_actions(&self, state: &Self::State, out: &mut Vec<Action>) -> Turn {
+        self.legal_actions(state, out);
+        self.turn(state)
+    }
     /// Clears `out` and fills it with the chance outcomes and their probabilities (empty unless
     /// `turn` is `Chance`).
     fn chance_outcomes(&self, state: &Self::State, out: &mut Vec<(Action, f64)>) {

@@ -153,6 +153,8 @@ pub struct Geometry {
     pub runner_to: Vec<[u8; 4]>,
     /// Pawn steps: towards x−1, towards x+1 (`NONE` off the board).
     pub pawn_to: Vec<[u8; 2]>,
+    /// The squares of `pawn_to`, as a set.
+    pub pawn_steps: Vec<u128>,
     /// Every on-board diagonal neighbour.
     pub neighbours: Vec<u128>,
     /// Forward cone of a pawn on each square, the square included.
@@ -203,6 +205,14 @@ impl Geometry {
             col_key.push(key as u8);
             by_col_key[key] = s as u8;
         }
+        let pawn_steps = pawn_to
+            .iter()
+            .map(|to| {
+                to.iter()
+                    .filter(|&&t| t != NONE)
+                    .fold(0u128, |m, &t| m | 1 << t)
+            })
+            .collect();
         let mut cone = vec![0u128; squares];
         for s in (0..squares).rev() {
             // Rows above are done first: the cone is the square plus its steps' cones.
@@ -223,6 +233,7 @@ impl Geometry {
             pawn_count: half,
             runner_to,
             pawn_to,
+            pawn_steps,
             neighbours,
             cone,
             col_key,
@@ -259,17 +270,20 @@ impl Geometry {
         m
     }
 
+    /// Whether the runner can move (as `runner_moves(..) != 0`, one set operation).
+    #[inline]
+    pub fn runner_can_move(&self, runner: u8, pawns: u128) -> bool {
+        self.neighbours[runner as usize] & !pawns != 0
+    }
+
     /// Whether some pawn can move.
     #[inline]
     pub fn pawns_can_move(&self, runner: u8, pawns: u128) -> bool {
-        let occupied = pawns | 1u128 << runner;
+        let free = !(pawns | 1u128 << runner);
         let mut p = pawns;
         while p != 0 {
-            let s = p.trailing_zeros() as usize;
-            for &t in &self.pawn_to[s] {
-                if t != NONE && occupied >> t & 1 == 0 {
-                    return true;
-                }
+            if self.pawn_steps[p.trailing_zeros() as usize] & free != 0 {
+                return true;
             }
             p &= p - 1;
         }
@@ -352,7 +366,12 @@ impl Chase {
     /// the side to move).
     #[inline]
     pub fn escaped(&self, runner: u8, pawns: u128, to_move: u8) -> bool {
-        self.escaped_with(runner, pawns, to_move, self.geo.reach(pawns))
+        // Only the area and square rules look at the pawns' reach.
+        let reach = match self.escape {
+            Escape::Area | Escape::Square => self.geo.reach(pawns),
+            _ => 0,
+        };
+        self.escaped_with(runner, pawns, to_move, reach)
     }
 
     /// [`Chase::escaped`] given the pawns' reach (`Geometry::reach(pawns)`), for callers that
@@ -384,7 +403,7 @@ impl Chase {
     #[inline]
     pub fn winner_of(&self, runner: u8, pawns: u128, to_move: u8) -> Option<Player> {
         let can_move = if to_move == RUNNER as u8 {
-            self.geo.runner_moves(runner, pawns) != 0
+            self.geo.runner_can_move(runner, pawns)
         } else {
             self.geo.pawns_can_move(runner, pawns)
         };
@@ -435,6 +454,28 @@ impl Chase {
             frontier |= new;
         }
         region
+    }
+
+    /// The legal actions of a position that is not over, ascending.
+    #[inline]
+    fn moves_of_live(&self, s: &ChaseState, out: &mut Vec<Action>) {
+        if s.to_move == RUNNER as u8 {
+            let m = self.geo.runner_moves(s.runner, s.pawns);
+            out.extend((0..4).filter(|d| m >> d & 1 != 0));
+        } else {
+            let occupied = s.pawns | 1u128 << s.runner;
+            let mut p = s.pawns;
+            while p != 0 {
+                let from = p.trailing_zeros() as usize;
+                p &= p - 1;
+                for (d, &t) in self.geo.pawn_to[from].iter().enumerate() {
+                    if t != NONE && occupied >> t & 1 == 0 {
+                        out.push(4 + 2 * self.geo.col_key[from] as Action + d as Action);
+                    }
+                }
+            }
+            out.sort_unstable();
+        }
     }
 
     fn decode(&self, s: &ChaseState, action: Action) -> Option<(u8, u8)> {
@@ -582,26 +623,17 @@ impl Game for Chase {
     }
     fn legal_actions(&self, s: &ChaseState, out: &mut Vec<Action>) {
         out.clear();
+        if self.winner(s).is_none() {
+            self.moves_of_live(s, out);
+        }
+    }
+    fn turn_and_legal_actions(&self, s: &ChaseState, out: &mut Vec<Action>) -> Turn {
+        out.clear();
         if self.winner(s).is_some() {
-            return;
+            return Turn::Terminal;
         }
-        if s.to_move == RUNNER as u8 {
-            let m = self.geo.runner_moves(s.runner, s.pawns);
-            out.extend((0..4).filter(|d| m >> d & 1 != 0));
-        } else {
-            let occupied = s.pawns | 1u128 << s.runner;
-            let mut p = s.pawns;
-            while p != 0 {
-                let from = p.trailing_zeros() as usize;
-                p &= p - 1;
-                for (d, &t) in self.geo.pawn_to[from].iter().enumerate() {
-                    if t != NONE && occupied >> t & 1 == 0 {
-                        out.push(4 + 2 * self.geo.col_key[from] as Action + d as Action);
-                    }
-                }
-            }
-            out.sort_unstable();
-        }
+        self.moves_of_live(s, out);
+        Turn::Player(s.to_move as Player)
     }
     fn apply(&self, s: &ChaseState, action: Action) -> ChaseState {
         let (from, to) = self
