@@ -495,13 +495,31 @@ pub fn optimal_rate_along_play<G: Game>(
 }
 
 /// States reachable from the start along edges `(state, edge index)` that `follow` accepts.
+///
+/// On an acyclic graph, one pass over the states parents first (the post-order reversed): a
+/// state's edges are followed once it is known to be reached. The states come in an order
+/// fixed in advance, so the processor works on several at once (their graph entries are cache
+/// misses on the larger games), where a depth-first search waits for each state's children
+/// before it can look at the next.
 fn reachable<G: Game>(
     graph: &StateGraph<G>,
     mut follow: impl FnMut(StateId, usize) -> bool,
 ) -> Vec<bool> {
     let mut seen = vec![false; graph.len()];
-    let mut stack = vec![graph.start()];
     seen[graph.start() as usize] = true;
+    if let Ok(order) = graph.post_order() {
+        for &id in order.iter().rev() {
+            if seen[id as usize] {
+                for (i, &c) in graph.children(id).iter().enumerate() {
+                    if !seen[c as usize] && follow(id, i) {
+                        seen[c as usize] = true;
+                    }
+                }
+            }
+        }
+        return seen;
+    }
+    let mut stack = vec![graph.start()];
     while let Some(id) = stack.pop() {
         for (i, &c) in graph.children(id).iter().enumerate() {
             if !seen[c as usize] && follow(id, i) {
@@ -651,18 +669,20 @@ pub(crate) fn backward_lanes<G: Game>(
 ) -> Result<Vec<ExpectedResult>, GraphError> {
     let game = graph.game();
     let width = lanes.len();
+    // Results are kept by place in the post-order (`StateGraph::child_places`).
+    let places = graph.child_places()?;
     values.resize(graph.len() * width, ExpectedResult::default());
     let mut here = vec![ExpectedResult::default(); width];
-    for &id in graph.post_order()? {
+    for (k, &id) in graph.post_order()?.iter().enumerate() {
         let i = id as usize;
         let turn = graph.turn(id);
+        let out = k * width..(k + 1) * width;
         if turn.is_terminal() {
             let r = game.returns(graph.state(id));
-            values[i * width..(i + 1) * width]
-                .fill(ExpectedResult::of(r.result_for(seat), r[seat]));
+            values[out].fill(ExpectedResult::of(r.result_for(seat), r[seat]));
             continue;
         }
-        let children = graph.children(id);
+        let children = &places[graph.edge_range(id)];
         for (l, lane) in lanes.iter().enumerate() {
             // The profile `Profile::mix` would take this state from (the adversary's states
             // are nobody's).
@@ -705,9 +725,11 @@ pub(crate) fn backward_lanes<G: Game>(
                 }
             };
         }
-        values[i * width..(i + 1) * width].copy_from_slice(&here);
+        values[out].copy_from_slice(&here);
     }
-    let start = graph.start() as usize * width;
+    // The start is the last state of the post-order.
+    let start = (graph.len() - 1) * width;
+    debug_assert_eq!(graph.post_order()?.last(), Some(&graph.start()));
     Ok(values[start..start + width].to_vec())
 }
 

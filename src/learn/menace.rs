@@ -19,7 +19,7 @@
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
-use super::table::StateMap;
+use super::table::{DENSE_LIMIT, StateMap};
 use super::{Decision, Learner, Position};
 use crate::SgRng;
 use crate::eval::{Metric, Role};
@@ -231,19 +231,112 @@ impl MatchBox {
     }
 }
 
-struct Played<S> {
-    key: S,
-    slot: usize,
+struct Played {
+    /// The bead's place in [`Boxes::beads`].
+    bead: usize,
     seat: Player,
+}
+
+/// Every opened box, its moves and beads in two flat arrays (a box is a range of both): a
+/// decision finds its box with one lookup and reads its beads and moves next to each other, not
+/// through a hash map entry and two allocations of its own. A game with a dense index of at
+/// most [`DENSE_LIMIT`] entries finds a box's range by index, others through a hash map.
+#[derive(Clone)]
+struct Boxes<G: Game> {
+    /// Dense index -> (first bead + 1) | length << 32 (0: not opened), or the hash map.
+    dense: Option<Vec<u64>>,
+    hashed: StateMap<G::State, (u32, u32)>,
+    /// The boxes' positions and ranges, in the order they were opened.
+    keys: Vec<G::State>,
+    ranges: Vec<(u32, u32)>,
+    moves: Vec<Action>,
+    beads: Vec<u32>,
+}
+
+impl<G: Game> Default for Boxes<G> {
+    fn default() -> Self {
+        Boxes {
+            dense: None,
+            hashed: StateMap::default(),
+            keys: Vec::new(),
+            ranges: Vec::new(),
+            moves: Vec::new(),
+            beads: Vec::new(),
+        }
+    }
+}
+
+impl<G: Game> Boxes<G> {
+    /// The dense index, made at the first lookup (the learner is built without the game).
+    fn dense_of(&mut self, game: &G) -> Option<&mut Vec<u64>> {
+        if self.dense.is_none()
+            && self.keys.is_empty()
+            && let Some(n) = game.state_index_len().filter(|&n| n <= DENSE_LIMIT)
+        {
+            self.dense = Some(vec![0; n]);
+        }
+        self.dense.as_mut()
+    }
+
+    /// The range of `key`'s box, if it is open.
+    #[inline]
+    fn find(&self, game: &G, key: &G::State) -> Option<std::ops::Range<usize>> {
+        let (start, len) = match &self.dense {
+            Some(d) => {
+                let packed = d[game.state_index(key)];
+                if packed == 0 {
+                    return None;
+                }
+                ((packed as u32 - 1) as usize, (packed >> 32) as usize)
+            }
+            None => {
+                let &(start, len) = self.hashed.get(key)?;
+                (start as usize, len as usize)
+            }
+        };
+        Some(start..start + len)
+    }
+
+    /// The range of `key`'s box, opened with `open`'s moves and bead count if it was not.
+    #[inline]
+    fn find_or_open(
+        &mut self,
+        game: &G,
+        key: &G::State,
+        open: impl FnOnce(&G::State) -> (Vec<Action>, u32),
+    ) -> std::ops::Range<usize> {
+        self.dense_of(game);
+        if let Some(r) = self.find(game, key) {
+            return r;
+        }
+        let (moves, beads) = open(key);
+        let start = self.beads.len();
+        let len = moves.len();
+        assert!(
+            start + len < u32::MAX as usize,
+            "the matchboxes outgrew 2^32 beads"
+        );
+        self.beads.resize(start + len, beads);
+        self.moves.extend_from_slice(&moves);
+        match &mut self.dense {
+            Some(d) => d[game.state_index(key)] = (start as u64 + 1) | (len as u64) << 32,
+            None => {
+                self.hashed.insert(key.clone(), (start as u32, len as u32));
+            }
+        }
+        self.keys.push(key.clone());
+        self.ranges.push((start as u32, len as u32));
+        start..start + len
+    }
 }
 
 /// A matchbox learner (HER or MENACE, by its [`MatchboxConfig`]).
 pub struct Matchbox<G: Game> {
     name: String,
     config: MatchboxConfig,
-    /// Fx-hashed: looked up at every decision and at every position of every evaluation.
-    boxes: StateMap<G::State, MatchBox>,
-    history: Vec<Played<G::State>>,
+    /// The boxes, looked up at every decision and at every position of every evaluation.
+    boxes: Boxes<G>,
+    history: Vec<Played>,
     moves_made: [usize; MAX_PLAYERS],
 }
 
@@ -252,7 +345,7 @@ impl<G: Game> Matchbox<G> {
         Matchbox {
             name: name.into(),
             config,
-            boxes: StateMap::default(),
+            boxes: Boxes::default(),
             history: Vec::new(),
             moves_made: [0; MAX_PLAYERS],
         }
@@ -264,13 +357,26 @@ impl<G: Game> Matchbox<G> {
 
     /// The box for `state`, if the learner has opened it, with the symmetry that maps `state`
     /// to the box's position.
-    pub fn box_for(&self, game: &G, state: &G::State) -> Option<&MatchBox> {
-        self.boxes.get(&self.key(game, state).0)
+    pub fn box_for(&self, game: &G, state: &G::State) -> Option<MatchBox> {
+        let r = self.boxes.find(game, &self.key(game, state).0)?;
+        Some(MatchBox {
+            moves: self.boxes.moves[r.clone()].to_vec(),
+            beads: self.boxes.beads[r].to_vec(),
+        })
     }
 
-    /// Every opened box by its (canonical) position.
-    pub fn boxes(&self) -> impl Iterator<Item = (&G::State, &MatchBox)> {
-        self.boxes.iter()
+    /// Every opened box by its (canonical) position, in the order they were opened.
+    pub fn boxes(&self) -> impl Iterator<Item = (&G::State, MatchBox)> {
+        self.boxes.keys.iter().zip(&self.boxes.ranges).map(|(k, r)| {
+            let r = r.0 as usize..(r.0 + r.1) as usize;
+            (
+                k,
+                MatchBox {
+                    moves: self.boxes.moves[r.clone()].to_vec(),
+                    beads: self.boxes.beads[r].to_vec(),
+                },
+            )
+        })
     }
 
     fn key(&self, game: &G, state: &G::State) -> (G::State, usize) {
@@ -300,8 +406,8 @@ impl<G: Game> Matchbox<G> {
         probs.resize(legal.len(), 0.0);
         let (key, sym) = self.key(game, state);
         let owned;
-        let (moves, beads): (&[Action], Option<&[u32]>) = match self.boxes.get(&key) {
-            Some(b) => (&b.moves, Some(&b.beads)),
+        let (moves, beads): (&[Action], Option<&[u32]>) = match self.boxes.find(game, &key) {
+            Some(r) => (&self.boxes.moves[r.clone()], Some(&self.boxes.beads[r])),
             None if !self.config.symmetry || game.num_symmetries() == 1 => {
                 // An unopened box without symmetries holds the same number of beads for every
                 // legal move: uniform (as the general case below computes it, 1 / n each),
@@ -382,18 +488,21 @@ impl<G: Game> Learner<G> for Matchbox<G> {
         let move_number = self.moves_made[seat];
         self.moves_made[seat] += 1;
         let config = &self.config;
-        let b = self.boxes.entry(key.clone()).or_insert_with_key(|key| {
+        let range = self.boxes.find_or_open(game, &key, |key| {
             let moves = box_moves(config, game, key);
-            let beads = vec![config.beads_at_move(move_number); moves.len()];
-            MatchBox { moves, beads }
+            let beads = config.beads_at_move(move_number);
+            (moves, beads)
         });
-        let total = b.total();
+        let (moves, beads) = (
+            &self.boxes.moves[range.clone()],
+            &self.boxes.beads[range.clone()],
+        );
+        let total: u64 = beads.iter().map(|&n| n as u64).sum();
         if total == 0 {
             return None;
         }
         let mut r = rng.random_range(0..total);
-        let slot = b
-            .beads
+        let slot = beads
             .iter()
             .position(|&n| {
                 if r < n as u64 {
@@ -404,9 +513,12 @@ impl<G: Game> Learner<G> for Matchbox<G> {
                 }
             })
             .expect("r < total");
-        let action = game.transform_action(&key, b.moves[slot], game.inverse_symmetry(sym));
+        let action = game.transform_action(&key, moves[slot], game.inverse_symmetry(sym));
         debug_assert!(legal.contains(&action));
-        self.history.push(Played { key, slot, seat });
+        self.history.push(Played {
+            bead: range.start + slot,
+            seat,
+        });
         Some(action)
     }
 
@@ -421,11 +533,7 @@ impl<G: Game> Learner<G> for Matchbox<G> {
                 continue;
             }
             let delta = self.config.reward(returns.result_for(played.seat));
-            let beads = &mut self
-                .boxes
-                .get_mut(&played.key)
-                .expect("played box exists")
-                .beads[played.slot];
+            let beads = &mut self.boxes.beads[played.bead];
             // Saturate: a bead count neither wraps nor drops below the floor.
             *beads = (*beads as i64 + delta as i64)
                 .clamp(self.config.min_beads as i64, u32::MAX as i64) as u32;
@@ -455,12 +563,20 @@ impl<G: Game> Learner<G> for Matchbox<G> {
     }
 
     fn statistics(&self) -> Vec<(Metric, f64)> {
-        let empty = self.boxes.values().filter(|b| b.total() == 0).count();
-        let beads: u64 = self.boxes.values().map(|b| b.total()).sum();
+        let totals = || {
+            self.boxes.ranges.iter().map(|&(start, len)| {
+                self.boxes.beads[start as usize..(start + len) as usize]
+                    .iter()
+                    .map(|&n| n as u64)
+                    .sum::<u64>()
+            })
+        };
+        let empty = totals().filter(|&t| t == 0).count();
+        let beads: u64 = totals().sum();
         vec![
             (
                 Metric::new("boxes", "Matchboxes opened", "boxes").role(Role::Column("boxes used")),
-                self.boxes.len() as f64,
+                self.boxes.keys.len() as f64,
             ),
             (
                 Metric::new("empty_boxes", "Empty matchboxes", "boxes"),

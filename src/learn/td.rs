@@ -21,7 +21,7 @@ use super::backup::{
     Backup, Pending, discount, epsilon_greedy, epsilon_greedy_probabilities, max_of,
 };
 use super::schedule::{Decay, Schedule, checked};
-use super::table::Table;
+use super::table::{DENSE_LIMIT, Table};
 use super::{Decision, Learner, Position};
 use crate::SgRng;
 use crate::game::{Action, Game, MAX_PLAYERS, Player, Returns};
@@ -97,6 +97,85 @@ impl TdConfig {
     }
 }
 
+/// Afterstate values by state. A game with a dense index of at most [`DENSE_LIMIT`] entries
+/// has one value per index, set to the initial value from the start: a lookup is one load, not
+/// the row's place and then its value (two cache misses, the second waiting for the first, on
+/// the larger games). Other games keep a [`Table`] of one-value rows. Either way an item (what
+/// the pending backups and the traces hold) names one afterstate's value.
+#[derive(Clone)]
+enum Values<G: Game> {
+    Dense {
+        values: Vec<f64>,
+        /// One bit per index: whether the afterstate was met (for the count of them).
+        met: Vec<u64>,
+        rows: usize,
+    },
+    Rows(Table<G>),
+}
+
+impl<G: Game> Values<G> {
+    fn new(game: &G, initial: f64) -> Self {
+        match game.state_index_len() {
+            Some(n) if n <= DENSE_LIMIT => Values::Dense {
+                values: vec![initial; n],
+                met: vec![0; n.div_ceil(64)],
+                rows: 0,
+            },
+            _ => Values::Rows(Table::new(game)),
+        }
+    }
+
+    /// The value of `after`, the initial value if it was never met.
+    #[inline]
+    fn get(&self, game: &G, after: &G::State, initial: f64) -> f64 {
+        match self {
+            Values::Dense { values, .. } => values[game.state_index(after)],
+            Values::Rows(t) => t.row(game, after).map_or(initial, |r| t.values()[r.start]),
+        }
+    }
+
+    /// The item of `after`, which is met now if it was not.
+    #[inline]
+    fn item_or_insert(&mut self, game: &G, after: &G::State, initial: f64) -> u32 {
+        match self {
+            Values::Dense { met, rows, .. } => {
+                let i = game.state_index(after);
+                let bit = 1u64 << (i % 64);
+                if met[i / 64] & bit == 0 {
+                    met[i / 64] |= bit;
+                    *rows += 1;
+                }
+                i as u32
+            }
+            Values::Rows(t) => t.row_or_insert(game, after, 1, initial).start as u32,
+        }
+    }
+
+    #[inline]
+    fn values(&self) -> &[f64] {
+        match self {
+            Values::Dense { values, .. } => values,
+            Values::Rows(t) => t.values(),
+        }
+    }
+
+    #[inline]
+    fn values_mut(&mut self) -> &mut [f64] {
+        match self {
+            Values::Dense { values, .. } => values,
+            Values::Rows(t) => t.values_mut(),
+        }
+    }
+
+    /// Afterstates met.
+    fn rows(&self) -> usize {
+        match self {
+            Values::Dense { rows, .. } => *rows,
+            Values::Rows(t) => t.rows(),
+        }
+    }
+}
+
 /// One backup chain's eligibility traces.
 #[derive(Clone, Debug, Default)]
 struct Chain {
@@ -110,8 +189,8 @@ struct Chain {
 pub struct Td<G: Game> {
     name: String,
     config: TdConfig,
-    /// Afterstate values, one per row.
-    table: Table<G>,
+    /// Afterstate values.
+    table: Values<G>,
     /// Pending afterstates (value indices).
     pending: Pending<u32>,
     chains: [Chain; MAX_PLAYERS],
@@ -130,7 +209,7 @@ impl<G: Game> Td<G> {
     pub fn new(game: &G, name: impl Into<String>, config: TdConfig) -> Self {
         Td {
             name: name.into(),
-            table: Table::new(game),
+            table: Values::new(game, config.initial),
             pending: Pending::new(game.num_players()),
             chains: Default::default(),
             two_player: game.num_players() == 2,
@@ -161,11 +240,7 @@ impl<G: Game> Td<G> {
         if game.turn(after).is_terminal() {
             (game.returns(after)[mover], true)
         } else {
-            let value = self
-                .table
-                .row(game, after)
-                .map_or(self.config.initial, |r| self.table.values()[r.start]);
-            (value, false)
+            (self.table.get(game, after, self.config.initial), false)
         }
     }
 
@@ -254,9 +329,7 @@ impl<G: Game> Learner<G> for Td<G> {
             self.values.push(if terminal {
                 game.returns(after)[d.seat]
             } else {
-                self.table
-                    .row(game, after)
-                    .map_or(self.config.initial, |r| self.table.values()[r.start])
+                self.table.get(game, after, self.config.initial)
             });
         }
         let choice = epsilon_greedy(&self.values, self.epsilon, rng);
@@ -268,10 +341,8 @@ impl<G: Game> Learner<G> for Td<G> {
         }
         let after = &self.afters[choice];
         if !self.ends_game[choice] {
-            let row = self
-                .table
-                .row_or_insert(game, after, 1, self.config.initial);
-            self.pending.push(d.seat, d.ply, row.start as u32);
+            let item = self.table.item_or_insert(game, after, self.config.initial);
+            self.pending.push(d.seat, d.ply, item);
         }
         Some(d.legal[choice])
     }
@@ -438,8 +509,8 @@ mod tests {
         l.begin_episode();
         // Make O's greedy move 4 (the blunder) by valuing its afterstate highest.
         let blunder = game.apply(&before, 4);
-        let row = l.table.row_or_insert(&game, &blunder, 1, 0.0);
-        l.table.values_mut()[row.start] = 0.9;
+        let item = l.table.item_or_insert(&game, &blunder, 0.0) as usize;
+        l.table.values_mut()[item] = 0.9;
         let o = l.act(
             &game,
             &Decision {
@@ -463,6 +534,6 @@ mod tests {
             &mut r,
         );
         assert_eq!(x, Some(2));
-        assert!((l.table.values()[row.start] + 1.0).abs() < 1e-12);
+        assert!((l.table.values()[item] + 1.0).abs() < 1e-12);
     }
 }
