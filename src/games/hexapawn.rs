@@ -85,6 +85,8 @@ pub struct Hexapawn {
     first_row: u64,
     last_row: u64,
     dense: bool,
+    /// `targets[player][sq][kind]`: the bit of [`Hexapawn::target`], 0 off the board.
+    targets: std::sync::Arc<[Vec<[u64; 3]>; 2]>,
 }
 
 impl Hexapawn {
@@ -122,13 +124,21 @@ impl Hexapawn {
         let dense = 3usize
             .checked_pow(squares as u32)
             .is_some_and(|n| n.saturating_mul(2) <= MAX_DENSE_INDEX);
-        Ok(Hexapawn {
+        let mut game = Hexapawn {
             rows,
             cols,
             first_row,
             last_row,
             dense,
-        })
+            targets: std::sync::Arc::new([Vec::new(), Vec::new()]),
+        };
+        let table = |player: Player| -> Vec<[u64; 3]> {
+            (0..squares)
+                .map(|sq| [0, 1, 2].map(|kind| game.target(player, sq, kind).map_or(0, |t| 1 << t)))
+                .collect()
+        };
+        game.targets = std::sync::Arc::new([table(WHITE), table(BLACK)]);
+        Ok(game)
     }
 
     pub fn rows(&self) -> usize {
@@ -177,10 +187,11 @@ impl Hexapawn {
         if own & (1 << sq) == 0 {
             return false;
         }
-        match self.target(player, sq, kind) {
-            None => false,
-            Some(t) if kind == 1 => (own | enemy) & (1 << t) == 0,
-            Some(t) => enemy & (1 << t) != 0,
+        let t = self.targets[player][sq][kind as usize];
+        if kind == 1 {
+            t != 0 && (own | enemy) & t == 0
+        } else {
+            enemy & t != 0
         }
     }
 
@@ -262,6 +273,15 @@ impl Game for Hexapawn {
         match self.winner(s) {
             Some(_) => Turn::Terminal,
             None => Turn::Player(s.to_move as Player),
+        }
+    }
+    fn turn_and_legal_actions(&self, s: &HexapawnState, out: &mut Vec<Action>) -> Turn {
+        // The legal actions as `legal_actions` makes them; none left ends the game.
+        self.legal_actions(s, out);
+        if out.is_empty() {
+            Turn::Terminal
+        } else {
+            Turn::Player(s.to_move as Player)
         }
     }
     fn legal_actions(&self, s: &HexapawnState, out: &mut Vec<Action>) {

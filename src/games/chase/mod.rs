@@ -464,6 +464,25 @@ impl Chase {
             out.extend((0..4).filter(|d| m >> d & 1 != 0));
         } else {
             let occupied = s.pawns | 1u128 << s.runner;
+            if 2 * self.geo.squares <= 128 {
+                // Pawn move 2·key + d as a bit: the set bits come out in ascending order.
+                let mut moves = 0u128;
+                let mut p = s.pawns;
+                while p != 0 {
+                    let from = p.trailing_zeros() as usize;
+                    p &= p - 1;
+                    for (d, &t) in self.geo.pawn_to[from].iter().enumerate() {
+                        if t != NONE && occupied >> t & 1 == 0 {
+                            moves |= 1u128 << (2 * self.geo.col_key[from] as usize + d);
+                        }
+                    }
+                }
+                while moves != 0 {
+                    out.push(4 + moves.trailing_zeros() as Action);
+                    moves &= moves - 1;
+                }
+                return;
+            }
             let mut p = s.pawns;
             while p != 0 {
                 let from = p.trailing_zeros() as usize;
