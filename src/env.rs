@@ -79,6 +79,10 @@ struct Core<G: Game> {
     /// The game's turn at `state`, worked out once per state by `enter`.
     state_turn: Turn,
     legal: Vec<Action>,
+    /// `legal.len()`, kept apart: the learner's view of `legal` is read right after `legal` is
+    /// refilled, and a load of the vector's (pointer, length) pair as one 16-byte word cannot
+    /// be forwarded from the 8-byte store of its length (a stall of a dozen cycles per move).
+    legal_len: u32,
     /// The action mask of `legal`, made when asked for ([`Core::mask`]).
     mask: std::cell::OnceCell<Vec<bool>>,
     outcomes: Vec<(Action, f64)>,
@@ -100,6 +104,7 @@ impl<G: Game> Core<G> {
             last_mover: 0,
             state_turn: Turn::Terminal,
             legal: Vec::new(),
+            legal_len: 0,
             mask: std::cell::OnceCell::new(),
             outcomes: Vec::new(),
         }
@@ -133,6 +138,7 @@ impl<G: Game> Core<G> {
     fn enter(&mut self, state: G::State) {
         self.mask.take();
         self.state_turn = self.game.turn_and_legal_actions(&state, &mut self.legal);
+        self.legal_len = self.legal.len() as u32;
         if self.state_turn.is_terminal() {
             self.returns = Some(self.game.returns(&state));
             self.truncated = self.game.is_cut_off(&state);
@@ -140,6 +146,12 @@ impl<G: Game> Core<G> {
             self.truncated = true;
         }
         self.state = state;
+    }
+
+    /// The legal actions at `state` (empty at the end).
+    #[inline]
+    fn legal(&self) -> &[Action] {
+        &self.legal[..self.legal_len as usize]
     }
 
     /// One flag per action of the action space, set for the legal actions: built from `legal`
@@ -160,7 +172,14 @@ impl<G: Game> Core<G> {
         if self.done() {
             return Err(EnvError::EpisodeOver);
         }
-        if self.legal.binary_search(&action).is_err() {
+        let legal = self.legal();
+        // A short list is scanned (no chain of dependent loads), a long one halved.
+        let found = if legal.len() <= 16 {
+            legal.contains(&action)
+        } else {
+            legal.binary_search(&action).is_ok()
+        };
+        if !found {
             return Err(self.game.illegal(&self.state, action.to_string()).into());
         }
         if let Turn::Player(p) = self.state_turn {
@@ -185,6 +204,7 @@ impl<G: Game> Core<G> {
         self.resigned = Some(seat);
         self.mask.take();
         self.legal.clear();
+        self.legal_len = 0;
         Ok(())
     }
 
@@ -334,7 +354,7 @@ impl<'p, G: Game> Env<'p, G> {
                     let choice = policy.choose(
                         &self.core.game,
                         &self.core.state,
-                        &self.core.legal,
+                        &self.core.legal[..self.core.legal_len as usize],
                         &mut self.core.rng,
                     );
                     match choice {
@@ -369,7 +389,7 @@ impl<'p, G: Game> Env<'p, G> {
         if self.core.done() {
             &[]
         } else {
-            &self.core.legal
+            self.core.legal()
         }
     }
     /// One flag per action of the action space: legal now or not.
@@ -486,7 +506,7 @@ impl<G: Game> AecEnv<G> {
         if self.core.done() {
             &[]
         } else {
-            &self.core.legal
+            self.core.legal()
         }
     }
     pub fn action_mask(&self) -> &[bool] {

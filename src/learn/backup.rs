@@ -125,14 +125,16 @@ pub fn max_of(values: &[f64]) -> f64 {
 #[inline(always)]
 pub fn epsilon_greedy(values: &[f64], epsilon: f64, rng: &mut SgRng) -> usize {
     // Drawn from a copy written back at the end: the generator's state stays in registers
-    // through the loop instead of a store and a load at every tie.
+    // through the loop instead of a store and a load at every tie. The copy never leaves this
+    // function (the uniform draw, not inlined, is made on `rng` itself): were it passed by
+    // reference it would live in memory, written a word at a time and read back two at once,
+    // which the store buffer cannot forward.
     let mut local = rng.clone();
-    let n = values.len();
-    let choice = if epsilon > 0.0 && local.random::<f64>() < epsilon {
-        local.random_range(0..n)
-    } else {
-        greedy(values, &mut local)
-    };
+    if epsilon > 0.0 && local.random::<f64>() < epsilon {
+        *rng = local;
+        return rng.random_range(0..values.len());
+    }
+    let choice = greedy(values, &mut local);
     *rng = local;
     choice
 }
