@@ -16,7 +16,8 @@ use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 use super::backup::{
-    Pending, discount, epsilon_greedy, epsilon_greedy_expectation, max_of, row_probabilities,
+    Pending, discount, epsilon_greedy, epsilon_greedy_and_max, epsilon_greedy_expectation, max_of,
+    row_probabilities,
 };
 use super::schedule::{Decay, Schedule, checked};
 use super::table::Table;
@@ -258,19 +259,29 @@ impl<G: Game> Learner<G> for QLearner<G> {
         let row = self
             .table
             .row_or_insert(game, d.state, n, self.config.initial);
-        let choice = if self.config.double {
+        let (choice, greedy_max) = if self.config.double {
             self.second.resize(self.table.len(), self.config.initial);
             self.scratch.clear();
             let (a, b) = (&self.table.values()[row.clone()], &self.second[row.clone()]);
             self.scratch.extend(a.iter().zip(b).map(|(x, y)| x + y));
-            epsilon_greedy(&self.scratch, self.epsilon, rng)
+            (epsilon_greedy(&self.scratch, self.epsilon, rng), None)
         } else {
-            epsilon_greedy(&self.table.values()[row.clone()], self.epsilon, rng)
+            epsilon_greedy_and_max(&self.table.values()[row.clone()], self.epsilon, rng)
         };
         if let Some(b) = self.pending.take(d.seat, d.ply) {
-            let target = b.sign
-                * discount(self.config.gamma, b.plies)
-                * self.next_value(row.clone(), choice, b.item.second);
+            let next = match greedy_max {
+                // The greedy scan's maximum is `max_of` of the row, bit for bit: no value is
+                // NaN (all are finite) nor -0.0 (a sum is -0.0 only if both terms are, so no
+                // update makes one unless `initial` is one).
+                Some(max)
+                    if self.config.algorithm == Algorithm::QLearning
+                        && self.config.initial.to_bits() != (-0.0f64).to_bits() =>
+                {
+                    max
+                }
+                _ => self.next_value(row.clone(), choice, b.item.second),
+            };
+            let target = b.sign * discount(self.config.gamma, b.plies) * next;
             update(
                 self.table.values_mut(),
                 &mut self.second,
