@@ -235,8 +235,10 @@ impl Game for TicTacToe {
         if empty == 0 || (x | o) & HAS_LINE_BIT != 0 {
             return Turn::Terminal;
         }
-        let n = (MARKS[empty as usize] & !HAS_LINE_BIT) as usize;
-        out.extend(EMPTY_CELLS[empty as usize][..n].iter().map(|&c| c as Action));
+        // All nine entries copied, then cut to the empty cells: a copy of fixed length (no loop
+        // leaving at a place that changes with every move).
+        out.extend(EMPTY_CELLS[empty as usize].iter().map(|&c| c as Action));
+        out.truncate((MARKS[empty as usize] & !HAS_LINE_BIT) as usize);
         Turn::Player(if (x ^ o) & !HAS_LINE_BIT == 0 { X } else { O })
     }
     fn legal_actions(&self, s: &TicTacToeState, out: &mut Vec<Action>) {
