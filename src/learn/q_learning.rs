@@ -134,6 +134,9 @@ pub struct QLearner<G: Game> {
     alpha: f64,
     epsilon: f64,
     scratch: Vec<f64>,
+    /// γ = 1: no discount to work out. A flag apart from γ on purpose: tested on γ itself,
+    /// the compiler sees that γ^k is 1 there anyway and calls powi every time.
+    undiscounted: bool,
 }
 
 impl<G: Game> QLearner<G> {
@@ -148,6 +151,7 @@ impl<G: Game> QLearner<G> {
             alpha,
             epsilon,
             scratch: Vec::new(),
+            undiscounted: config.gamma == 1.0,
             config,
         }
     }
@@ -235,6 +239,19 @@ impl<G: Game> QLearner<G> {
     }
 }
 
+/// γ^plies ([`discount`]), 1 without looking at γ when `undiscounted`.
+#[inline]
+fn discount_over(undiscounted: bool, gamma: f64, plies: u32) -> f64 {
+    if undiscounted { 1.0 } else { powered(gamma, plies) }
+}
+
+/// [`discount`] out of line: inlined, its `powi` (free of side effects) would be computed ahead
+/// of the test on `undiscounted` whichever way the test goes, one call per backup.
+#[inline(never)]
+fn powered(gamma: f64, plies: u32) -> f64 {
+    discount(gamma, plies)
+}
+
 #[inline]
 fn update(first: &mut [f64], second: &mut [f64], slot: Slot, target: f64, alpha: f64) {
     let q = if slot.second {
@@ -281,7 +298,8 @@ impl<G: Game> Learner<G> for QLearner<G> {
                 }
                 _ => self.next_value(row.clone(), choice, b.item.second),
             };
-            let target = b.sign * discount(self.config.gamma, b.plies) * next;
+            let target =
+                b.sign * discount_over(self.undiscounted, self.config.gamma, b.plies) * next;
             update(
                 self.table.values_mut(),
                 &mut self.second,
@@ -299,10 +317,10 @@ impl<G: Game> Learner<G> for QLearner<G> {
     }
 
     fn end_episode(&mut self, _game: &G, returns: &Returns, plies: u32) {
-        let (gamma, alpha) = (self.config.gamma, self.alpha);
+        let (undiscounted, gamma, alpha) = (self.undiscounted, self.config.gamma, self.alpha);
         let values = self.table.values_mut();
         for b in self.pending.finish(plies) {
-            let target = discount(gamma, b.plies.saturating_sub(1)) * returns[b.seat];
+            let target = discount_over(undiscounted, gamma, b.plies.saturating_sub(1)) * returns[b.seat];
             update(values, &mut self.second, b.item, target, alpha);
         }
         self.episode += 1;
