@@ -76,17 +76,21 @@ struct Core<G: Game> {
     drawn: Vec<(Player, Action)>,
     /// The seat that made the last move.
     last_mover: Player,
-    /// The game's turn at `state`, worked out once per state by `refresh`.
+    /// The game's turn at `state`, worked out once per state by `enter`.
     state_turn: Turn,
     legal: Vec<Action>,
-    mask: Vec<bool>,
+    /// `legal.len()`, kept apart: the learner's view of `legal` is read right after `legal` is
+    /// refilled, and a load of the vector's (pointer, length) pair as one 16-byte word cannot
+    /// be forwarded from the 8-byte store of its length (a stall of a dozen cycles per move).
+    legal_len: u32,
+    /// The action mask of `legal`, made when asked for ([`Core::mask`]).
+    mask: std::cell::OnceCell<Vec<bool>>,
     outcomes: Vec<(Action, f64)>,
 }
 
 impl<G: Game> Core<G> {
     fn new(game: G, seed: u64) -> Self {
         let state = game.initial_state();
-        let mask = vec![false; game.num_distinct_actions()];
         Core {
             game,
             state,
@@ -100,7 +104,8 @@ impl<G: Game> Core<G> {
             last_mover: 0,
             state_turn: Turn::Terminal,
             legal: Vec::new(),
-            mask,
+            legal_len: 0,
+            mask: std::cell::OnceCell::new(),
             outcomes: Vec::new(),
         }
     }
@@ -109,13 +114,12 @@ impl<G: Game> Core<G> {
         if let Some(seed) = seed {
             self.rng = SgRng::seed_from_u64(seed);
         }
-        self.state = self.game.initial_state();
         self.ply = 0;
         self.returns = None;
         self.truncated = false;
         self.resigned = None;
         self.drawn.clear();
-        self.refresh();
+        self.enter(self.game.initial_state());
     }
 
     /// The game ended by its own rules (not cut off by a cap: that is `truncated`).
@@ -127,31 +131,55 @@ impl<G: Game> Core<G> {
         self.returns.is_some() || self.truncated
     }
 
-    /// Recomputes legal actions, the mask and the end-of-episode flags for the current state.
-    fn refresh(&mut self) {
-        for &a in &self.legal {
-            self.mask[a as usize] = false;
-        }
-        self.state_turn = self
-            .game
-            .turn_and_legal_actions(&self.state, &mut self.legal);
-        for &a in &self.legal {
-            self.mask[a as usize] = true;
-        }
+    /// Moves to `state`: its legal actions and the end-of-episode flags. Worked out from
+    /// `state` before it is stored, so that a small state is read from registers rather than
+    /// reloaded from memory right after the store (a stall when the sizes of the two differ).
+    #[inline]
+    fn enter(&mut self, state: G::State) {
+        self.mask.take();
+        self.state_turn = self.game.turn_and_legal_actions(&state, &mut self.legal);
+        self.legal_len = self.legal.len() as u32;
         if self.state_turn.is_terminal() {
-            self.returns = Some(self.game.returns(&self.state));
-            self.truncated = self.game.is_cut_off(&self.state);
+            self.returns = Some(self.game.returns(&state));
+            self.truncated = self.game.is_cut_off(&state);
         } else if self.max_plies.is_some_and(|m| self.ply >= m) {
             self.truncated = true;
         }
+        self.state = state;
+    }
+
+    /// The legal actions at `state` (empty at the end).
+    #[inline]
+    fn legal(&self) -> &[Action] {
+        &self.legal[..self.legal_len as usize]
+    }
+
+    /// One flag per action of the action space, set for the legal actions: built from `legal`
+    /// when first asked for after a move (learners never ask).
+    fn mask(&self) -> &[bool] {
+        self.mask.get_or_init(|| {
+            let mut mask = vec![false; self.game.num_distinct_actions()];
+            for &a in &self.legal {
+                mask[a as usize] = true;
+            }
+            mask
+        })
     }
 
     /// Plays a player's action, checked against the legal actions already at hand.
+    #[inline]
     fn apply(&mut self, action: Action) -> Result<(), EnvError> {
         if self.done() {
             return Err(EnvError::EpisodeOver);
         }
-        if self.legal.binary_search(&action).is_err() {
+        let legal = self.legal();
+        // A short list is scanned (no chain of dependent loads), a long one halved.
+        let found = if legal.len() <= 16 {
+            legal.contains(&action)
+        } else {
+            legal.binary_search(&action).is_ok()
+        };
+        if !found {
             return Err(self.game.illegal(&self.state, action.to_string()).into());
         }
         if let Turn::Player(p) = self.state_turn {
@@ -161,10 +189,11 @@ impl<G: Game> Core<G> {
         Ok(())
     }
 
+    #[inline]
     fn advance_with(&mut self, action: Action) {
-        self.state = self.game.apply(&self.state, action);
+        let next = self.game.apply(&self.state, action);
         self.ply += 1;
-        self.refresh();
+        self.enter(next);
     }
 
     fn resign(&mut self, seat: Player) -> Result<(), EnvError> {
@@ -173,10 +202,9 @@ impl<G: Game> Core<G> {
         }
         self.returns = Some(self.game.resignation_returns(&self.state, seat));
         self.resigned = Some(seat);
-        for &a in &self.legal {
-            self.mask[a as usize] = false;
-        }
+        self.mask.take();
         self.legal.clear();
+        self.legal_len = 0;
         Ok(())
     }
 
@@ -326,7 +354,7 @@ impl<'p, G: Game> Env<'p, G> {
                     let choice = policy.choose(
                         &self.core.game,
                         &self.core.state,
-                        &self.core.legal,
+                        &self.core.legal[..self.core.legal_len as usize],
                         &mut self.core.rng,
                     );
                     match choice {
@@ -361,12 +389,12 @@ impl<'p, G: Game> Env<'p, G> {
         if self.core.done() {
             &[]
         } else {
-            &self.core.legal
+            self.core.legal()
         }
     }
     /// One flag per action of the action space: legal now or not.
     pub fn action_mask(&self) -> &[bool] {
-        &self.core.mask
+        self.core.mask()
     }
     /// The returns of the finished episode: `None` while running or when the environment's ply
     /// limit cut it off; a game's own cap (a round cap) gives the returns its rules say.
@@ -413,6 +441,7 @@ impl<G: Game> AecEnv<G> {
         self.resolve_chance();
     }
 
+    #[inline]
     fn resolve_chance(&mut self) {
         while !self.core.done() && self.core.state_turn == Turn::Chance {
             self.core.draw_chance();
@@ -440,6 +469,7 @@ impl<G: Game> AecEnv<G> {
     }
 
     /// The selected agent plays `action`; chance events that follow are drawn.
+    #[inline]
     pub fn step(&mut self, action: Action) -> Result<(), EnvError> {
         self.core.apply(action)?;
         self.core.drawn.clear();
@@ -476,14 +506,18 @@ impl<G: Game> AecEnv<G> {
         if self.core.done() {
             &[]
         } else {
-            &self.core.legal
+            self.core.legal()
         }
     }
     pub fn action_mask(&self) -> &[bool] {
-        &self.core.mask
+        self.core.mask()
     }
     pub fn returns(&self) -> Option<Returns> {
         self.core.returns
+    }
+    /// The seat that resigned, if the episode ended by resignation.
+    pub fn resigned(&self) -> Option<Player> {
+        self.core.resigned
     }
 }
 

@@ -37,6 +37,8 @@ pub struct Backup<T> {
 #[derive(Clone, Debug)]
 pub struct Pending<T: Copy> {
     two_player: bool,
+    /// The seats in play: the slots beyond them are never used.
+    players: usize,
     slots: [Option<(T, u32)>; MAX_PLAYERS],
     last: Option<Player>,
 }
@@ -45,13 +47,14 @@ impl<T: Copy> Pending<T> {
     pub fn new(num_players: usize) -> Self {
         Pending {
             two_player: num_players == 2,
+            players: num_players.min(MAX_PLAYERS),
             slots: [None; MAX_PLAYERS],
             last: None,
         }
     }
 
     pub fn clear(&mut self) {
-        self.slots = [None; MAX_PLAYERS];
+        self.slots[..self.players].fill(None);
         self.last = None;
     }
 
@@ -90,7 +93,7 @@ impl<T: Copy> Pending<T> {
     #[inline]
     pub fn finish(&mut self, plies: u32) -> impl Iterator<Item = Backup<T>> + '_ {
         self.last = None;
-        self.slots
+        self.slots[..self.players]
             .iter_mut()
             .enumerate()
             .filter_map(move |(seat, slot)| {
@@ -122,18 +125,44 @@ pub fn max_of(values: &[f64]) -> f64 {
 
 /// The index of a greedy entry of `values` (ties broken uniformly at random) or, with
 /// probability `epsilon`, of a uniformly random one.
-#[inline]
+#[inline(always)]
 pub fn epsilon_greedy(values: &[f64], epsilon: f64, rng: &mut SgRng) -> usize {
-    let n = values.len();
-    if epsilon > 0.0 && rng.random::<f64>() < epsilon {
-        return rng.random_range(0..n);
+    epsilon_greedy_and_max(values, epsilon, rng).0
+}
+
+/// [`epsilon_greedy`], with the largest of `values` when the choice was greedy (`None` when it
+/// was random): the greedy scan finds it anyway. The same bits as [`max_of`] when no value is
+/// NaN or -0.0 (`f64::max` may return either zero of a pair).
+#[inline(always)]
+pub fn epsilon_greedy_and_max(
+    values: &[f64],
+    epsilon: f64,
+    rng: &mut SgRng,
+) -> (usize, Option<f64>) {
+    // Drawn from a copy written back at the end: the generator's state stays in registers
+    // through the loop instead of a store and a load at every tie. The copy never leaves this
+    // function (the uniform draw, not inlined, is made on `rng` itself): were it passed by
+    // reference it would live in memory, written a word at a time and read back two at once,
+    // which the store buffer cannot forward.
+    let mut local = rng.clone();
+    if epsilon > 0.0 && local.random::<f64>() < epsilon {
+        *rng = local;
+        return (rng.random_range(0..values.len()), None);
     }
-    greedy(values, rng)
+    let (choice, max) = greedy_and_max(values, &mut local);
+    *rng = local;
+    (choice, Some(max))
 }
 
 /// The index of a greedy entry of `values`, ties broken uniformly at random.
-#[inline]
+#[inline(always)]
 pub fn greedy(values: &[f64], rng: &mut SgRng) -> usize {
+    greedy_and_max(values, rng).0
+}
+
+/// [`greedy`] and the greedy entry's value.
+#[inline(always)]
+fn greedy_and_max(values: &[f64], rng: &mut SgRng) -> (usize, f64) {
     let mut best = 0;
     let mut best_value = values[0];
     let mut ties = 1u32;
@@ -149,7 +178,7 @@ pub fn greedy(values: &[f64], rng: &mut SgRng) -> usize {
             }
         }
     }
-    best
+    (best, best_value)
 }
 
 /// The ε-greedy distribution over `values` into `probs`: `1 - ε` shared by the greedy entries,

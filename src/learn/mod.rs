@@ -313,14 +313,11 @@ pub fn play_self<G: Game, L: Learner<G> + ?Sized>(
 ) -> EpisodeOutcome {
     learner.begin_episode();
     env.reset(None);
-    let mut legal = Vec::new();
     while let Some(seat) = env.agent_selection() {
-        legal.clear();
-        legal.extend_from_slice(env.legal_actions());
         let decision = Decision {
             state: env.state(),
             seat,
-            legal: &legal,
+            legal: env.legal_actions(),
             ply: env.ply(),
         };
         match learner.act(env.game(), &decision, rng) {
@@ -328,14 +325,13 @@ pub fn play_self<G: Game, L: Learner<G> + ?Sized>(
             None => env.resign().expect("the episode is running"),
         }
     }
-    let (_, _, _, _, info) = env.last(0);
     finish(
         env.game(),
         env.returns(),
         0,
         learner,
-        info.ply,
-        info.resigned,
+        env.ply(),
+        env.resigned(),
     )
 }
 

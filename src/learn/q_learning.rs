@@ -16,7 +16,8 @@ use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 use super::backup::{
-    Pending, discount, epsilon_greedy, epsilon_greedy_expectation, max_of, row_probabilities,
+    Pending, discount, epsilon_greedy, epsilon_greedy_and_max, epsilon_greedy_expectation, max_of,
+    row_probabilities,
 };
 use super::schedule::{Decay, Schedule, checked};
 use super::table::Table;
@@ -133,6 +134,9 @@ pub struct QLearner<G: Game> {
     alpha: f64,
     epsilon: f64,
     scratch: Vec<f64>,
+    /// γ = 1: no discount to work out. A flag apart from γ on purpose: tested on γ itself,
+    /// the compiler sees that γ^k is 1 there anyway and calls powi every time.
+    undiscounted: bool,
 }
 
 impl<G: Game> QLearner<G> {
@@ -147,6 +151,7 @@ impl<G: Game> QLearner<G> {
             alpha,
             epsilon,
             scratch: Vec::new(),
+            undiscounted: config.gamma == 1.0,
             config,
         }
     }
@@ -234,6 +239,19 @@ impl<G: Game> QLearner<G> {
     }
 }
 
+/// γ^plies ([`discount`]), 1 without looking at γ when `undiscounted`.
+#[inline]
+fn discount_over(undiscounted: bool, gamma: f64, plies: u32) -> f64 {
+    if undiscounted { 1.0 } else { powered(gamma, plies) }
+}
+
+/// [`discount`] out of line: inlined, its `powi` (free of side effects) would be computed ahead
+/// of the test on `undiscounted` whichever way the test goes, one call per backup.
+#[inline(never)]
+fn powered(gamma: f64, plies: u32) -> f64 {
+    discount(gamma, plies)
+}
+
 #[inline]
 fn update(first: &mut [f64], second: &mut [f64], slot: Slot, target: f64, alpha: f64) {
     let q = if slot.second {
@@ -258,19 +276,30 @@ impl<G: Game> Learner<G> for QLearner<G> {
         let row = self
             .table
             .row_or_insert(game, d.state, n, self.config.initial);
-        let choice = if self.config.double {
+        let (choice, greedy_max) = if self.config.double {
             self.second.resize(self.table.len(), self.config.initial);
             self.scratch.clear();
             let (a, b) = (&self.table.values()[row.clone()], &self.second[row.clone()]);
             self.scratch.extend(a.iter().zip(b).map(|(x, y)| x + y));
-            epsilon_greedy(&self.scratch, self.epsilon, rng)
+            (epsilon_greedy(&self.scratch, self.epsilon, rng), None)
         } else {
-            epsilon_greedy(&self.table.values()[row.clone()], self.epsilon, rng)
+            epsilon_greedy_and_max(&self.table.values()[row.clone()], self.epsilon, rng)
         };
         if let Some(b) = self.pending.take(d.seat, d.ply) {
-            let target = b.sign
-                * discount(self.config.gamma, b.plies)
-                * self.next_value(row.clone(), choice, b.item.second);
+            let next = match greedy_max {
+                // The greedy scan's maximum is `max_of` of the row, bit for bit: no value is
+                // NaN (all are finite) nor -0.0 (a sum is -0.0 only if both terms are, so no
+                // update makes one unless `initial` is one).
+                Some(max)
+                    if self.config.algorithm == Algorithm::QLearning
+                        && self.config.initial.to_bits() != (-0.0f64).to_bits() =>
+                {
+                    max
+                }
+                _ => self.next_value(row.clone(), choice, b.item.second),
+            };
+            let target =
+                b.sign * discount_over(self.undiscounted, self.config.gamma, b.plies) * next;
             update(
                 self.table.values_mut(),
                 &mut self.second,
@@ -288,10 +317,10 @@ impl<G: Game> Learner<G> for QLearner<G> {
     }
 
     fn end_episode(&mut self, _game: &G, returns: &Returns, plies: u32) {
-        let (gamma, alpha) = (self.config.gamma, self.alpha);
+        let (undiscounted, gamma, alpha) = (self.undiscounted, self.config.gamma, self.alpha);
         let values = self.table.values_mut();
         for b in self.pending.finish(plies) {
-            let target = discount(gamma, b.plies.saturating_sub(1)) * returns[b.seat];
+            let target = discount_over(undiscounted, gamma, b.plies.saturating_sub(1)) * returns[b.seat];
             update(values, &mut self.second, b.item, target, alpha);
         }
         self.episode += 1;
