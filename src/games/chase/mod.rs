@@ -464,36 +464,31 @@ impl Chase {
             out.extend((0..4).filter(|d| m >> d & 1 != 0));
         } else {
             let occupied = s.pawns | 1u128 << s.runner;
-            if 2 * self.geo.squares <= 128 {
-                // Pawn move 2·key + d as a bit: the set bits come out in ascending order.
-                let mut moves = 0u128;
+            // Each pawn move's number less 4 (2·key + d), in the pawns' square order.
+            let each = |f: &mut dyn FnMut(usize)| {
                 let mut p = s.pawns;
                 while p != 0 {
                     let from = p.trailing_zeros() as usize;
                     p &= p - 1;
                     for (d, &t) in self.geo.pawn_to[from].iter().enumerate() {
                         if t != NONE && occupied >> t & 1 == 0 {
-                            moves |= 1u128 << (2 * self.geo.col_key[from] as usize + d);
+                            f(2 * self.geo.col_key[from] as usize + d);
                         }
                     }
                 }
+            };
+            if 2 * self.geo.squares <= 128 {
+                // The moves as bits: they come out in ascending order.
+                let mut moves = 0u128;
+                each(&mut |m| moves |= 1u128 << m);
                 while moves != 0 {
                     out.push(4 + moves.trailing_zeros() as Action);
                     moves &= moves - 1;
                 }
-                return;
+            } else {
+                each(&mut |m| out.push(4 + m as Action));
+                out.sort_unstable();
             }
-            let mut p = s.pawns;
-            while p != 0 {
-                let from = p.trailing_zeros() as usize;
-                p &= p - 1;
-                for (d, &t) in self.geo.pawn_to[from].iter().enumerate() {
-                    if t != NONE && occupied >> t & 1 == 0 {
-                        out.push(4 + 2 * self.geo.col_key[from] as Action + d as Action);
-                    }
-                }
-            }
-            out.sort_unstable();
         }
     }
 
