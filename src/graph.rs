@@ -36,8 +36,6 @@ pub struct StateGraph<G: Game> {
     /// Probability of each edge: the chance probability at chance states, 1 elsewhere.
     edge_prob: Vec<f64>,
     post_order: Result<Vec<StateId>, GraphError>,
-    /// Each edge's child by its place in the post-order (made on first use).
-    child_places: std::sync::OnceLock<Vec<u32>>,
 }
 
 impl<G: Game> StateGraph<G> {
@@ -96,7 +94,6 @@ impl<G: Game> StateGraph<G> {
             edge_child,
             edge_prob,
             post_order: Ok(Vec::new()),
-            child_places: std::sync::OnceLock::new(),
         };
         graph.post_order = graph.compute_post_order();
         Ok(graph)
@@ -186,20 +183,6 @@ impl<G: Game> StateGraph<G> {
     /// Every state after all of its children, if the graph is acyclic.
     pub fn post_order(&self) -> Result<&[StateId], GraphError> {
         self.post_order.as_deref().map_err(Clone::clone)
-    }
-    /// For each edge (aligned with the graph's edges), its child's place in
-    /// [`StateGraph::post_order`]. A backward pass that keeps its results by place writes them
-    /// in order and finds a state's children near it (most were finished just before it), where
-    /// by state id (breadth-first) they lie anywhere in memory.
-    pub fn child_places(&self) -> Result<&[u32], GraphError> {
-        let order = self.post_order()?;
-        Ok(self.child_places.get_or_init(|| {
-            let mut place = vec![0u32; order.len()];
-            for (k, &id) in order.iter().enumerate() {
-                place[id as usize] = k as u32;
-            }
-            self.edge_child.iter().map(|&c| place[c as usize]).collect()
-        }))
     }
     pub fn is_acyclic(&self) -> bool {
         self.post_order.is_ok()

@@ -669,20 +669,18 @@ pub(crate) fn backward_lanes<G: Game>(
 ) -> Result<Vec<ExpectedResult>, GraphError> {
     let game = graph.game();
     let width = lanes.len();
-    // Results are kept by place in the post-order (`StateGraph::child_places`).
-    let places = graph.child_places()?;
     values.resize(graph.len() * width, ExpectedResult::default());
     let mut here = vec![ExpectedResult::default(); width];
-    for (k, &id) in graph.post_order()?.iter().enumerate() {
+    for &id in graph.post_order()? {
         let i = id as usize;
         let turn = graph.turn(id);
-        let out = k * width..(k + 1) * width;
         if turn.is_terminal() {
             let r = game.returns(graph.state(id));
-            values[out].fill(ExpectedResult::of(r.result_for(seat), r[seat]));
+            values[i * width..(i + 1) * width]
+                .fill(ExpectedResult::of(r.result_for(seat), r[seat]));
             continue;
         }
-        let children = &places[graph.edge_range(id)];
+        let children = graph.children(id);
         for (l, lane) in lanes.iter().enumerate() {
             // The profile `Profile::mix` would take this state from (the adversary's states
             // are nobody's).
@@ -725,11 +723,9 @@ pub(crate) fn backward_lanes<G: Game>(
                 }
             };
         }
-        values[out].copy_from_slice(&here);
+        values[i * width..(i + 1) * width].copy_from_slice(&here);
     }
-    // The start is the last state of the post-order.
-    let start = (graph.len() - 1) * width;
-    debug_assert_eq!(graph.post_order()?.last(), Some(&graph.start()));
+    let start = graph.start() as usize * width;
     Ok(values[start..start + width].to_vec())
 }
 
