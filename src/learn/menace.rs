@@ -19,7 +19,7 @@
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
-use super::table::{DENSE_LIMIT, StateMap};
+use super::table::RowIndex;
 use super::{Decision, Learner, Position};
 use crate::SgRng;
 use crate::eval::{Metric, Role};
@@ -237,15 +237,13 @@ struct Played {
     seat: Player,
 }
 
-/// Every opened box, its moves and beads in two flat arrays (a box is a range of both): a
-/// decision finds its box with one lookup and reads its beads and moves next to each other, not
-/// through a hash map entry and two allocations of its own. A game with a dense index of at
-/// most [`DENSE_LIMIT`] entries finds a box's range by index, others through a hash map.
+/// Every opened box, its moves and beads in two flat arrays (a box is a range of both, found
+/// through a [`RowIndex`]): a decision finds its box with one lookup and reads its beads and
+/// moves next to each other, not through a hash map entry and two allocations of its own.
 #[derive(Clone)]
 struct Boxes<G: Game> {
-    /// Dense index -> (first bead + 1) | length << 32 (0: not opened), or the hash map.
-    dense: Option<Vec<u64>>,
-    hashed: StateMap<G::State, (u32, u32)>,
+    /// Made at the first box opened (the learner is built without the game).
+    index: Option<RowIndex<G>>,
     /// The boxes' positions and ranges, in the order they were opened.
     keys: Vec<G::State>,
     ranges: Vec<(u32, u32)>,
@@ -256,8 +254,7 @@ struct Boxes<G: Game> {
 impl<G: Game> Default for Boxes<G> {
     fn default() -> Self {
         Boxes {
-            dense: None,
-            hashed: StateMap::default(),
+            index: None,
             keys: Vec::new(),
             ranges: Vec::new(),
             moves: Vec::new(),
@@ -267,34 +264,10 @@ impl<G: Game> Default for Boxes<G> {
 }
 
 impl<G: Game> Boxes<G> {
-    /// The dense index, made at the first lookup (the learner is built without the game).
-    fn dense_of(&mut self, game: &G) -> Option<&mut Vec<u64>> {
-        if self.dense.is_none()
-            && self.keys.is_empty()
-            && let Some(n) = game.state_index_len().filter(|&n| n <= DENSE_LIMIT)
-        {
-            self.dense = Some(vec![0; n]);
-        }
-        self.dense.as_mut()
-    }
-
     /// The range of `key`'s box, if it is open.
     #[inline]
     fn find(&self, game: &G, key: &G::State) -> Option<std::ops::Range<usize>> {
-        let (start, len) = match &self.dense {
-            Some(d) => {
-                let packed = d[game.state_index(key)];
-                if packed == 0 {
-                    return None;
-                }
-                ((packed as u32 - 1) as usize, (packed >> 32) as usize)
-            }
-            None => {
-                let &(start, len) = self.hashed.get(key)?;
-                (start as usize, len as usize)
-            }
-        };
-        Some(start..start + len)
+        self.index.as_ref()?.find(game, key)
     }
 
     /// The range of `key`'s box, opened with `open`'s moves and bead count if it was not.
@@ -305,28 +278,19 @@ impl<G: Game> Boxes<G> {
         key: &G::State,
         open: impl FnOnce(&G::State) -> (Vec<Action>, u32),
     ) -> std::ops::Range<usize> {
-        self.dense_of(game);
-        if let Some(r) = self.find(game, key) {
+        let next = self.beads.len();
+        let index = self.index.get_or_insert_with(|| RowIndex::new(game));
+        // The length is known only once the box is opened: its moves are worked out then.
+        if let Some(r) = index.find(game, key) {
             return r;
         }
         let (moves, beads) = open(key);
-        let start = self.beads.len();
-        let len = moves.len();
-        assert!(
-            start + len < u32::MAX as usize,
-            "the matchboxes outgrew 2^32 beads"
-        );
-        self.beads.resize(start + len, beads);
+        let (range, _) = index.find_or_insert(game, key, next, moves.len());
+        self.beads.resize(range.end, beads);
         self.moves.extend_from_slice(&moves);
-        match &mut self.dense {
-            Some(d) => d[game.state_index(key)] = (start as u64 + 1) | (len as u64) << 32,
-            None => {
-                self.hashed.insert(key.clone(), (start as u32, len as u32));
-            }
-        }
         self.keys.push(key.clone());
-        self.ranges.push((start as u32, len as u32));
-        start..start + len
+        self.ranges.push((range.start as u32, range.len() as u32));
+        range
     }
 }
 

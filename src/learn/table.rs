@@ -15,8 +15,11 @@ pub const DENSE_LIMIT: usize = 1 << 22;
 /// A map keyed by game states with rustc's fast hasher (states are not adversarial).
 pub type StateMap<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
 
+/// Where each state's row lies in a flat array of rows: found through the game's dense index
+/// when it has one of at most [`DENSE_LIMIT`] entries, through a hash map otherwise. Shared by
+/// the value [`Table`] and MENACE's matchboxes.
 #[derive(Clone)]
-enum Keys<G: Game> {
+pub enum RowIndex<G: Game> {
     /// Dense index -> the row's place, packed as (first value + 1) | length << 32 (0: no row
     /// yet): one load finds the row, no second lookup of where it starts (the lookups are
     /// cache misses on the larger games, and each one waited for the last).
@@ -25,22 +28,78 @@ enum Keys<G: Game> {
     Hashed(StateMap<G::State, (u32, u32)>),
 }
 
+impl<G: Game> RowIndex<G> {
+    pub fn new(game: &G) -> Self {
+        match game.state_index_len() {
+            Some(n) if n <= DENSE_LIMIT => RowIndex::Dense(vec![0; n]),
+            _ => RowIndex::Hashed(StateMap::default()),
+        }
+    }
+
+    /// The row of `state`, if it has one.
+    #[inline]
+    pub fn find(&self, game: &G, state: &G::State) -> Option<std::ops::Range<usize>> {
+        let (start, len) = match self {
+            RowIndex::Dense(v) => {
+                let packed = v[game.state_index(state)];
+                if packed == 0 {
+                    return None;
+                }
+                ((packed as u32 - 1) as usize, (packed >> 32) as usize)
+            }
+            RowIndex::Hashed(m) => {
+                let &(start, len) = m.get(state)?;
+                (start as usize, len as usize)
+            }
+        };
+        Some(start..start + len)
+    }
+
+    /// The row of `state`; if it has none, it gets `next..next + len` (the caller appends
+    /// that row), and `true` says so.
+    #[inline]
+    pub fn find_or_insert(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        next: usize,
+        len: usize,
+    ) -> (std::ops::Range<usize>, bool) {
+        let (start, len, new) = match self {
+            RowIndex::Dense(v) => {
+                let slot = &mut v[game.state_index(state)];
+                if *slot == 0 {
+                    *slot = pack(next, len);
+                    (next, len, true)
+                } else {
+                    ((*slot as u32 - 1) as usize, (*slot >> 32) as usize, false)
+                }
+            }
+            RowIndex::Hashed(m) => {
+                let mut new = false;
+                let &mut (start, len) = m.entry(state.clone()).or_insert_with(|| {
+                    new = true;
+                    checked(next, len)
+                });
+                (start as usize, len as usize, new)
+            }
+        };
+        (start..start + len, new)
+    }
+}
+
 /// Rows of values keyed by state.
 #[derive(Clone)]
 pub struct Table<G: Game> {
-    keys: Keys<G>,
+    keys: RowIndex<G>,
     rows: usize,
     values: Vec<f64>,
 }
 
 impl<G: Game> Table<G> {
     pub fn new(game: &G) -> Self {
-        let keys = match game.state_index_len() {
-            Some(n) if n <= DENSE_LIMIT => Keys::Dense(vec![0; n]),
-            _ => Keys::Hashed(StateMap::default()),
-        };
         Table {
-            keys,
+            keys: RowIndex::new(game),
             rows: 0,
             values: Vec::new(),
         }
@@ -49,20 +108,7 @@ impl<G: Game> Table<G> {
     /// The row of `state`, if it has one: the range of its values.
     #[inline]
     pub fn row(&self, game: &G, state: &G::State) -> Option<std::ops::Range<usize>> {
-        let (start, len) = match &self.keys {
-            Keys::Dense(v) => {
-                let packed = v[game.state_index(state)];
-                if packed == 0 {
-                    return None;
-                }
-                ((packed as u32 - 1) as usize, (packed >> 32) as usize)
-            }
-            Keys::Hashed(m) => {
-                let &(start, len) = m.get(state)?;
-                (start as usize, len as usize)
-            }
-        };
-        Some(start..start + len)
+        self.keys.find(game, state)
     }
 
     /// The row of `state`, created with `len` values equal to `initial` if it has none.
@@ -75,31 +121,12 @@ impl<G: Game> Table<G> {
         initial: f64,
     ) -> std::ops::Range<usize> {
         let next = self.values.len();
-        let (start, len, new) = match &mut self.keys {
-            Keys::Dense(v) => {
-                let slot = &mut v[game.state_index(state)];
-                if *slot == 0 {
-                    *slot = pack(next, len);
-                    (next, len, true)
-                } else {
-                    ((*slot as u32 - 1) as usize, (*slot >> 32) as usize, false)
-                }
-            }
-            Keys::Hashed(m) => {
-                let mut new = false;
-                let &mut (start, len) = m.entry(state.clone()).or_insert_with(|| {
-                    new = true;
-                    let (start, len) = checked(next, len);
-                    (start, len)
-                });
-                (start as usize, len as usize, new)
-            }
-        };
+        let (row, new) = self.keys.find_or_insert(game, state, next, len);
         if new {
             self.values.resize(next + len, initial);
             self.rows += 1;
         }
-        start..start + len
+        row
     }
 
     #[inline]
