@@ -99,7 +99,8 @@ pub fn learners(
             names.join(", ")
         );
     }
-    let game = TicTacToe;
+    // Played from its state graph, as the experiments play every game they enumerate.
+    let game = crate::tabulated::Tabulated::new(&TicTacToe, 1 << 20)?;
     let mut rows = Vec::new();
     for (name, kind, keys) in chosen {
         let keys: toml::Table = keys.parse()?;

@@ -63,6 +63,21 @@ pub struct Step<S> {
 }
 
 /// Shared mechanics of both views: the current state, the ply count and the end of the episode.
+/// The first `len` legal actions of `state`: kept in place by the game, or copied into `copy`
+/// ([`Core::enter`]); `len` is 0 once a seat resigned.
+#[inline]
+fn legal_at<'a, G: Game>(
+    game: &'a G,
+    state: &G::State,
+    copy: &'a [Action],
+    len: u32,
+) -> &'a [Action] {
+    match game.legal_actions_in_place(state) {
+        Some(legal) => &legal[..len as usize],
+        None => &copy[..len as usize],
+    }
+}
+
 struct Core<G: Game> {
     game: G,
     state: G::State,
@@ -137,8 +152,17 @@ impl<G: Game> Core<G> {
     #[inline]
     fn enter(&mut self, state: G::State) {
         self.mask.take();
-        self.state_turn = self.game.turn_and_legal_actions(&state, &mut self.legal);
-        self.legal_len = self.legal.len() as u32;
+        match self.game.legal_actions_in_place(&state) {
+            // Read in place when asked for: not copied.
+            Some(legal) => {
+                self.legal_len = legal.len() as u32;
+                self.state_turn = self.game.turn(&state);
+            }
+            None => {
+                self.state_turn = self.game.turn_and_legal_actions(&state, &mut self.legal);
+                self.legal_len = self.legal.len() as u32;
+            }
+        }
         if self.state_turn.is_terminal() {
             self.returns = Some(self.game.returns(&state));
             self.truncated = self.game.is_cut_off(&state);
@@ -151,7 +175,7 @@ impl<G: Game> Core<G> {
     /// The legal actions at `state` (empty at the end).
     #[inline]
     fn legal(&self) -> &[Action] {
-        &self.legal[..self.legal_len as usize]
+        legal_at(&self.game, &self.state, &self.legal, self.legal_len)
     }
 
     /// One flag per action of the action space, set for the legal actions: built from `legal`
@@ -159,7 +183,7 @@ impl<G: Game> Core<G> {
     fn mask(&self) -> &[bool] {
         self.mask.get_or_init(|| {
             let mut mask = vec![false; self.game.num_distinct_actions()];
-            for &a in &self.legal {
+            for &a in self.legal() {
                 mask[a as usize] = true;
             }
             mask
@@ -354,7 +378,12 @@ impl<'p, G: Game> Env<'p, G> {
                     let choice = policy.choose(
                         &self.core.game,
                         &self.core.state,
-                        &self.core.legal[..self.core.legal_len as usize],
+                        legal_at(
+                            &self.core.game,
+                            &self.core.state,
+                            &self.core.legal,
+                            self.core.legal_len,
+                        ),
                         &mut self.core.rng,
                     );
                     match choice {

@@ -345,6 +345,15 @@ pub trait Game: Clone + Send + Sync + 'static {
         self.legal_actions(state, out);
         self.turn(state)
     }
+    /// The legal actions of `state` (as [`Game::legal_actions`] lists them) where the game keeps
+    /// them in memory, as a game played from its state graph does
+    /// ([`crate::tabulated::Tabulated`]): environments read them there instead of copying
+    /// them. `None`: the game works them out.
+    #[inline]
+    fn legal_actions_in_place(&self, state: &Self::State) -> Option<&[Action]> {
+        let _ = state;
+        None
+    }
     /// Clears `out` and fills it with the chance outcomes and their probabilities (empty unless
     /// `turn` is `Chance`).
     fn chance_outcomes(&self, state: &Self::State, out: &mut Vec<(Action, f64)>) {
@@ -400,6 +409,18 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn state_from_index(&self, index: usize) -> Option<Self::State> {
         let _ = index;
         None
+    }
+    /// Size of a dense index over the legal actions of every state, if the game has one
+    /// (a game played from its state graph does: [`crate::tabulated::Tabulated`]). Action-value
+    /// tables then keep every state's row in place, one load from the state.
+    fn action_index_len(&self) -> Option<usize> {
+        None
+    }
+    /// Where the legal actions of `state` lie in that index, in their order (only called when
+    /// `action_index_len` is `Some`).
+    fn action_index(&self, state: &Self::State) -> std::ops::Range<usize> {
+        let _ = state;
+        unreachable!("{} has no dense action index", self.name())
     }
 
     /// Whether a terminal `state` was reached by a cap in the rules (a round cap) rather than by

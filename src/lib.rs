@@ -59,6 +59,7 @@ pub mod policy;
 pub mod search;
 pub mod solve;
 pub mod stats;
+pub mod tabulated;
 pub mod tournament;
 pub mod tune;
 

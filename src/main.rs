@@ -89,6 +89,11 @@ enum Command {
         /// the N folders. For clusters: one shard per job, e.g. --shard 2/8 --out shards/2.
         #[arg(long, value_name = "K/N")]
         shard: Option<solvedgym::experiment::shard::Shard>,
+        /// Play every game by its own rules, move by move, rather than from its enumerated
+        /// state graph (where the evaluator enumerates it anyway). The same bytes, slower: for
+        /// checking a game, or that the two agree.
+        #[arg(long)]
+        own_rules: bool,
     },
     /// Combine the folders of `run FILE --shard K/N` (all N of them) into the study's outputs,
     /// the same bytes as one uninterrupted run on one machine.
@@ -770,6 +775,7 @@ fn run() -> Result<()> {
             json,
             fresh,
             shard,
+            own_rules,
         } => {
             set_threads(threads)?;
             let out = out.unwrap_or_else(|| PathBuf::from("notebooks-data"));
@@ -777,6 +783,7 @@ fn run() -> Result<()> {
                 progress: !quiet && !json,
                 fresh,
                 shard,
+                own_rules,
             };
             match solvedgym::experiment::run_study(&config, &out, &options)? {
                 StudyOutcome::Finished(summaries) => print_summaries(&summaries, json),

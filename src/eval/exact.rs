@@ -8,7 +8,7 @@ use std::sync::{Mutex, PoisonError};
 
 use super::{
     EvalError, Evaluator, ExpectedResult, FrozenPolicy, GraphTruth, Lane, Metric, Profile, Role,
-    backward_lanes, evaluate_profile, minimax_return,
+    backward_lanes, evaluate_profiles, minimax_return,
 };
 use crate::game::{Game, GameResult, Player, Turn};
 use crate::graph::{StateGraph, StateId};
@@ -201,6 +201,7 @@ impl<'t, 'g, G: Game> ExactEvaluator<'t, 'g, G> {
     /// One pass over the graph asks the learner everything at once ([`Learner::position`]):
     /// the same figures as [`Profile::new`] of each policy and a pass of [`Learner::value`],
     /// with one look at its tables per position instead of three.
+    #[inline(never)]
     fn tabulate(
         &self,
         learner: &dyn Learner<G>,
@@ -300,8 +301,10 @@ impl<G: Game> Evaluator<G> for ExactEvaluator<'_, '_, G> {
         let t = self.truth;
         let graph = t.graph;
         let (behaviour, greedy, errors) = self.tabulate(learner)?;
-        let b = evaluate_profile(graph, &t.truth, &self.seats, &behaviour);
-        let g = evaluate_profile(graph, &t.truth, &self.seats, &greedy);
+        let [b, g] = evaluate_profiles(graph, &t.truth, &self.seats, &[&behaviour, &greedy])[..]
+        else {
+            unreachable!("one report per profile")
+        };
         let mut out = vec![
             b.optimal_rate_all,
             b.optimal_rate_faced,
@@ -319,33 +322,42 @@ impl<G: Game> Evaluator<G> for ExactEvaluator<'_, '_, G> {
         let trained_against = self
             .opponent
             .or(copy.filter(|_| self.copy).map(FrozenPolicy::profile));
-        let mut perfect = true;
+        // Every exact result of every seat in one backward pass: per seat, the behaviour
+        // against perfect play, random play and the training opponent, the greedy policy
+        // against perfect play, and the behaviour's worst case (an adversary lane).
+        let mut lanes = Vec::with_capacity(5 * self.seats.len());
         for &seat in &self.seats {
-            // Every exact result of this seat in one backward pass: the behaviour against
-            // perfect play, random play and the training opponent, the greedy policy against
-            // perfect play, and the behaviour's worst case (an adversary lane).
-            let mut lanes = Vec::with_capacity(5);
             for theirs in [Some(&t.optimal), Some(&t.random), trained_against]
                 .into_iter()
                 .flatten()
             {
                 lanes.push(Lane {
+                    seat,
                     mine: &behaviour,
                     theirs: Some(theirs),
                 });
             }
             lanes.push(Lane {
+                seat,
                 mine: &greedy,
                 theirs: Some(&t.optimal),
             });
             lanes.push(Lane {
+                seat,
                 mine: &behaviour,
                 theirs: None,
             });
-            let results = {
-                let mut scratch = self.scratch.lock().unwrap_or_else(PoisonError::into_inner);
-                backward_lanes(graph, seat, &lanes, &mut scratch)?
-            };
+        }
+        let results = {
+            let mut scratch = self.scratch.lock().unwrap_or_else(PoisonError::into_inner);
+            backward_lanes(graph, &lanes, &mut scratch)?
+        };
+        let mut perfect = true;
+        for (&seat, results) in self
+            .seats
+            .iter()
+            .zip(results.chunks(lanes.len() / self.seats.len()))
+        {
             let (against, rest) = results.split_at(results.len() - 2);
             for r in against {
                 out.extend([r.expected_return, r.win, r.loss]);

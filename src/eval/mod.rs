@@ -343,12 +343,23 @@ pub fn evaluate_profile<G: Game>(
     seats: &[Player],
     profile: &Profile,
 ) -> PolicyReport {
+    evaluate_profiles(graph, truth, seats, &[profile])[0]
+}
+
+/// [`evaluate_profile`] of each of `profiles`, in one pass over the graph for all of them (the
+/// same figures, bit for bit).
+pub fn evaluate_profiles<G: Game>(
+    graph: &StateGraph<G>,
+    truth: &GraphTruth,
+    seats: &[Player],
+    profiles: &[&Profile],
+) -> Vec<PolicyReport> {
     let n = graph.len();
     let keep_edge = truth.keeps();
 
     // Probability of a value-keeping move, and of a move that worsens a win or a draw.
-    let mut rate = vec![f64::NAN; n];
-    let mut throws = vec![false; n];
+    let mut rates = vec![vec![f64::NAN; n]; profiles.len()];
+    let mut throws = vec![vec![false; n]; profiles.len()];
     for id in 0..n as StateId {
         let Turn::Player(p) = graph.turn(id) else {
             continue;
@@ -357,70 +368,124 @@ pub fn evaluate_profile<G: Game>(
             continue;
         }
         let keeps = &keep_edge[graph.edge_range(id)];
-        let probs = profile.probs(graph, id);
         let result = truth.value(id).result_for(p);
-        let resign = profile.resign[id as usize];
-        rate[id as usize] = keep_probability(graph, truth, profile, id, p);
-        let worsening: f64 = probs
-            .iter()
-            .zip(keeps)
-            .filter(|(_, k)| !**k)
-            .map(|(p, _)| p)
-            .sum();
-        throws[id as usize] = result != GameResult::Loss && (worsening > 0.0 || resign > 0.0);
+        for (k, profile) in profiles.iter().enumerate() {
+            let probs = profile.probs(graph, id);
+            let resign = profile.resign[id as usize];
+            rates[k][id as usize] = keep_probability(graph, truth, profile, id, p);
+            let worsening: f64 = probs
+                .iter()
+                .zip(keeps)
+                .filter(|(_, k)| !**k)
+                .map(|(p, _)| p)
+                .sum();
+            throws[k][id as usize] =
+                result != GameResult::Loss && (worsening > 0.0 || resign > 0.0);
+        }
     }
 
-    let faced = reachable(graph, |id, i| {
-        !profile.known[id as usize]
-            || !matches!(graph.turn(id), Turn::Player(p) if seats.contains(&p))
-            || profile.probs(graph, id)[i] > 0.0
-    });
+    let faced = faced_by(graph, seats, profiles);
     let optimal_play = &truth.optimal_play;
+    let mut reports = Vec::with_capacity(profiles.len());
+    for ((rate, throws), faced) in rates.iter().zip(&throws).zip(&faced) {
+        let mean = |mask: &dyn Fn(usize) -> bool| -> (f64, usize) {
+            let (mut sum, mut count) = (0.0, 0);
+            for (i, &r) in rate.iter().enumerate() {
+                if !r.is_nan() && mask(i) {
+                    sum += r;
+                    count += 1;
+                }
+            }
+            (
+                if count == 0 {
+                    f64::NAN
+                } else {
+                    sum / count as f64
+                },
+                count,
+            )
+        };
+        let (optimal_rate_all, states_all) = mean(&|_| true);
+        let (optimal_rate_faced, states_faced) = mean(&|i| faced[i]);
+        let (optimal_rate_optimal_play, states_optimal_play) = mean(&|i| optimal_play[i]);
+        let mut blunders = 0;
+        let mut mistakes = 0;
+        for i in 0..n {
+            if faced[i]
+                && throws[i]
+                && let Turn::Player(p) = graph.turn(i as StateId)
+            {
+                match truth.value(i as StateId).result_for(p) {
+                    GameResult::Win => blunders += 1,
+                    GameResult::Draw => mistakes += 1,
+                    GameResult::Loss => {}
+                }
+            }
+        }
+        reports.push(PolicyReport {
+            optimal_rate_all,
+            states_all,
+            optimal_rate_faced,
+            states_faced,
+            optimal_rate_optimal_play,
+            states_optimal_play,
+            blunders,
+            mistakes,
+        });
+    }
+    reports
+}
 
-    let mean = |mask: &dyn Fn(usize) -> bool| -> (f64, usize) {
-        let (mut sum, mut count) = (0.0, 0);
-        for (i, &r) in rate.iter().enumerate() {
-            if !r.is_nan() && mask(i) {
-                sum += r;
-                count += 1;
-            }
-        }
-        (
-            if count == 0 {
-                f64::NAN
-            } else {
-                sum / count as f64
-            },
-            count,
-        )
+/// The states each of `profiles`, played at `seats`, can face against any opponent: reached
+/// by its own moves of positive probability and every move of the other seats (and of seats
+/// it has no policy for), as [`reachable`] finds them one profile at a time.
+fn faced_by<G: Game>(
+    graph: &StateGraph<G>,
+    seats: &[Player],
+    profiles: &[&Profile],
+) -> Vec<Vec<bool>> {
+    let Ok(order) = graph.post_order() else {
+        return profiles
+            .iter()
+            .map(|profile| {
+                reachable(graph, |id, i| {
+                    !profile.known[id as usize]
+                        || !matches!(graph.turn(id), Turn::Player(p) if seats.contains(&p))
+                        || profile.probs(graph, id)[i] > 0.0
+                })
+            })
+            .collect();
     };
-    let (optimal_rate_all, states_all) = mean(&|_| true);
-    let (optimal_rate_faced, states_faced) = mean(&|i| faced[i]);
-    let (optimal_rate_optimal_play, states_optimal_play) = mean(&|i| optimal_play[i]);
-    let mut blunders = 0;
-    let mut mistakes = 0;
-    for i in 0..n {
-        if faced[i]
-            && throws[i]
-            && let Turn::Player(p) = graph.turn(i as StateId)
-        {
-            match truth.value(i as StateId).result_for(p) {
-                GameResult::Win => blunders += 1,
-                GameResult::Draw => mistakes += 1,
-                GameResult::Loss => {}
+    let mut seen = vec![vec![false; graph.len()]; profiles.len()];
+    for s in &mut seen {
+        s[graph.start() as usize] = true;
+    }
+    // Parents first, as `reachable` goes.
+    for &id in order.iter().rev() {
+        let i = id as usize;
+        if !seen.iter().any(|s| s[i]) {
+            continue;
+        }
+        let mine = matches!(graph.turn(id), Turn::Player(p) if seats.contains(&p));
+        let children = graph.children(id);
+        for (s, profile) in seen.iter_mut().zip(profiles) {
+            if !s[i] {
+                continue;
+            }
+            if mine && profile.known[i] {
+                for (&c, &p) in children.iter().zip(profile.probs(graph, id)) {
+                    if p > 0.0 {
+                        s[c as usize] = true;
+                    }
+                }
+            } else {
+                for &c in children {
+                    s[c as usize] = true;
+                }
             }
         }
     }
-    PolicyReport {
-        optimal_rate_all,
-        states_all,
-        optimal_rate_faced,
-        states_faced,
-        optimal_rate_optimal_play,
-        states_optimal_play,
-        blunders,
-        mistakes,
-    }
+    seen
 }
 
 /// The probability that the mover `p` of state `id` plays a value-keeping move under
@@ -644,40 +709,41 @@ pub fn minimax_return<G: Game>(graph: &StateGraph<G>, seat: Player) -> Result<f6
     Ok(value[graph.start() as usize])
 }
 
-/// Who plays in one lane of [`backward_lanes`]: `mine` at `seat`'s states and chance, and at
-/// the other seats' states `theirs`, or (`None`) an adversary minimising `seat`'s expected
-/// return.
+/// Who plays in one lane of [`backward_lanes`], and whose result it measures: `mine` at
+/// `seat`'s states and chance, and at the other seats' states `theirs`, or (`None`) an
+/// adversary minimising `seat`'s expected return.
 pub(crate) struct Lane<'p> {
+    pub seat: Player,
     pub mine: &'p Profile,
     pub theirs: Option<&'p Profile>,
 }
 
-/// `seat`'s result distribution from the start in every lane, by one backward pass over the
-/// graph for all of them: lane by lane the same arithmetic as [`expected_result_of`] on
+/// Each lane's seat's result distribution from the start, by one backward pass over the graph
+/// for all of them: lane by lane the same arithmetic as [`expected_result_of`] on
 /// `Profile::mix(graph, &[mine, theirs], ..)` and, for an adversary lane, as [`worst_case_of`]
 /// of `mine` with [`Objective::ExpectedReturn`], so the same bits. One pass instead of one per
-/// lane: a state's results for all lanes sit side by side, the graph and the terminal returns
-/// are read once, and no mixed profile is copied.
+/// lane (and per seat): a state's results for all lanes sit side by side, the graph and the
+/// terminal returns are read once, and no mixed profile is copied.
 ///
 /// `values` is working room, reused from call to call (its contents do not matter): every
 /// state is written, children before parents, before it is read.
+#[inline(never)]
 pub(crate) fn backward_lanes<G: Game>(
     graph: &StateGraph<G>,
-    seat: Player,
     lanes: &[Lane],
     values: &mut Vec<ExpectedResult>,
 ) -> Result<Vec<ExpectedResult>, GraphError> {
     let game = graph.game();
     let width = lanes.len();
     values.resize(graph.len() * width, ExpectedResult::default());
-    let mut here = vec![ExpectedResult::default(); width];
     for &id in graph.post_order()? {
         let i = id as usize;
         let turn = graph.turn(id);
         if turn.is_terminal() {
             let r = game.returns(graph.state(id));
-            values[i * width..(i + 1) * width]
-                .fill(ExpectedResult::of(r.result_for(seat), r[seat]));
+            for (l, lane) in lanes.iter().enumerate() {
+                values[i * width + l] = ExpectedResult::of(r.result_for(lane.seat), r[lane.seat]);
+            }
             continue;
         }
         let children = graph.children(id);
@@ -685,10 +751,10 @@ pub(crate) fn backward_lanes<G: Game>(
             // The profile `Profile::mix` would take this state from (the adversary's states
             // are nobody's).
             let profile = match turn {
-                Turn::Player(p) if p != seat => lane.theirs,
+                Turn::Player(p) if p != lane.seat => lane.theirs,
                 _ => Some(lane.mine),
             };
-            here[l] = match profile {
+            values[i * width + l] = match profile {
                 Some(profile) if profile.known[i] => {
                     let mut v = ExpectedResult::default();
                     for (&c, &p) in children.iter().zip(profile.probs(graph, id)) {
@@ -700,7 +766,10 @@ pub(crate) fn backward_lanes<G: Game>(
                         && r > 0.0
                     {
                         let ret = game.resignation_returns(graph.state(id), mover);
-                        v.add_scaled(&ExpectedResult::of(ret.result_for(seat), ret[seat]), r);
+                        v.add_scaled(
+                            &ExpectedResult::of(ret.result_for(lane.seat), ret[lane.seat]),
+                            r,
+                        );
                     }
                     v
                 }
@@ -723,7 +792,6 @@ pub(crate) fn backward_lanes<G: Game>(
                 }
             };
         }
-        values[i * width..(i + 1) * width].copy_from_slice(&here);
     }
     let start = graph.start() as usize * width;
     Ok(values[start..start + width].to_vec())
@@ -899,23 +967,27 @@ mod tests {
             for seat in 0..2 {
                 let lanes = [
                     Lane {
+                        seat,
                         mine: &behaviour,
                         theirs: Some(&optimal),
                     },
                     Lane {
+                        seat,
                         mine: &behaviour,
                         theirs: Some(&random),
                     },
                     Lane {
+                        seat,
                         mine: &greedy,
                         theirs: Some(&optimal),
                     },
                     Lane {
+                        seat,
                         mine: &behaviour,
                         theirs: None,
                     },
                 ];
-                let got = backward_lanes(g, seat, &lanes, &mut scratch).unwrap();
+                let got = backward_lanes(g, &lanes, &mut scratch).unwrap();
                 for (lane, r) in lanes.iter().zip(&got).take(3) {
                     let theirs = lane.theirs.unwrap();
                     let mixed = Profile::mix(g, &[lane.mine, theirs], |p| usize::from(p != seat));

@@ -40,6 +40,7 @@ use crate::learn::{Learner, play_self, play_vs_opponent};
 use crate::oracle::Oracle;
 use crate::policy::{OptimalPolicy, Policy, RandomPolicy, SharedPolicy};
 use crate::solve::{DEFAULT_STATE_LIMIT, SolveOptions};
+use crate::tabulated::{TabulateError, Tabulated};
 use crate::{derive_seed, rng};
 use config::{BandSpec, Evaluation, ExperimentConfig, LearnerEntry, Seat};
 use opponents::{OpponentSpec, copy_of};
@@ -58,6 +59,9 @@ pub struct RunOptions {
     pub fresh: bool,
     /// Run only this share of the runs and store them for [`merge`]; no outputs are written.
     pub shard: Option<Shard>,
+    /// Play every game by its own rules rather than from its state graph ([`Tabulated`]),
+    /// where the positions are enumerated anyway: the same bytes, slower.
+    pub own_rules: bool,
 }
 
 /// What [`run_study`] did: every game's results, or the runs a shard stored.
@@ -346,7 +350,7 @@ fn run_text(
             continue;
         }
         let summary =
-            with_game!(game, g => run_game(g, config, plan, options.shard.is_none(), &progress))?;
+            with_game!(game, g => run_game_tabulated(g, config, plan, options, &progress))?;
         summaries.extend(summary);
     }
     progress.bar.finish_and_clear();
@@ -450,6 +454,42 @@ struct Truth<'s, G: Game> {
     opponents: Vec<Option<Profile>>,
 }
 
+/// Whether the runs of `game` enumerate its positions: for the exact evaluator, or wherever the
+/// game allows it (the match evaluator plays perfect play from them; frozen copies are
+/// tabulated over them).
+fn enumerates<G: Game>(game: &G, config: &ExperimentConfig) -> bool {
+    config.evaluation() == Evaluation::Exact
+        || game
+            .capabilities()
+            .enumeration_refusal(DEFAULT_STATE_LIMIT)
+            .is_none()
+}
+
+/// [`run_game`], played from the state graph ([`Tabulated`]) where the positions are enumerated
+/// anyway: the same runs and bytes, the rules looked up rather than computed at every move.
+fn run_game_tabulated<G: Game>(
+    game: &G,
+    config: &ExperimentConfig,
+    plan: &Plan,
+    options: &RunOptions,
+    progress: &Progress,
+) -> Result<Option<RunSummary>> {
+    let finish = options.shard.is_none();
+    if !options.own_rules && enumerates(game, config) {
+        progress.note(format_args!("enumerating {} ...", game.name()));
+        match Tabulated::new(game, DEFAULT_STATE_LIMIT) {
+            Ok(tabulated) => return run_game(&tabulated, config, plan, finish, progress),
+            Err(TabulateError::Graph(e)) => {
+                return Err(crate::solve::SolveError::from(e))
+                    .with_context(|| format!("solving {} for the evaluator", game.name()));
+            }
+            // A symmetry leads out of the graph: the game is played by its own rules.
+            Err(_) => {}
+        }
+    }
+    run_game(game, config, plan, finish, progress)
+}
+
 /// Runs the pending runs of one game of a study, storing each as it ends; with `finish`, reads
 /// back the stored ones and writes the game's outputs into its folder.
 fn run_game<G: Game>(
@@ -468,14 +508,10 @@ fn run_game<G: Game>(
     // the match evaluator plays perfect play from them; frozen copies are tabulated over them),
     // else the game's own solver where an opponent plays perfectly.
     let exact = config.evaluation() == Evaluation::Exact;
-    let enumerable = game
-        .capabilities()
-        .enumeration_refusal(DEFAULT_STATE_LIMIT)
-        .is_none();
     let needs_oracle = conditions
         .iter()
         .any(|c| c.opponent.is_some_and(|o| o.policy.needs_oracle()));
-    let solution = if exact || enumerable {
+    let solution = if enumerates(game, config) {
         progress.note(format_args!("solving {} ...", game.name()));
         let solution = crate::oracle::enumerate(game, DEFAULT_STATE_LIMIT)
             .with_context(|| format!("solving {} for the evaluator", game.name()))?;

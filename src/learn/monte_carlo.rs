@@ -165,7 +165,7 @@ impl<G: Game> MonteCarlo<G> {
     pub fn new(game: &G, name: impl Into<String>, config: McConfig) -> Self {
         MonteCarlo {
             name: name.into(),
-            table: Table::new(game),
+            table: Table::new(game, config.initial),
             counts: Vec::new(),
             episode_visits: Vec::new(),
             episode: 0,

@@ -144,7 +144,7 @@ impl<G: Game> QLearner<G> {
         let (alpha, epsilon) = (config.alpha.at(0), config.epsilon.at(0));
         QLearner {
             name: name.into(),
-            table: Table::new(game),
+            table: Table::new(game, config.initial),
             second: Vec::new(),
             pending: Pending::new(game.num_players()),
             episode: 0,

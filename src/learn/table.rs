@@ -88,30 +88,61 @@ impl<G: Game> RowIndex<G> {
     }
 }
 
+/// Largest dense action index a table lays its rows out by (8 bytes per entry: 128 MiB).
+pub const SLOTS_LIMIT: usize = 1 << 24;
+
+/// Where a [`Table`]'s rows lie.
+#[derive(Clone)]
+enum Layout<G: Game> {
+    /// Rows appended as states are met, found through a [`RowIndex`].
+    Rows(RowIndex<G>),
+    /// Every row in place from the start, where the game's dense action index puts it
+    /// ([`Game::action_index`]): a row is found without a load. One bit per state index says
+    /// whether the state was met.
+    Slots { met: Vec<u64> },
+}
+
 /// Rows of values keyed by state.
 #[derive(Clone)]
 pub struct Table<G: Game> {
-    keys: RowIndex<G>,
+    layout: Layout<G>,
     rows: usize,
     values: Vec<f64>,
 }
 
 impl<G: Game> Table<G> {
-    pub fn new(game: &G) -> Self {
-        Table {
-            keys: RowIndex::new(game),
-            rows: 0,
-            values: Vec::new(),
+    /// An empty table whose rows start at `initial`.
+    pub fn new(game: &G, initial: f64) -> Self {
+        match (game.action_index_len(), game.state_index_len()) {
+            (Some(slots), Some(states)) if slots <= SLOTS_LIMIT && states <= SLOTS_LIMIT => Table {
+                layout: Layout::Slots {
+                    met: vec![0; states.div_ceil(64)],
+                },
+                rows: 0,
+                values: vec![initial; slots],
+            },
+            _ => Table {
+                layout: Layout::Rows(RowIndex::new(game)),
+                rows: 0,
+                values: Vec::new(),
+            },
         }
     }
 
     /// The row of `state`, if it has one: the range of its values.
     #[inline]
     pub fn row(&self, game: &G, state: &G::State) -> Option<std::ops::Range<usize>> {
-        self.keys.find(game, state)
+        match &self.layout {
+            Layout::Rows(keys) => keys.find(game, state),
+            Layout::Slots { met } => {
+                let i = game.state_index(state);
+                (met[i / 64] >> (i % 64) & 1 != 0).then(|| game.action_index(state))
+            }
+        }
     }
 
-    /// The row of `state`, created with `len` values equal to `initial` if it has none.
+    /// The row of `state`, created with `len` values equal to `initial` if it has none (the
+    /// `initial` the table was made with: rows laid out by the action index hold it already).
     #[inline]
     pub fn row_or_insert(
         &mut self,
@@ -120,13 +151,28 @@ impl<G: Game> Table<G> {
         len: usize,
         initial: f64,
     ) -> std::ops::Range<usize> {
-        let next = self.values.len();
-        let (row, new) = self.keys.find_or_insert(game, state, next, len);
-        if new {
-            self.values.resize(next + len, initial);
-            self.rows += 1;
+        match &mut self.layout {
+            Layout::Rows(keys) => {
+                let next = self.values.len();
+                let (row, new) = keys.find_or_insert(game, state, next, len);
+                if new {
+                    self.values.resize(next + len, initial);
+                    self.rows += 1;
+                }
+                row
+            }
+            Layout::Slots { met } => {
+                let i = game.state_index(state);
+                let bit = 1u64 << (i % 64);
+                if met[i / 64] & bit == 0 {
+                    met[i / 64] |= bit;
+                    self.rows += 1;
+                }
+                let row = game.action_index(state);
+                debug_assert_eq!(row.len(), len, "a row per legal action");
+                row
+            }
         }
-        row
     }
 
     #[inline]
@@ -141,7 +187,7 @@ impl<G: Game> Table<G> {
     pub fn rows(&self) -> usize {
         self.rows
     }
-    /// Number of values in all rows.
+    /// Number of values in all rows (laid out by the action index: in every row, met or not).
     pub fn len(&self) -> usize {
         self.values.len()
     }
@@ -171,7 +217,7 @@ mod tests {
     use crate::games::{Hexapawn, HexapawnParams, TicTacToe};
 
     fn exercise<G: Game>(game: &G) {
-        let mut t = Table::new(game);
+        let mut t = Table::new(game, 0.5);
         let s0 = game.initial_state();
         let mut legal = Vec::new();
         game.legal_actions(&s0, &mut legal);

@@ -121,7 +121,7 @@ impl<G: Game> Values<G> {
                 met: vec![0; n.div_ceil(64)],
                 rows: 0,
             },
-            _ => Values::Rows(Table::new(game)),
+            _ => Values::Rows(Table::new(game, initial)),
         }
     }
 
