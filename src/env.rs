@@ -197,19 +197,22 @@ impl<G: Game> Core<G> {
             return Err(EnvError::EpisodeOver);
         }
         let legal = self.legal();
-        // A short list is scanned (no chain of dependent loads), a long one halved.
-        let found = if legal.len() <= 16 {
-            legal.contains(&action)
+        // Where the action stands among the legal actions (ascending): a short list counts
+        // those below it (no branch that depends on where it stands), a long one is halved.
+        let k = if legal.len() <= 16 {
+            legal.iter().map(|&a| usize::from(a < action)).sum()
         } else {
-            legal.binary_search(&action).is_ok()
+            legal.partition_point(|&a| a < action)
         };
-        if !found {
+        if legal.get(k) != Some(&action) {
             return Err(self.game.illegal(&self.state, action.to_string()).into());
         }
         if let Turn::Player(p) = self.state_turn {
             self.last_mover = p;
         }
-        self.advance_with(action);
+        let next = self.game.apply_legal(&self.state, k, action);
+        self.ply += 1;
+        self.enter(next);
         Ok(())
     }
 

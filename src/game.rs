@@ -363,6 +363,22 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// The state after `action`. The action must be legal (or a chance outcome); use
     /// [`Game::try_apply`] for input that may not be.
     fn apply(&self, state: &Self::State, action: Action) -> Self::State;
+    /// [`Game::apply`] of `action`, the `index`-th of the legal actions of `state` (a player's
+    /// state): a game that keeps a position's moves in order reads the result without looking
+    /// for the action.
+    #[inline]
+    fn apply_legal(&self, state: &Self::State, index: usize, action: Action) -> Self::State {
+        let _ = index;
+        self.apply(state, action)
+    }
+    /// The state after each of `actions` (legal at `state`), in order, into `out` (cleared
+    /// first): [`Game::apply`] of each, unless the game has them at hand (a game played from
+    /// its state graph reads all of a position's moves at once).
+    #[inline]
+    fn apply_each(&self, state: &Self::State, actions: &[Action], out: &mut Vec<Self::State>) {
+        out.clear();
+        out.extend(actions.iter().map(|&a| self.apply(state, a)));
+    }
     /// Payoffs at a terminal state (zeros elsewhere).
     fn returns(&self, state: &Self::State) -> Returns;
     /// The action in the game's notation, e.g. "b2-b3".

@@ -454,6 +454,22 @@ impl Game for Tabulated {
         self.child(s, k)
     }
     #[inline]
+    fn apply_legal(&self, s: &Node, index: usize, action: Action) -> Node {
+        debug_assert_eq!(self.actions(s)[index], action, "the index-th legal action");
+        self.child(s, index)
+    }
+    #[inline]
+    fn apply_each(&self, s: &Node, actions: &[Action], out: &mut Vec<Node>) {
+        out.clear();
+        // The very slice `legal_actions_in_place` handed out (as environments pass it on):
+        // every move of the position, in order.
+        if std::ptr::eq(actions, self.actions(s)) {
+            out.extend((0..actions.len()).map(|k| self.child(s, k)));
+        } else {
+            out.extend(actions.iter().map(|&a| self.apply(s, a)));
+        }
+    }
+    #[inline]
     fn returns(&self, s: &Node) -> Returns {
         self.tables.returns[s.returns as usize]
     }

@@ -113,8 +113,15 @@ pub fn discount(gamma: f64, plies: u32) -> f64 {
     if gamma == 1.0 {
         1.0
     } else {
-        gamma.powi(plies as i32)
+        power(gamma, plies)
     }
+}
+
+/// γ^k by `powi`, out of line: inlined into [`discount`], the compiler sees that γ^k is 1
+/// when γ is 1 anyway, drops the test and calls `powi` at every backup.
+#[inline(never)]
+fn power(gamma: f64, plies: u32) -> f64 {
+    gamma.powi(plies as i32)
 }
 
 /// The largest of `values` (`-inf` if empty).

@@ -316,13 +316,10 @@ impl<G: Game> Learner<G> for Td<G> {
 
     fn act(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<Action> {
         self.values.clear();
-        self.afters.clear();
         self.ends_game.clear();
-        for &a in d.legal {
-            let after = game.apply(d.state, a);
-            self.ends_game.push(game.turn(&after).is_terminal());
-            self.afters.push(after);
-        }
+        game.apply_each(d.state, d.legal, &mut self.afters);
+        self.ends_game
+            .extend(self.afters.iter().map(|after| game.turn(after).is_terminal()));
         // The values apart from the rules: the table lookups of the afterstates do not wait
         // for each other, so the processor overlaps their cache misses (`afterstate_value`).
         for (after, &terminal) in self.afters.iter().zip(&self.ends_game) {
