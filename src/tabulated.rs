@@ -15,7 +15,7 @@
 
 use std::sync::Arc;
 
-use crate::game::{Action, Capabilities, Game, Player, Returns, Turn};
+use crate::game::{Action, Capabilities, Game, MAX_PLAYERS, Player, Returns, Turn};
 use crate::graph::{GraphError, StateGraph, StateId};
 
 /// `Turn` in a byte: a player's number, or one of these.
@@ -249,12 +249,16 @@ impl Tabulated {
         let n = graph.len();
         let mut nodes = Vec::with_capacity(n);
         let mut returns: Vec<Returns> = Vec::new();
-        let mut known: rustc_hash::FxHashMap<Vec<u64>, u32> = Default::default();
+        let mut known: rustc_hash::FxHashMap<[u64; MAX_PLAYERS], u32> = Default::default();
         for id in 0..n as StateId {
             let state = graph.state(id);
             let turn = graph.turn(id);
             let r = game.returns(state);
-            let key: Vec<u64> = r.as_slice().iter().map(|v| v.to_bits()).collect();
+            // Told apart by their bits (players beyond the game's stay 0).
+            let mut key = [0u64; MAX_PLAYERS];
+            for (k, v) in key.iter_mut().zip(r.as_slice()) {
+                *k = v.to_bits();
+            }
             let index = *known.entry(key).or_insert_with(|| {
                 returns.push(r);
                 returns.len() as u32 - 1
