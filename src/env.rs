@@ -25,6 +25,8 @@ pub enum EnvError {
     Illegal(#[from] IllegalAction),
     #[error("the episode is over; call reset() before step()")]
     EpisodeOver,
+    #[error("there is no legal action number {index} (counting from 0): {count} are legal")]
+    NoSuchPlace { index: usize, count: usize },
     #[error("seat {seat} does not exist: the game has {players} players")]
     NoSuchSeat { seat: Player, players: usize },
     #[error(
@@ -63,8 +65,8 @@ pub struct Step<S> {
 }
 
 /// Shared mechanics of both views: the current state, the ply count and the end of the episode.
-/// The first `len` legal actions of `state`: kept in place by the game, or copied into `copy`
-/// ([`Core::enter`]); `len` is 0 once a seat resigned.
+/// The legal actions of `state`: kept in place by the game ([`Game::keeps_legal_actions`]), or
+/// the first `len` of `copy` ([`Core::enter`]; `len` is 0 once a seat resigned).
 #[inline]
 fn legal_at<'a, G: Game>(
     game: &'a G,
@@ -72,9 +74,10 @@ fn legal_at<'a, G: Game>(
     copy: &'a [Action],
     len: u32,
 ) -> &'a [Action] {
-    match game.legal_actions_in_place(state) {
-        Some(legal) => &legal[..len as usize],
-        None => &copy[..len as usize],
+    if game.keeps_legal_actions() {
+        game.legal_actions_in_place(state).unwrap_or_default()
+    } else {
+        &copy[..len as usize]
     }
 }
 
@@ -93,6 +96,9 @@ struct Core<G: Game> {
     last_mover: Player,
     /// The game's turn at `state`, worked out once per state by `enter`.
     state_turn: Turn,
+    /// The turn as the episode sees it: `state_turn`, or `Terminal` once the episode is over
+    /// (ended, cut off or resigned). One byte that every move reads, not three flags.
+    now: Turn,
     legal: Vec<Action>,
     /// `legal.len()`, kept apart: the learner's view of `legal` is read right after `legal` is
     /// refilled, and a load of the vector's (pointer, length) pair as one 16-byte word cannot
@@ -118,6 +124,7 @@ impl<G: Game> Core<G> {
             drawn: Vec::new(),
             last_mover: 0,
             state_turn: Turn::Terminal,
+            now: Turn::Terminal,
             legal: Vec::new(),
             legal_len: 0,
             mask: std::cell::OnceCell::new(),
@@ -142,8 +149,9 @@ impl<G: Game> Core<G> {
         self.returns.is_some() && !self.truncated
     }
 
+    #[inline]
     fn done(&self) -> bool {
-        self.returns.is_some() || self.truncated
+        matches!(self.now, Turn::Terminal)
     }
 
     /// Moves to `state`: its legal actions and the end-of-episode flags. Worked out from
@@ -152,22 +160,20 @@ impl<G: Game> Core<G> {
     #[inline]
     fn enter(&mut self, state: G::State) {
         self.mask.take();
-        match self.game.legal_actions_in_place(&state) {
+        if self.game.keeps_legal_actions() {
             // Read in place when asked for: not copied.
-            Some(legal) => {
-                self.legal_len = legal.len() as u32;
-                self.state_turn = self.game.turn(&state);
-            }
-            None => {
-                self.state_turn = self.game.turn_and_legal_actions(&state, &mut self.legal);
-                self.legal_len = self.legal.len() as u32;
-            }
+            self.state_turn = self.game.turn(&state);
+        } else {
+            self.state_turn = self.game.turn_and_legal_actions(&state, &mut self.legal);
+            self.legal_len = self.legal.len() as u32;
         }
+        self.now = self.state_turn;
         if self.state_turn.is_terminal() {
             self.returns = Some(self.game.returns(&state));
             self.truncated = self.game.is_cut_off(&state);
         } else if self.max_plies.is_some_and(|m| self.ply >= m) {
             self.truncated = true;
+            self.now = Turn::Terminal;
         }
         self.state = state;
     }
@@ -183,7 +189,13 @@ impl<G: Game> Core<G> {
     fn mask(&self) -> &[bool] {
         self.mask.get_or_init(|| {
             let mut mask = vec![false; self.game.num_distinct_actions()];
-            for &a in self.legal() {
+            // None after a resignation (a game keeping its legal actions still lists them).
+            let legal = if self.resigned.is_some() {
+                &[]
+            } else {
+                self.legal()
+            };
+            for &a in legal {
                 mask[a as usize] = true;
             }
             mask
@@ -207,13 +219,39 @@ impl<G: Game> Core<G> {
         if legal.get(k) != Some(&action) {
             return Err(self.game.illegal(&self.state, action.to_string()).into());
         }
+        self.play(k, action);
+        Ok(())
+    }
+
+    /// Plays the `k`-th legal action (counting from 0, ascending): [`Core::apply`] for a caller
+    /// that knows its action's place, as a learner choosing from the legal actions does.
+    #[inline]
+    fn apply_at(&mut self, k: usize) -> Result<(), EnvError> {
+        if self.done() {
+            return Err(EnvError::EpisodeOver);
+        }
+        let legal = self.legal();
+        match legal.get(k) {
+            Some(&action) => {
+                self.play(k, action);
+                Ok(())
+            }
+            None => Err(EnvError::NoSuchPlace {
+                index: k,
+                count: legal.len(),
+            }),
+        }
+    }
+
+    /// Plays `action`, the `k`-th legal action.
+    #[inline]
+    fn play(&mut self, k: usize, action: Action) {
         if let Turn::Player(p) = self.state_turn {
             self.last_mover = p;
         }
         let next = self.game.apply_legal(&self.state, k, action);
         self.ply += 1;
         self.enter(next);
-        Ok(())
     }
 
     #[inline]
@@ -229,6 +267,7 @@ impl<G: Game> Core<G> {
         }
         self.returns = Some(self.game.resignation_returns(&self.state, seat));
         self.resigned = Some(seat);
+        self.now = Turn::Terminal;
         self.mask.take();
         self.legal.clear();
         self.legal_len = 0;
@@ -242,12 +281,9 @@ impl<G: Game> Core<G> {
         self.advance_with(outcome);
     }
 
+    #[inline]
     fn turn(&self) -> Turn {
-        if self.done() {
-            Turn::Terminal
-        } else {
-            self.state_turn
-        }
+        self.now
     }
 
     fn info(&self) -> Info {
@@ -448,7 +484,9 @@ impl<'p, G: Game> Env<'p, G> {
 /// The turn-based multi-agent view (PettingZoo AEC): every seat is an agent.
 pub struct AecEnv<G: Game> {
     core: Core<G>,
-    cumulative: Vec<f64>,
+    /// Each seat's reward so far, as [`Returns`] keeps them (a fixed array: reset without a
+    /// call to `memset` at every episode).
+    cumulative: Returns,
 }
 
 impl<G: Game> AecEnv<G> {
@@ -456,7 +494,7 @@ impl<G: Game> AecEnv<G> {
         let n = game.num_players();
         let mut env = AecEnv {
             core: Core::new(game, seed),
-            cumulative: vec![0.0; n],
+            cumulative: Returns::zeros(n),
         };
         env.reset(Some(seed));
         env
@@ -469,17 +507,17 @@ impl<G: Game> AecEnv<G> {
 
     pub fn reset(&mut self, seed: Option<u64>) {
         self.core.reset(seed);
-        self.cumulative.iter_mut().for_each(|r| *r = 0.0);
+        self.cumulative = Returns::zeros(self.core.game.num_players());
         self.resolve_chance();
     }
 
     #[inline]
     fn resolve_chance(&mut self) {
-        while !self.core.done() && self.core.state_turn == Turn::Chance {
+        while matches!(self.core.now, Turn::Chance) {
             self.core.draw_chance();
         }
         if let Some(r) = self.core.returns {
-            self.cumulative.copy_from_slice(r.as_slice());
+            self.cumulative = r;
         }
     }
 
@@ -509,6 +547,16 @@ impl<G: Game> AecEnv<G> {
         Ok(())
     }
 
+    /// The selected agent plays its `k`-th legal action (counting from 0, in the order of
+    /// [`AecEnv::legal_actions`]): [`AecEnv::step`] without looking the action up.
+    #[inline]
+    pub fn step_at(&mut self, k: usize) -> Result<(), EnvError> {
+        self.core.apply_at(k)?;
+        self.core.drawn.clear();
+        self.resolve_chance();
+        Ok(())
+    }
+
     /// The selected agent resigns.
     pub fn resign(&mut self) -> Result<(), EnvError> {
         let seat = self.agent_selection().ok_or(EnvError::EpisodeOver)?;
@@ -523,7 +571,7 @@ impl<G: Game> AecEnv<G> {
     }
     /// Each seat's reward so far (its return once the episode is over).
     pub fn rewards(&self) -> &[f64] {
-        &self.cumulative
+        self.cumulative.as_slice()
     }
     pub fn game(&self) -> &G {
         &self.core.game
@@ -540,6 +588,13 @@ impl<G: Game> AecEnv<G> {
         } else {
             self.core.legal()
         }
+    }
+    /// The agent to act and its legal actions, or `None` when the episode is over:
+    /// [`AecEnv::agent_selection`] and [`AecEnv::legal_actions`] at once.
+    #[inline]
+    pub fn to_move(&self) -> Option<(Player, &[Action])> {
+        let seat = self.core.turn().player()?;
+        Some((seat, self.core.legal()))
     }
     pub fn action_mask(&self) -> &[bool] {
         self.core.mask()
@@ -610,6 +665,61 @@ mod tests {
         assert_eq!(env.rewards(), [1.0, -1.0]);
         let (_, r_o, terminated, truncated, _) = env.last(1);
         assert_eq!((r_o, terminated, truncated), (-1.0, true, false));
+    }
+
+    #[test]
+    fn step_at_plays_the_action_at_its_place_and_refuses_a_place_past_the_end() {
+        // Both ways of keeping the legal actions: worked out by the game, read from its tables.
+        let tabulated = crate::tabulated::Tabulated::new(&TicTacToe, 1 << 20).unwrap();
+        let mut by_action = AecEnv::new(TicTacToe, 5);
+        let mut by_place = AecEnv::new(TicTacToe, 5);
+        let mut by_table = AecEnv::new(tabulated.clone(), 5);
+        let mut rng = crate::rng(9);
+        for _ in 0..50 {
+            by_action.reset(None);
+            by_place.reset(None);
+            by_table.reset(None);
+            while let Some((seat, legal)) = by_place.to_move().map(|(s, l)| (s, l.to_vec())) {
+                assert_eq!(by_action.agent_selection(), Some(seat));
+                assert_eq!(by_action.legal_actions(), legal);
+                assert_eq!(
+                    by_table.to_move().map(|(s, l)| (s, l.to_vec())),
+                    Some((seat, legal.to_vec()))
+                );
+                let n = legal.len();
+                let err = by_place.step_at(n).unwrap_err();
+                assert_eq!(err, EnvError::NoSuchPlace { index: n, count: n });
+                assert!(err.to_string().contains(&format!("{n} are legal")));
+                let k = rand::RngExt::random_range(&mut rng, 0..n);
+                let action = legal[k];
+                by_action.step(action).unwrap();
+                by_place.step_at(k).unwrap();
+                by_table.step_at(k).unwrap();
+                assert_eq!(by_place.state(), by_action.state());
+                assert_eq!(by_place.ply(), by_action.ply());
+                assert_eq!(by_table.ply(), by_action.ply());
+            }
+            assert_eq!(by_action.to_move(), None);
+            assert_eq!(by_table.to_move(), None);
+            assert_eq!(by_place.rewards(), by_action.rewards());
+            assert_eq!(by_table.rewards(), by_action.rewards());
+            assert_eq!(by_place.step_at(0).unwrap_err(), EnvError::EpisodeOver);
+            assert_eq!(by_table.step_at(0).unwrap_err(), EnvError::EpisodeOver);
+        }
+    }
+
+    #[test]
+    fn a_game_keeping_its_legal_actions_lists_none_after_a_resignation() {
+        let tabulated = crate::tabulated::Tabulated::new(&TicTacToe, 1 << 20).unwrap();
+        assert!(tabulated.keeps_legal_actions() && !TicTacToe.keeps_legal_actions());
+        let mut env = AecEnv::new(tabulated, 1);
+        env.step_at(4).unwrap();
+        assert_eq!(env.action_mask().iter().filter(|&&m| m).count(), 8);
+        env.resign().unwrap();
+        assert!(env.legal_actions().is_empty());
+        assert!(env.action_mask().iter().all(|&m| !m));
+        assert_eq!(env.to_move(), None);
+        assert_eq!(env.rewards(), [1.0, -1.0]);
     }
 
     #[test]

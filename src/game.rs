@@ -43,7 +43,7 @@ impl Turn {
         }
     }
     pub fn is_terminal(self) -> bool {
-        self == Turn::Terminal
+        matches!(self, Turn::Terminal)
     }
 }
 
@@ -353,6 +353,12 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn legal_actions_in_place(&self, state: &Self::State) -> Option<&[Action]> {
         let _ = state;
         None
+    }
+    /// Whether [`Game::legal_actions_in_place`] answers at every state: an environment then
+    /// reads the legal actions there whenever it needs them and keeps no list of its own.
+    #[inline]
+    fn keeps_legal_actions(&self) -> bool {
+        false
     }
     /// Clears `out` and fills it with the chance outcomes and their probabilities (empty unless
     /// `turn` is `Chance`).

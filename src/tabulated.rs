@@ -425,6 +425,10 @@ impl Game for Tabulated {
         }
     }
     #[inline]
+    fn keeps_legal_actions(&self) -> bool {
+        true
+    }
+    #[inline]
     fn legal_actions_in_place(&self, s: &Node) -> Option<&[Action]> {
         Some(if s.turn < CHANCE {
             self.actions(s)

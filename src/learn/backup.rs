@@ -54,7 +54,8 @@ impl<T: Copy> Pending<T> {
     }
 
     pub fn clear(&mut self) {
-        self.slots[..self.players].fill(None);
+        // All of them: a fixed number of stores, where the seats in play would be a loop.
+        self.slots = [None; MAX_PLAYERS];
         self.last = None;
     }
 

@@ -196,6 +196,21 @@ pub trait Learner<G: Game>: Send {
     /// The learner's move (`None` = resign). It may learn from what it sees now about its
     /// earlier choices (temporal-difference learners do) and remember the choice.
     fn act(&mut self, game: &G, decision: &Decision<G>, rng: &mut SgRng) -> Option<Action>;
+    /// [`Learner::act`], the move given as its place in `decision.legal` (counting from 0): what
+    /// the episode loops play, so the environment need not look the action up. A learner that
+    /// chooses by place answers here and lets `act` name the action; by default the place of
+    /// `act`'s action (`decision.legal.len()`, no place, if it is not legal: the environment
+    /// refuses it).
+    fn act_at(&mut self, game: &G, decision: &Decision<G>, rng: &mut SgRng) -> Option<usize> {
+        let action = self.act(game, decision, rng)?;
+        Some(
+            decision
+                .legal
+                .iter()
+                .position(|&a| a == action)
+                .unwrap_or(decision.legal.len()),
+        )
+    }
     /// Called once the episode is over, with every seat's return and the episode's length in
     /// plies.
     fn end_episode(&mut self, game: &G, returns: &Returns, plies: u32);
@@ -313,15 +328,15 @@ pub fn play_self<G: Game, L: Learner<G> + ?Sized>(
 ) -> EpisodeOutcome {
     learner.begin_episode();
     env.reset(None);
-    while let Some(seat) = env.agent_selection() {
+    while let Some((seat, legal)) = env.to_move() {
         let decision = Decision {
             state: env.state(),
             seat,
-            legal: env.legal_actions(),
+            legal,
             ply: env.ply(),
         };
-        match learner.act(env.game(), &decision, rng) {
-            Some(a) => env.step(a).expect("the learner chose an illegal action"),
+        match learner.act_at(env.game(), &decision, rng) {
+            Some(k) => env.step_at(k).expect("the learner chose an illegal action"),
             None => env.resign().expect("the episode is running"),
         }
     }
@@ -483,5 +498,68 @@ pub(crate) mod tests {
         answers_as_apart(
             &crate::games::Hexapawn::new(crate::games::HexapawnParams::default()).unwrap(),
         );
+    }
+
+    /// `act_at` names the place of the action `act` chooses, drawing the same numbers, for every
+    /// kind of learner (natively or by the default): self-play through `act` and `step`, and
+    /// through `play_self` (`act_at` and `step_at`), give the same episodes and the same tables.
+    #[test]
+    fn act_at_and_act_choose_alike_for_every_learner() {
+        let game = crate::tabulated::Tabulated::new(&crate::games::TicTacToe, 1 << 20).unwrap();
+        let kinds = [
+            ("q-learning", ""),
+            ("q-learning", "algorithm = \"sarsa\"\ndouble = true"),
+            ("monte-carlo", ""),
+            ("td", "lambda = 0.8"),
+            ("matchbox", "scheme = \"menace\""),
+        ];
+        for (kind, keys) in kinds {
+            let table: toml::Table = keys.parse().unwrap();
+            let config = LearnerConfig::deserialize(kind, toml::Value::Table(table))
+                .unwrap()
+                .unwrap();
+            let mut by_action = config.build(&game, kind.to_string());
+            let mut by_place = config.build(&game, kind.to_string());
+            let (mut env_a, mut env_p) =
+                (AecEnv::new(game.clone(), 1), AecEnv::new(game.clone(), 1));
+            let (mut rng_a, mut rng_p) = (crate::rng(2), crate::rng(2));
+            for _ in 0..300 {
+                by_action.begin_episode();
+                env_a.reset(None);
+                while let Some(seat) = env_a.agent_selection() {
+                    let decision = Decision {
+                        state: env_a.state(),
+                        seat,
+                        legal: env_a.legal_actions(),
+                        ply: env_a.ply(),
+                    };
+                    match by_action.act(env_a.game(), &decision, &mut rng_a) {
+                        Some(a) => env_a.step(a).unwrap(),
+                        None => env_a.resign().unwrap(),
+                    }
+                }
+                let a = finish(
+                    env_a.game(),
+                    env_a.returns(),
+                    0,
+                    by_action.as_mut(),
+                    env_a.ply(),
+                    env_a.resigned(),
+                );
+                let p = play_self(&mut env_p, by_place.as_mut(), &mut rng_p);
+                assert_eq!(a, p, "{kind} {keys}");
+            }
+            for i in 0..game.state_index_len().unwrap() {
+                let s = game.state_from_index(i).unwrap();
+                let (mut pa, mut pp) = (Vec::new(), Vec::new());
+                let legal = game.legal_actions_in_place(&s).unwrap();
+                if legal.is_empty() {
+                    continue;
+                }
+                by_action.policy().probabilities(&game, &s, legal, &mut pa);
+                by_place.policy().probabilities(&game, &s, legal, &mut pp);
+                assert_eq!(pa, pp, "{kind} {keys}: position {i}");
+            }
+        }
     }
 }

@@ -194,6 +194,10 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
     }
 
     fn act(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<Action> {
+        self.act_at(game, d, rng).map(|k| d.legal[k])
+    }
+
+    fn act_at(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<usize> {
         let row = self
             .table
             .row_or_insert(game, d.state, d.legal.len(), self.config.initial);
@@ -203,7 +207,7 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
             seat: d.seat,
             ply: d.ply,
         });
-        Some(d.legal[choice])
+        Some(choice)
     }
 
     fn end_episode(&mut self, _game: &G, returns: &Returns, plies: u32) {

@@ -272,6 +272,10 @@ impl<G: Game> Learner<G> for QLearner<G> {
     }
 
     fn act(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<Action> {
+        self.act_at(game, d, rng).map(|k| d.legal[k])
+    }
+
+    fn act_at(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<usize> {
         let n = d.legal.len();
         let row = self
             .table
@@ -313,7 +317,7 @@ impl<G: Game> Learner<G> for QLearner<G> {
             second: self.config.double && rng.random::<bool>(),
         };
         self.pending.push(d.seat, d.ply, slot);
-        Some(d.legal[choice])
+        Some(choice)
     }
 
     fn end_episode(&mut self, _game: &G, returns: &Returns, plies: u32) {

@@ -315,6 +315,10 @@ impl<G: Game> Learner<G> for Td<G> {
     }
 
     fn act(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<Action> {
+        self.act_at(game, d, rng).map(|k| d.legal[k])
+    }
+
+    fn act_at(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<usize> {
         self.values.clear();
         self.ends_game.clear();
         game.apply_each(d.state, d.legal, &mut self.afters);
@@ -341,7 +345,7 @@ impl<G: Game> Learner<G> for Td<G> {
             let item = self.table.item_or_insert(game, after, self.config.initial);
             self.pending.push(d.seat, d.ply, item);
         }
-        Some(d.legal[choice])
+        Some(choice)
     }
 
     fn end_episode(&mut self, _game: &G, returns: &Returns, plies: u32) {
