@@ -36,7 +36,9 @@ pub struct Node {
     /// Its number of edges (legal actions or chance outcomes).
     len: u16,
     turn: u8,
-    cut_off: bool,
+    /// 1 if the position ends the game by a cap ([`Game::is_cut_off`]), else 0: a byte, not a
+    /// `bool`, so that unpacking a position from its four words is a plain copy.
+    cut_off: u8,
 }
 
 impl Node {
@@ -274,7 +276,7 @@ impl Tabulated {
                     Turn::Chance => CHANCE,
                     Turn::Terminal => TERMINAL,
                 },
-                cut_off: turn.is_terminal() && game.is_cut_off(state),
+                cut_off: u8::from(turn.is_terminal() && game.is_cut_off(state)),
             });
         }
         let m = graph.num_edges();
@@ -381,7 +383,7 @@ fn unpack(w: [u32; CHILD_WORDS]) -> Node {
         returns: w[2],
         len: w[3] as u16,
         turn: (w[3] >> 16) as u8,
-        cut_off: w[3] >> 24 != 0,
+        cut_off: (w[3] >> 24) as u8,
     }
 }
 
@@ -534,7 +536,7 @@ impl Game for Tabulated {
     }
     #[inline]
     fn is_cut_off(&self, s: &Node) -> bool {
-        s.cut_off
+        s.cut_off != 0
     }
     fn read_position(&self, text: &str) -> Result<Node, String> {
         self.inner.read_position(text).map(|id| self.node(id))
