@@ -132,6 +132,7 @@ impl<G: Game> Core<G> {
         }
     }
 
+    #[inline]
     fn reset(&mut self, seed: Option<u64>) {
         if let Some(seed) = seed {
             self.rng = SgRng::seed_from_u64(seed);
@@ -505,6 +506,7 @@ impl<G: Game> AecEnv<G> {
         self
     }
 
+    #[inline]
     pub fn reset(&mut self, seed: Option<u64>) {
         self.core.reset(seed);
         self.cumulative = Returns::zeros(self.core.game.num_players());

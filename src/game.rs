@@ -56,6 +56,7 @@ pub struct Returns {
 
 impl Returns {
     /// All-zero returns for `n` players (a draw, or "not over yet").
+    #[inline]
     pub fn zeros(n: usize) -> Self {
         assert!(
             (1..=MAX_PLAYERS).contains(&n),
@@ -95,12 +96,14 @@ impl Returns {
         }
         r
     }
+    #[inline]
     pub fn len(&self) -> usize {
         self.len as usize
     }
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+    #[inline]
     pub fn as_slice(&self) -> &[f64] {
         &self.values[..self.len as usize]
     }
@@ -134,6 +137,7 @@ impl Returns {
 
 impl std::ops::Index<Player> for Returns {
     type Output = f64;
+    #[inline]
     fn index(&self, p: Player) -> &f64 {
         &self.as_slice()[p]
     }

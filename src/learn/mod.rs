@@ -350,6 +350,7 @@ pub fn play_self<G: Game, L: Learner<G> + ?Sized>(
     )
 }
 
+#[inline]
 fn finish<G: Game, L: Learner<G> + ?Sized>(
     game: &G,
     returns: Option<Returns>,
