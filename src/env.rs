@@ -544,8 +544,7 @@ impl<G: Game> AecEnv<G> {
     #[inline]
     pub fn step(&mut self, action: Action) -> Result<(), EnvError> {
         self.core.apply(action)?;
-        self.core.drawn.clear();
-        self.resolve_chance();
+        self.after_move();
         Ok(())
     }
 
@@ -554,9 +553,15 @@ impl<G: Game> AecEnv<G> {
     #[inline]
     pub fn step_at(&mut self, k: usize) -> Result<(), EnvError> {
         self.core.apply_at(k)?;
+        self.after_move();
+        Ok(())
+    }
+
+    /// After a move: the chance events that follow are drawn (and listed anew).
+    #[inline]
+    fn after_move(&mut self) {
         self.core.drawn.clear();
         self.resolve_chance();
-        Ok(())
     }
 
     /// The selected agent resigns.
