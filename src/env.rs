@@ -482,20 +482,28 @@ impl<'p, G: Game> Env<'p, G> {
     }
 }
 
+/// Why [`AecEnv::play_out`] left its run of moves kept in locals.
+enum Stop {
+    /// A move reached a chance event, the end or the ply limit.
+    Moved,
+    /// The seat to act resigned.
+    Resign,
+    /// The seat to act named a place past its legal actions: (place, count).
+    NoSuchPlace(usize, usize),
+}
+
 /// The turn-based multi-agent view (PettingZoo AEC): every seat is an agent.
 pub struct AecEnv<G: Game> {
     core: Core<G>,
-    /// Each seat's reward so far, as [`Returns`] keeps them (a fixed array: reset without a
-    /// call to `memset` at every episode).
-    cumulative: Returns,
 }
+
+/// The rewards of every seat before the end: none yet.
+const NO_REWARDS: [f64; crate::game::MAX_PLAYERS] = [0.0; crate::game::MAX_PLAYERS];
 
 impl<G: Game> AecEnv<G> {
     pub fn new(game: G, seed: u64) -> Self {
-        let n = game.num_players();
         let mut env = AecEnv {
             core: Core::new(game, seed),
-            cumulative: Returns::zeros(n),
         };
         env.reset(Some(seed));
         env
@@ -509,7 +517,6 @@ impl<G: Game> AecEnv<G> {
     #[inline]
     pub fn reset(&mut self, seed: Option<u64>) {
         self.core.reset(seed);
-        self.cumulative = Returns::zeros(self.core.game.num_players());
         self.resolve_chance();
     }
 
@@ -517,9 +524,6 @@ impl<G: Game> AecEnv<G> {
     fn resolve_chance(&mut self) {
         while matches!(self.core.now, Turn::Chance) {
             self.core.draw_chance();
-        }
-        if let Some(r) = self.core.returns {
-            self.cumulative = r;
         }
     }
 
@@ -533,7 +537,7 @@ impl<G: Game> AecEnv<G> {
     pub fn last(&self, agent: Player) -> (G::State, f64, bool, bool, Info) {
         (
             self.core.state.clone(),
-            self.cumulative[agent],
+            self.rewards()[agent],
             self.core.terminated(),
             self.core.truncated,
             self.core.info(),
@@ -557,6 +561,84 @@ impl<G: Game> AecEnv<G> {
         Ok(())
     }
 
+    /// Plays the episode on to its end: `choose` is asked at every move for the place among the
+    /// legal actions (as [`AecEnv::step_at`] takes it) of the move of the seat to act, or `None`
+    /// for that seat to resign. It sees the game, the state, the seat, its legal actions and the
+    /// ply. The same episode, chance draws and final state as the loop
+    /// `while let Some((seat, legal)) = env.to_move() { env.step_at(k)?  /  env.resign()? }`,
+    /// played faster: between chance events the state, the ply and the turn are kept in
+    /// locals, and the environment takes them once at the end (or at a chance event, a
+    /// resignation, an error) instead of at every move.
+    ///
+    /// An answer past the end of the legal actions stops the episode at that state with
+    /// [`EnvError::NoSuchPlace`], as `step_at` would.
+    #[inline]
+    pub fn play_out<F>(&mut self, mut choose: F) -> Result<(), EnvError>
+    where
+        F: FnMut(&G, &G::State, Player, &[Action], u32) -> Option<usize>,
+    {
+        let limit = self.core.max_plies.unwrap_or(u32::MAX);
+        loop {
+            let Turn::Player(mut seat) = self.core.now else {
+                return Ok(());
+            };
+            let core = &mut self.core;
+            let (game, copy) = (&core.game, &mut core.legal);
+            let keeps = game.keeps_legal_actions();
+            let mut state = core.state.clone();
+            let mut ply = core.ply;
+            let mut mover = core.last_mover;
+            // The moves up to the next chance event, the end or the ply limit, in locals.
+            let stop = loop {
+                let legal = if keeps {
+                    game.legal_actions_in_place(&state).unwrap_or_default()
+                } else {
+                    &copy[..]
+                };
+                let Some(k) = choose(game, &state, seat, legal, ply) else {
+                    break Stop::Resign;
+                };
+                let Some(&action) = legal.get(k) else {
+                    break Stop::NoSuchPlace(k, legal.len());
+                };
+                state = game.apply_legal(&state, k, action);
+                ply += 1;
+                mover = seat;
+                let turn = if keeps {
+                    game.turn(&state)
+                } else {
+                    game.turn_and_legal_actions(&state, copy)
+                };
+                match turn {
+                    Turn::Player(p) if ply < limit => seat = p,
+                    _ => break Stop::Moved,
+                }
+            };
+            // The environment takes the state reached, as `Core::play` would have left it.
+            let moved = ply != core.ply;
+            if moved {
+                core.ply = ply;
+                core.last_mover = mover;
+                core.enter(state);
+            }
+            match stop {
+                Stop::Moved => self.after_move(),
+                Stop::Resign => {
+                    if moved {
+                        self.core.drawn.clear();
+                    }
+                    return self.resign();
+                }
+                Stop::NoSuchPlace(index, count) => {
+                    if moved {
+                        self.core.drawn.clear();
+                    }
+                    return Err(EnvError::NoSuchPlace { index, count });
+                }
+            }
+        }
+    }
+
     /// After a move: the chance events that follow are drawn (and listed anew).
     #[inline]
     fn after_move(&mut self) {
@@ -576,9 +658,13 @@ impl<G: Game> AecEnv<G> {
     pub fn ply(&self) -> u32 {
         self.core.ply
     }
-    /// Each seat's reward so far (its return once the episode is over).
+    /// Each seat's reward so far: its return once the episode is over (every reward comes at
+    /// the end), zero before and after a cut by the ply limit.
     pub fn rewards(&self) -> &[f64] {
-        self.cumulative.as_slice()
+        match &self.core.returns {
+            Some(r) => r.as_slice(),
+            None => &NO_REWARDS[..self.core.game.num_players()],
+        }
     }
     pub fn game(&self) -> &G {
         &self.core.game
@@ -738,5 +824,161 @@ mod tests {
         assert!(env.is_done());
         let (_, _, terminated, truncated, _) = env.last(0);
         assert!(!terminated && truncated);
+    }
+
+    /// What an [`AecEnv`] shows of itself: everything `play_out` must leave as the step loop does.
+    fn view<G: Game>(env: &AecEnv<G>) -> String
+    where
+        G::State: std::fmt::Debug,
+    {
+        let seats: Vec<_> = (0..env.game().num_players()).map(|p| env.last(p)).collect();
+        format!(
+            "{:?} {} {:?} {:?} {:?} {:?} {:?} {} {:?} {:?}",
+            env.state(),
+            env.ply(),
+            env.to_move(),
+            env.legal_actions(),
+            env.action_mask(),
+            env.returns(),
+            env.rewards(),
+            env.is_done(),
+            env.resigned(),
+            seats
+        )
+    }
+
+    /// Plays `episodes` episodes on two copies of `env`, one by `play_out` and one by the step
+    /// loop, with the same chooser: a random legal place, now and then a resignation
+    /// (`resign` in 1000) or a place past the end (`bad` in 1000); after an error the episode
+    /// goes on. Both must give the same errors and end in the same view.
+    fn play_out_agrees_with_the_step_loop<G: Game>(
+        make: impl Fn() -> AecEnv<G>,
+        seed: u64,
+        episodes: usize,
+        resign: u32,
+        bad: u32,
+    ) where
+        G::State: std::fmt::Debug,
+    {
+        let chooser = |rng: &mut SgRng, legal: &[Action]| -> Option<usize> {
+            use rand::RngExt;
+            let r = rng.random_range(0..1000u32);
+            if r < resign {
+                None
+            } else if r < resign + bad {
+                Some(legal.len() + rng.random_range(0..3usize))
+            } else {
+                Some(rng.random_range(0..legal.len()))
+            }
+        };
+        let (mut fast, mut slow) = (make(), make());
+        let (mut rng_fast, mut rng_slow) = (crate::rng(seed), crate::rng(seed));
+        for _ in 0..episodes {
+            fast.reset(None);
+            slow.reset(None);
+            loop {
+                let mut asked = Vec::new();
+                let got = fast.play_out(|game, state, seat, legal, ply| {
+                    assert_eq!(game.turn(state), Turn::Player(seat));
+                    asked.push((format!("{state:?}"), seat, legal.to_vec(), ply));
+                    chooser(&mut rng_fast, legal)
+                });
+                let mut seen = Vec::new();
+                let want = loop {
+                    let Some((seat, legal)) = slow.to_move() else {
+                        break Ok(());
+                    };
+                    seen.push((
+                        format!("{:?}", slow.state()),
+                        seat,
+                        legal.to_vec(),
+                        slow.ply(),
+                    ));
+                    let step = match chooser(&mut rng_slow, legal) {
+                        Some(k) => slow.step_at(k),
+                        None => slow.resign(),
+                    };
+                    if step.is_err() {
+                        break step;
+                    }
+                };
+                assert_eq!(asked, seen);
+                assert_eq!(got, want);
+                assert_eq!(view(&fast), view(&slow));
+                if got.is_ok() {
+                    assert!(fast.is_done());
+                    break;
+                }
+            }
+        }
+        // An episode that is over plays nothing more.
+        assert_eq!(fast.play_out(|_, _, _, _, _| unreachable!()), Ok(()));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        #[test]
+        fn play_out_plays_as_the_step_loop(
+            seed in 0u64..1000,
+            resign in 0u32..40,
+            bad in 0u32..40,
+            max_plies in proptest::option::of(1u32..12),
+        ) {
+            use crate::games::{DiceRace, DiceRaceParams};
+            use crate::tabulated::Tabulated;
+            fn limit<G: Game>(env: AecEnv<G>, max_plies: Option<u32>) -> AecEnv<G> {
+                match max_plies {
+                    Some(m) => env.with_max_plies(m),
+                    None => env,
+                }
+            }
+            // Legal actions worked out by the game and read from its tables; with chance.
+            let race = DiceRace::new(DiceRaceParams { players: 3, goal: 5 }).unwrap();
+            let tabulated_race = Tabulated::new(&race, 1 << 20).unwrap();
+            let tabulated_ttt = Tabulated::new(&TicTacToe, 1 << 20).unwrap();
+            play_out_agrees_with_the_step_loop(
+                || limit(AecEnv::new(TicTacToe.clone(), seed), max_plies),
+                seed,
+                20,
+                resign,
+                bad,
+            );
+            play_out_agrees_with_the_step_loop(
+                || limit(AecEnv::new(tabulated_ttt.clone(), seed), max_plies),
+                seed,
+                20,
+                resign,
+                bad,
+            );
+            play_out_agrees_with_the_step_loop(
+                || limit(AecEnv::new(race, seed), max_plies),
+                seed,
+                20,
+                resign,
+                bad,
+            );
+            play_out_agrees_with_the_step_loop(
+                || limit(AecEnv::new(tabulated_race.clone(), seed), max_plies),
+                seed,
+                20,
+                resign,
+                bad,
+            );
+            // Chance now and then, after some moves only (a hare card on a hare square).
+            let hase = crate::games::HaseUndIgel::new(crate::games::HaseUndIgelParams {
+                players: 2,
+                board: "CHCHIHC2H".into(),
+                max_rounds: 12,
+                ..Default::default()
+            })
+            .unwrap();
+            play_out_agrees_with_the_step_loop(
+                || limit(AecEnv::new(hase.clone(), seed), max_plies),
+                seed,
+                10,
+                resign,
+                bad,
+            );
+        }
     }
 }

@@ -328,18 +328,19 @@ pub fn play_self<G: Game, L: Learner<G> + ?Sized>(
 ) -> EpisodeOutcome {
     learner.begin_episode();
     env.reset(None);
-    while let Some((seat, legal)) = env.to_move() {
-        let decision = Decision {
-            state: env.state(),
-            seat,
-            legal,
-            ply: env.ply(),
-        };
-        match learner.act_at(env.game(), &decision, rng) {
-            Some(k) => env.step_at(k).expect("the learner chose an illegal action"),
-            None => env.resign().expect("the episode is running"),
-        }
-    }
+    env.play_out(|game, state, seat, legal, ply| {
+        learner.act_at(
+            game,
+            &Decision {
+                state,
+                seat,
+                legal,
+                ply,
+            },
+            rng,
+        )
+    })
+    .expect("the learner chose an illegal action");
     finish(
         env.game(),
         env.returns(),
