@@ -18,6 +18,7 @@
 
 use rand::RngExt;
 
+use super::schedule::Paced;
 use crate::SgRng;
 use crate::game::{MAX_PLAYERS, Player};
 
@@ -131,10 +132,40 @@ pub fn max_of(values: &[f64]) -> f64 {
     values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
 }
 
+/// An exploration rate as ε-greedy choice reads it: a number, or a [`Paced`] schedule.
+pub trait Exploration: Copy {
+    /// ε > 0: a draw is made at all.
+    fn positive(self) -> bool;
+    /// `u < ε`.
+    fn below(self, u: f64) -> bool;
+}
+
+impl Exploration for f64 {
+    #[inline(always)]
+    fn positive(self) -> bool {
+        self > 0.0
+    }
+    #[inline(always)]
+    fn below(self, u: f64) -> bool {
+        u < self
+    }
+}
+
+impl Exploration for &Paced {
+    #[inline(always)]
+    fn positive(self) -> bool {
+        Paced::positive(self)
+    }
+    #[inline(always)]
+    fn below(self, u: f64) -> bool {
+        Paced::below(self, u)
+    }
+}
+
 /// The index of a greedy entry of `values` (ties broken uniformly at random) or, with
 /// probability `epsilon`, of a uniformly random one.
 #[inline(always)]
-pub fn epsilon_greedy(values: &[f64], epsilon: f64, rng: &mut SgRng) -> usize {
+pub fn epsilon_greedy(values: &[f64], epsilon: impl Exploration, rng: &mut SgRng) -> usize {
     epsilon_greedy_and_max(values, epsilon, rng).0
 }
 
@@ -144,7 +175,7 @@ pub fn epsilon_greedy(values: &[f64], epsilon: f64, rng: &mut SgRng) -> usize {
 #[inline(always)]
 pub fn epsilon_greedy_and_max(
     values: &[f64],
-    epsilon: f64,
+    epsilon: impl Exploration,
     rng: &mut SgRng,
 ) -> (usize, Option<f64>) {
     // Drawn from a copy written back at the end: the generator's state stays in registers
@@ -153,7 +184,7 @@ pub fn epsilon_greedy_and_max(
     // reference it would live in memory, written a word at a time and read back two at once,
     // which the store buffer cannot forward.
     let mut local = rng.clone();
-    if epsilon > 0.0 && local.random::<f64>() < epsilon {
+    if epsilon.positive() && epsilon.below(local.random::<f64>()) {
         *rng = local;
         return (rng.random_range(0..values.len()), None);
     }

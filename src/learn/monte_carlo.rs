@@ -14,7 +14,7 @@ use serde::de::{self, MapAccess, Unexpected, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::backup::{discount, epsilon_greedy, max_of, row_probabilities};
-use super::schedule::{Decay, Schedule, checked};
+use super::schedule::{Decay, Paced, Schedule, checked};
 use super::table::Table;
 use super::{Decision, Learner, Position};
 use crate::SgRng;
@@ -158,7 +158,7 @@ pub struct MonteCarlo<G: Game> {
     counts: Vec<u32>,
     episode_visits: Vec<Visit>,
     episode: u64,
-    epsilon: f64,
+    epsilon: Paced,
 }
 
 impl<G: Game> MonteCarlo<G> {
@@ -169,7 +169,7 @@ impl<G: Game> MonteCarlo<G> {
             counts: Vec::new(),
             episode_visits: Vec::new(),
             episode: 0,
-            epsilon: config.epsilon.at(0),
+            epsilon: Paced::new(config.epsilon),
             config,
         }
     }
@@ -201,7 +201,7 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
         let row = self
             .table
             .row_or_insert(game, d.state, d.legal.len(), self.config.initial);
-        let choice = epsilon_greedy(&self.table.values()[row.clone()], self.epsilon, rng);
+        let choice = epsilon_greedy(&self.table.values()[row.clone()], &self.epsilon, rng);
         self.episode_visits.push(Visit {
             slot: (row.start + choice) as u32,
             seat: d.seat,
@@ -231,13 +231,13 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
         }
         self.episode_visits.clear();
         self.episode += 1;
-        self.epsilon = self.config.epsilon.at(self.episode);
+        self.epsilon.next_episode();
     }
 
     fn policy(&self) -> Box<dyn Policy<G> + '_> {
         Box::new(McPolicy {
             learner: self,
-            epsilon: self.epsilon,
+            epsilon: self.epsilon.value(),
         })
     }
 
@@ -249,7 +249,7 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
     }
 
     fn statistics(&self) -> Vec<(crate::eval::Metric, f64)> {
-        super::value_learner_statistics(("states_visited", "States", self.table.rows()), self.epsilon, None)
+        super::value_learner_statistics(("states_visited", "States", self.table.rows()), self.epsilon.value(), None)
     }
 
     fn learns_values(&self) -> bool {
@@ -269,7 +269,7 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
 
     fn position(&self, game: &G, state: &G::State, legal: &[Action], out: &mut Position) -> bool {
         let q = self.q_values(game, state);
-        out.from_q_row(q, legal.len(), self.epsilon, self.config.initial);
+        out.from_q_row(q, legal.len(), self.epsilon.value(), self.config.initial);
         true
     }
 }

@@ -19,7 +19,7 @@ use super::backup::{
     Pending, discount, epsilon_greedy, epsilon_greedy_and_max, epsilon_greedy_expectation, max_of,
     row_probabilities,
 };
-use super::schedule::{Decay, Schedule, checked};
+use super::schedule::{Decay, Paced, Schedule, checked};
 use super::table::Table;
 use super::{Decision, Learner, Position};
 use crate::SgRng;
@@ -132,7 +132,7 @@ pub struct QLearner<G: Game> {
     pending: Pending<Slot>,
     episode: u64,
     alpha: f64,
-    epsilon: f64,
+    epsilon: Paced,
     scratch: Vec<f64>,
     /// γ = 1: no discount to work out. A flag apart from γ on purpose: tested on γ itself,
     /// the compiler sees that γ^k is 1 there anyway and calls powi every time.
@@ -141,7 +141,12 @@ pub struct QLearner<G: Game> {
 
 impl<G: Game> QLearner<G> {
     pub fn new(game: &G, name: impl Into<String>, config: QConfig) -> Self {
-        let (alpha, epsilon) = (config.alpha.at(0), config.epsilon.at(0));
+        // Expected SARSA reads ε itself at every move: worked out at every episode.
+        let epsilon = Paced::with_value_known(
+            config.epsilon,
+            config.algorithm == Algorithm::ExpectedSarsa,
+        );
+        let alpha = config.alpha.at(0);
         QLearner {
             name: name.into(),
             table: Table::new(game, config.initial),
@@ -197,7 +202,7 @@ impl<G: Game> QLearner<G> {
             return match self.config.algorithm {
                 Algorithm::QLearning => max_of(a),
                 Algorithm::Sarsa => a[choice],
-                Algorithm::ExpectedSarsa => epsilon_greedy_expectation(a, self.epsilon),
+                Algorithm::ExpectedSarsa => epsilon_greedy_expectation(a, self.epsilon.value()),
             };
         }
         let b = &self.second[row];
@@ -225,9 +230,9 @@ impl<G: Game> QLearner<G> {
                     .iter()
                     .zip(value)
                     .map(|(&s, &v)| {
-                        let p = self.epsilon / n
+                        let p = self.epsilon.value() / n
                             + if s == max {
-                                (1.0 - self.epsilon) / ties
+                                (1.0 - self.epsilon.value()) / ties
                             } else {
                                 0.0
                             };
@@ -285,9 +290,9 @@ impl<G: Game> Learner<G> for QLearner<G> {
             self.scratch.clear();
             let (a, b) = (&self.table.values()[row.clone()], &self.second[row.clone()]);
             self.scratch.extend(a.iter().zip(b).map(|(x, y)| x + y));
-            (epsilon_greedy(&self.scratch, self.epsilon, rng), None)
+            (epsilon_greedy(&self.scratch, &self.epsilon, rng), None)
         } else {
-            epsilon_greedy_and_max(&self.table.values()[row.clone()], self.epsilon, rng)
+            epsilon_greedy_and_max(&self.table.values()[row.clone()], &self.epsilon, rng)
         };
         if let Some(b) = self.pending.take(d.seat, d.ply) {
             let next = match greedy_max {
@@ -329,13 +334,13 @@ impl<G: Game> Learner<G> for QLearner<G> {
         }
         self.episode += 1;
         self.alpha = self.config.alpha.at(self.episode);
-        self.epsilon = self.config.epsilon.at(self.episode);
+        self.epsilon.next_episode();
     }
 
     fn policy(&self) -> Box<dyn Policy<G> + '_> {
         Box::new(QPolicy {
             learner: self,
-            epsilon: self.epsilon,
+            epsilon: self.epsilon.value(),
         })
     }
 
@@ -347,7 +352,7 @@ impl<G: Game> Learner<G> for QLearner<G> {
     }
 
     fn statistics(&self) -> Vec<(crate::eval::Metric, f64)> {
-        super::value_learner_statistics(("states_visited", "States", self.table.rows()), self.epsilon, Some(self.alpha))
+        super::value_learner_statistics(("states_visited", "States", self.table.rows()), self.epsilon.value(), Some(self.alpha))
     }
 
     fn learns_values(&self) -> bool {
@@ -360,7 +365,7 @@ impl<G: Game> Learner<G> for QLearner<G> {
 
     fn position(&self, game: &G, state: &G::State, legal: &[Action], out: &mut Position) -> bool {
         self.with_q_values(game, state, |q| {
-            out.from_q_row(q, legal.len(), self.epsilon, self.config.initial);
+            out.from_q_row(q, legal.len(), self.epsilon.value(), self.config.initial);
         });
         true
     }

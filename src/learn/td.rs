@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::backup::{
     Backup, Pending, discount, epsilon_greedy, epsilon_greedy_probabilities, max_of,
 };
-use super::schedule::{Decay, Schedule, checked};
+use super::schedule::{Decay, Paced, Schedule, checked};
 use super::table::{DENSE_LIMIT, Table};
 use super::{Decision, Learner, Position};
 use crate::SgRng;
@@ -197,7 +197,7 @@ pub struct Td<G: Game> {
     two_player: bool,
     episode: u64,
     alpha: f64,
-    epsilon: f64,
+    epsilon: Paced,
     values: Vec<f64>,
     afters: Vec<G::State>,
     /// Whether each of `afters` ends the game.
@@ -215,7 +215,7 @@ impl<G: Game> Td<G> {
             two_player: game.num_players() == 2,
             episode: 0,
             alpha: config.alpha.at(0),
-            epsilon: config.epsilon.at(0),
+            epsilon: Paced::new(config.epsilon),
             values: Vec::new(),
             afters: Vec::new(),
             ends_game: Vec::new(),
@@ -333,7 +333,7 @@ impl<G: Game> Learner<G> for Td<G> {
                 self.table.get(game, after, self.config.initial)
             });
         }
-        let choice = epsilon_greedy(&self.values, self.epsilon, rng);
+        let choice = epsilon_greedy(&self.values, &self.epsilon, rng);
         let value = self.values[choice];
         if let Some(b) = self.pending.take(d.seat, d.ply) {
             let link = b.sign * discount(self.config.gamma, b.plies);
@@ -361,13 +361,13 @@ impl<G: Game> Learner<G> for Td<G> {
         self.ends = ends;
         self.episode += 1;
         self.alpha = self.config.alpha.at(self.episode);
-        self.epsilon = self.config.epsilon.at(self.episode);
+        self.epsilon.next_episode();
     }
 
     fn policy(&self) -> Box<dyn Policy<G> + '_> {
         Box::new(TdPolicy {
             learner: self,
-            epsilon: self.epsilon,
+            epsilon: self.epsilon.value(),
         })
     }
 
@@ -379,7 +379,7 @@ impl<G: Game> Learner<G> for Td<G> {
     }
 
     fn statistics(&self) -> Vec<(crate::eval::Metric, f64)> {
-        super::value_learner_statistics(("afterstates_visited", "Afterstates", self.table.rows()), self.epsilon, Some(self.alpha))
+        super::value_learner_statistics(("afterstates_visited", "Afterstates", self.table.rows()), self.epsilon.value(), Some(self.alpha))
     }
 
     fn learns_values(&self) -> bool {
@@ -404,7 +404,7 @@ impl<G: Game> Learner<G> for Td<G> {
             Some(mover) if !legal.is_empty() => {
                 let mut values = std::mem::take(&mut out.scratch);
                 self.move_values_into(game, state, mover, legal, &mut values);
-                epsilon_greedy_probabilities(&values, self.epsilon, &mut out.behaviour);
+                epsilon_greedy_probabilities(&values, self.epsilon.value(), &mut out.behaviour);
                 epsilon_greedy_probabilities(&values, 0.0, &mut out.greedy);
                 out.value = out.want_value.then(|| max_of(&values));
                 out.scratch = values;
