@@ -211,6 +211,12 @@ pub trait Learner<G: Game>: Send {
                 .unwrap_or(decision.legal.len()),
         )
     }
+    /// Plays one episode in which the learner holds every seat ([`play_self`]). By default move
+    /// by move ([`play_self_by_moves`]); a learner may play the episode in one piece, its state
+    /// for the episode kept in locals, as long as it learns and chooses exactly as move by move.
+    fn play_self(&mut self, env: &mut AecEnv<G>, rng: &mut SgRng) -> EpisodeOutcome {
+        play_self_by_moves(env, self, rng)
+    }
     /// Called once the episode is over, with every seat's return and the episode's length in
     /// plies.
     fn end_episode(&mut self, game: &G, returns: &Returns, plies: u32);
@@ -320,8 +326,19 @@ pub fn play_vs_opponent<G: Game, L: Learner<G> + ?Sized>(
     )
 }
 
-/// Plays one episode in which the learner holds every seat.
+/// Plays one episode in which the learner holds every seat ([`Learner::play_self`]).
+#[inline]
 pub fn play_self<G: Game, L: Learner<G> + ?Sized>(
+    env: &mut AecEnv<G>,
+    learner: &mut L,
+    rng: &mut SgRng,
+) -> EpisodeOutcome {
+    learner.play_self(env, rng)
+}
+
+/// Plays one episode in which the learner holds every seat, asking it for each move
+/// ([`Learner::act_at`]).
+pub fn play_self_by_moves<G: Game, L: Learner<G> + ?Sized>(
     env: &mut AecEnv<G>,
     learner: &mut L,
     rng: &mut SgRng,
@@ -352,7 +369,7 @@ pub fn play_self<G: Game, L: Learner<G> + ?Sized>(
 }
 
 #[inline]
-fn finish<G: Game, L: Learner<G> + ?Sized>(
+pub(crate) fn finish<G: Game, L: Learner<G> + ?Sized>(
     game: &G,
     returns: Option<Returns>,
     seat: Player,
@@ -503,13 +520,22 @@ pub(crate) mod tests {
     }
 
     /// `act_at` names the place of the action `act` chooses, drawing the same numbers, for every
-    /// kind of learner (natively or by the default): self-play through `act` and `step`, and
-    /// through `play_self` (`act_at` and `step_at`), give the same episodes and the same tables.
+    /// kind of learner (natively or by the default), and a learner that plays a self-play
+    /// episode in one piece (`Learner::play_self`: Q-learning with one table) plays it as move
+    /// by move: self-play through `act` and `step`, and through `play_self`, give the same
+    /// episodes, the same tables and the same generator state.
     #[test]
     fn act_at_and_act_choose_alike_for_every_learner() {
         let game = crate::tabulated::Tabulated::new(&crate::games::TicTacToe, 1 << 20).unwrap();
         let kinds = [
             ("q-learning", ""),
+            ("q-learning", "algorithm = \"sarsa\""),
+            (
+                "q-learning",
+                "algorithm = \"expected-sarsa\"\ninitial = 0.25",
+            ),
+            ("q-learning", "gamma = 0.9\nepsilon = 0.3"),
+            ("q-learning", "initial = -0.0"),
             ("q-learning", "algorithm = \"sarsa\"\ndouble = true"),
             ("monte-carlo", ""),
             ("td", "lambda = 0.8"),
@@ -551,6 +577,7 @@ pub(crate) mod tests {
                 let p = play_self(&mut env_p, by_place.as_mut(), &mut rng_p);
                 assert_eq!(a, p, "{kind} {keys}");
             }
+            assert_eq!(rng_a, rng_p, "{kind} {keys}");
             for i in 0..game.state_index_len().unwrap() {
                 let s = game.state_from_index(i).unwrap();
                 let (mut pa, mut pp) = (Vec::new(), Vec::new());

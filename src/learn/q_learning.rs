@@ -21,8 +21,9 @@ use super::backup::{
 };
 use super::schedule::{Decay, Paced, Schedule, checked};
 use super::table::Table;
-use super::{Decision, Learner, Position};
+use super::{Decision, EpisodeOutcome, play_self_by_moves, Learner, Position};
 use crate::SgRng;
+use crate::env::AecEnv;
 use crate::game::{Action, Game, Returns};
 use crate::policy::Policy;
 
@@ -199,11 +200,7 @@ impl<G: Game> QLearner<G> {
     fn next_value(&self, row: std::ops::Range<usize>, choice: usize, second: bool) -> f64 {
         let a = &self.table.values()[row.clone()];
         if !self.config.double {
-            return match self.config.algorithm {
-                Algorithm::QLearning => max_of(a),
-                Algorithm::Sarsa => a[choice],
-                Algorithm::ExpectedSarsa => epsilon_greedy_expectation(a, self.epsilon.value()),
-            };
+            return next_of_row(a, self.config.algorithm, &self.epsilon, choice);
         }
         let b = &self.second[row];
         // The table being updated selects, the other evaluates.
@@ -257,6 +254,63 @@ fn powered(gamma: f64, plies: u32) -> f64 {
     discount(gamma, plies)
 }
 
+/// What a move of a one-table learner reads of its config, copied out for the episode.
+struct Hot {
+    algorithm: Algorithm,
+    initial: f64,
+    gamma: f64,
+    undiscounted: bool,
+    alpha: f64,
+}
+
+/// The value of the next state of one table's row `a` (from the view of the player to move
+/// there), given the action `choice` just taken there.
+#[inline]
+fn next_of_row(a: &[f64], algorithm: Algorithm, epsilon: &Paced, choice: usize) -> f64 {
+    match algorithm {
+        Algorithm::QLearning => max_of(a),
+        Algorithm::Sarsa => a[choice],
+        Algorithm::ExpectedSarsa => epsilon_greedy_expectation(a, epsilon.value()),
+    }
+}
+
+/// A one-table learner's move: its choice at `d`, and the backup of the decision it follows.
+#[inline(always)]
+fn single_move<G: Game>(
+    table: &mut Table<G>,
+    hot: &Hot,
+    epsilon: &Paced,
+    pending: &mut Pending<Slot>,
+    game: &G,
+    d: &Decision<G>,
+    rng: &mut SgRng,
+) -> usize {
+    let row = table.row_or_insert(game, d.state, d.legal.len(), hot.initial);
+    let (choice, greedy_max) = epsilon_greedy_and_max(&table.values()[row.clone()], epsilon, rng);
+    if let Some(b) = pending.take(d.seat, d.ply) {
+        let next = match greedy_max {
+            // The greedy scan's maximum is `max_of` of the row, bit for bit: no value is NaN
+            // (all are finite) nor -0.0 (a sum is -0.0 only if both terms are, so no update
+            // makes one unless `initial` is one).
+            Some(max)
+                if hot.algorithm == Algorithm::QLearning
+                    && hot.initial.to_bits() != (-0.0f64).to_bits() =>
+            {
+                max
+            }
+            _ => next_of_row(&table.values()[row.clone()], hot.algorithm, epsilon, choice),
+        };
+        let target = b.sign * discount_over(hot.undiscounted, hot.gamma, b.plies) * next;
+        update(table.values_mut(), &mut [], b.item, target, hot.alpha);
+    }
+    let slot = Slot {
+        index: (row.start + choice) as u32,
+        second: false,
+    };
+    pending.push(d.seat, d.ply, slot);
+    choice
+}
+
 #[inline]
 fn update(first: &mut [f64], second: &mut [f64], slot: Slot, target: f64, alpha: f64) {
     let q = if slot.second {
@@ -281,32 +335,36 @@ impl<G: Game> Learner<G> for QLearner<G> {
     }
 
     fn act_at(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<usize> {
+        if !self.config.double {
+            let QLearner {
+                table,
+                pending,
+                config,
+                epsilon,
+                alpha,
+                undiscounted,
+                ..
+            } = self;
+            let hot = Hot {
+                algorithm: config.algorithm,
+                initial: config.initial,
+                gamma: config.gamma,
+                undiscounted: *undiscounted,
+                alpha: *alpha,
+            };
+            return Some(single_move(table, &hot, epsilon, pending, game, d, rng));
+        }
         let n = d.legal.len();
         let row = self
             .table
             .row_or_insert(game, d.state, n, self.config.initial);
-        let (choice, greedy_max) = if self.config.double {
-            self.second.resize(self.table.len(), self.config.initial);
-            self.scratch.clear();
-            let (a, b) = (&self.table.values()[row.clone()], &self.second[row.clone()]);
-            self.scratch.extend(a.iter().zip(b).map(|(x, y)| x + y));
-            (epsilon_greedy(&self.scratch, &self.epsilon, rng), None)
-        } else {
-            epsilon_greedy_and_max(&self.table.values()[row.clone()], &self.epsilon, rng)
-        };
+        self.second.resize(self.table.len(), self.config.initial);
+        self.scratch.clear();
+        let (a, b) = (&self.table.values()[row.clone()], &self.second[row.clone()]);
+        self.scratch.extend(a.iter().zip(b).map(|(x, y)| x + y));
+        let choice = epsilon_greedy(&self.scratch, &self.epsilon, rng);
         if let Some(b) = self.pending.take(d.seat, d.ply) {
-            let next = match greedy_max {
-                // The greedy scan's maximum is `max_of` of the row, bit for bit: no value is
-                // NaN (all are finite) nor -0.0 (a sum is -0.0 only if both terms are, so no
-                // update makes one unless `initial` is one).
-                Some(max)
-                    if self.config.algorithm == Algorithm::QLearning
-                        && self.config.initial.to_bits() != (-0.0f64).to_bits() =>
-                {
-                    max
-                }
-                _ => self.next_value(row.clone(), choice, b.item.second),
-            };
+            let next = self.next_value(row.clone(), choice, b.item.second);
             let target =
                 b.sign * discount_over(self.undiscounted, self.config.gamma, b.plies) * next;
             update(
@@ -319,10 +377,58 @@ impl<G: Game> Learner<G> for QLearner<G> {
         }
         let slot = Slot {
             index: (row.start + choice) as u32,
-            second: self.config.double && rng.random::<bool>(),
+            second: rng.random::<bool>(),
         };
         self.pending.push(d.seat, d.ply, slot);
         Some(choice)
+    }
+
+    /// One table: the episode in one piece, the pending decisions and the generator in locals
+    /// (moves chosen and learned as by `act_at`, the same function).
+    fn play_self(&mut self, env: &mut AecEnv<G>, rng: &mut SgRng) -> EpisodeOutcome {
+        if self.config.double {
+            return play_self_by_moves(env, self, rng);
+        }
+        self.begin_episode();
+        env.reset(None);
+        let mut pending = self.pending.clone();
+        let mut local = rng.clone();
+        let hot = Hot {
+            algorithm: self.config.algorithm,
+            initial: self.config.initial,
+            gamma: self.config.gamma,
+            undiscounted: self.undiscounted,
+            alpha: self.alpha,
+        };
+        let (table, epsilon) = (&mut self.table, &self.epsilon);
+        env.play_out(|game, state, seat, legal, ply| {
+            let d = Decision {
+                state,
+                seat,
+                legal,
+                ply,
+            };
+            Some(single_move(
+                table,
+                &hot,
+                epsilon,
+                &mut pending,
+                game,
+                &d,
+                &mut local,
+            ))
+        })
+        .expect("a place among the legal actions");
+        *rng = local;
+        self.pending = pending;
+        super::finish(
+            env.game(),
+            env.returns(),
+            0,
+            self,
+            env.ply(),
+            env.resigned(),
+        )
     }
 
     fn end_episode(&mut self, _game: &G, returns: &Returns, plies: u32) {
