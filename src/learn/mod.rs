@@ -526,7 +526,11 @@ pub(crate) mod tests {
     /// episodes, the same tables and the same generator state.
     #[test]
     fn act_at_and_act_choose_alike_for_every_learner() {
-        let game = crate::tabulated::Tabulated::new(&crate::games::TicTacToe, 1 << 20).unwrap();
+        // Tables laid out in place (a tabulated game) and rows appended by hashed key (Hexapawn
+        // 4x4 by its rules).
+        let ttt = crate::tabulated::Tabulated::new(&crate::games::TicTacToe, 1 << 20).unwrap();
+        let hexapawn =
+            crate::games::Hexapawn::new(crate::games::HexapawnParams { rows: 4, cols: 4 }).unwrap();
         let kinds = [
             ("q-learning", ""),
             ("q-learning", "algorithm = \"sarsa\""),
@@ -546,49 +550,59 @@ pub(crate) mod tests {
             let config = LearnerConfig::deserialize(kind, toml::Value::Table(table))
                 .unwrap()
                 .unwrap();
-            let mut by_action = config.build(&game, kind.to_string());
-            let mut by_place = config.build(&game, kind.to_string());
-            let (mut env_a, mut env_p) =
-                (AecEnv::new(game.clone(), 1), AecEnv::new(game.clone(), 1));
-            let (mut rng_a, mut rng_p) = (crate::rng(2), crate::rng(2));
-            for _ in 0..300 {
-                by_action.begin_episode();
-                env_a.reset(None);
-                while let Some(seat) = env_a.agent_selection() {
-                    let decision = Decision {
-                        state: env_a.state(),
-                        seat,
-                        legal: env_a.legal_actions(),
-                        ply: env_a.ply(),
-                    };
-                    match by_action.act(env_a.game(), &decision, &mut rng_a) {
-                        Some(a) => env_a.step(a).unwrap(),
-                        None => env_a.resign().unwrap(),
-                    }
+            act_at_and_act_alike(&ttt, &config, 300, &format!("tic-tac-toe {kind} {keys}"));
+            act_at_and_act_alike(&hexapawn, &config, 100, &format!("hexapawn {kind} {keys}"));
+        }
+    }
+
+    /// [`act_at_and_act_choose_alike_for_every_learner`] on one game: `episodes` episodes both
+    /// ways, then both learners' policies at every position the episodes met.
+    fn act_at_and_act_alike<G: Game>(game: &G, config: &LearnerConfig, episodes: usize, what: &str)
+    where
+        G::State: std::fmt::Debug,
+    {
+        let mut by_action = config.build(game, what.to_string());
+        let mut by_place = config.build(game, what.to_string());
+        let (mut env_a, mut env_p) = (AecEnv::new(game.clone(), 1), AecEnv::new(game.clone(), 1));
+        let (mut rng_a, mut rng_p) = (crate::rng(2), crate::rng(2));
+        let mut met = Vec::new();
+        for _ in 0..episodes {
+            by_action.begin_episode();
+            env_a.reset(None);
+            while let Some(seat) = env_a.agent_selection() {
+                met.push(env_a.state().clone());
+                let decision = Decision {
+                    state: env_a.state(),
+                    seat,
+                    legal: env_a.legal_actions(),
+                    ply: env_a.ply(),
+                };
+                match by_action.act(env_a.game(), &decision, &mut rng_a) {
+                    Some(a) => env_a.step(a).unwrap(),
+                    None => env_a.resign().unwrap(),
                 }
-                let a = finish(
-                    env_a.game(),
-                    env_a.returns(),
-                    0,
-                    by_action.as_mut(),
-                    env_a.ply(),
-                    env_a.resigned(),
-                );
-                let p = play_self(&mut env_p, by_place.as_mut(), &mut rng_p);
-                assert_eq!(a, p, "{kind} {keys}");
             }
-            assert_eq!(rng_a, rng_p, "{kind} {keys}");
-            for i in 0..game.state_index_len().unwrap() {
-                let s = game.state_from_index(i).unwrap();
-                let (mut pa, mut pp) = (Vec::new(), Vec::new());
-                let legal = game.legal_actions_in_place(&s).unwrap();
-                if legal.is_empty() {
-                    continue;
-                }
-                by_action.policy().probabilities(&game, &s, legal, &mut pa);
-                by_place.policy().probabilities(&game, &s, legal, &mut pp);
-                assert_eq!(pa, pp, "{kind} {keys}: position {i}");
-            }
+            let a = finish(
+                env_a.game(),
+                env_a.returns(),
+                0,
+                by_action.as_mut(),
+                env_a.ply(),
+                env_a.resigned(),
+            );
+            let p = play_self(&mut env_p, by_place.as_mut(), &mut rng_p);
+            assert_eq!(a, p, "{what}");
+        }
+        assert_eq!(rng_a, rng_p, "{what}");
+        assert_eq!(by_action.statistics(), by_place.statistics(), "{what}");
+        let mut legal = Vec::new();
+        for s in &met {
+            let (mut pa, mut pp) = (Vec::new(), Vec::new());
+            game.legal_actions(s, &mut legal);
+            by_action.policy().probabilities(game, s, &legal, &mut pa);
+            by_place.policy().probabilities(game, s, &legal, &mut pp);
+            assert_eq!(pa, pp, "{what}: position {s:?}");
+            assert_eq!(by_action.value(game, s), by_place.value(game, s), "{what}");
         }
     }
 }

@@ -20,7 +20,7 @@ use super::backup::{
     row_probabilities,
 };
 use super::schedule::{Decay, Paced, Schedule, checked};
-use super::table::Table;
+use super::table::{RowsOf, Table};
 use super::{Decision, EpisodeOutcome, play_self_by_moves, Learner, Position};
 use crate::SgRng;
 use crate::env::AecEnv;
@@ -274,10 +274,32 @@ fn next_of_row(a: &[f64], algorithm: Algorithm, epsilon: &Paced, choice: usize) 
     }
 }
 
+/// A one-table learner's moves in a self-play episode, played on to its end.
+#[inline(always)]
+fn moves_of_episode<G: Game>(
+    env: &mut AecEnv<G>,
+    table: &mut impl RowsOf<G>,
+    hot: &Hot,
+    epsilon: &Paced,
+    pending: &mut Pending<Slot>,
+    rng: &mut SgRng,
+) {
+    env.play_out(|game, state, seat, legal, ply| {
+        let d = Decision {
+            state,
+            seat,
+            legal,
+            ply,
+        };
+        Some(single_move(table, hot, epsilon, pending, game, &d, rng))
+    })
+    .expect("a place among the legal actions");
+}
+
 /// A one-table learner's move: its choice at `d`, and the backup of the decision it follows.
 #[inline(always)]
 fn single_move<G: Game>(
-    table: &mut Table<G>,
+    table: &mut impl RowsOf<G>,
     hot: &Hot,
     epsilon: &Paced,
     pending: &mut Pending<Slot>,
@@ -400,25 +422,26 @@ impl<G: Game> Learner<G> for QLearner<G> {
             undiscounted: self.undiscounted,
             alpha: self.alpha,
         };
-        let (table, epsilon) = (&mut self.table, &self.epsilon);
-        env.play_out(|game, state, seat, legal, ply| {
-            let d = Decision {
-                state,
-                seat,
-                legal,
-                ply,
-            };
-            Some(single_move(
-                table,
+        let epsilon = self.epsilon.clone();
+        match self.table.in_place() {
+            // The table's parts as locals too.
+            Some(mut rows) => moves_of_episode(
+                env,
+                &mut rows,
                 &hot,
-                epsilon,
+                &epsilon,
                 &mut pending,
-                game,
-                &d,
                 &mut local,
-            ))
-        })
-        .expect("a place among the legal actions");
+            ),
+            None => moves_of_episode(
+                env,
+                &mut self.table,
+                &hot,
+                &epsilon,
+                &mut pending,
+                &mut local,
+            ),
+        }
         *rng = local;
         self.pending = pending;
         super::finish(

@@ -174,6 +174,19 @@ impl<G: Game> Table<G> {
         }
     }
 
+    /// The table as its parts, if its rows are laid out in place by the action index.
+    #[inline]
+    pub fn in_place(&mut self) -> Option<InPlace<'_>> {
+        match &mut self.layout {
+            Layout::Slots { met } => Some(InPlace {
+                met,
+                values: &mut self.values,
+                rows: &mut self.rows,
+            }),
+            Layout::Rows(_) => None,
+        }
+    }
+
     #[inline]
     pub fn values(&self) -> &[f64] {
         &self.values
@@ -192,6 +205,78 @@ impl<G: Game> Table<G> {
     }
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
+    }
+}
+
+/// Where a learner finds and keeps its rows of values during a move: a [`Table`], or a view of
+/// one laid out in place ([`Table::in_place`]) whose parts a loop can keep in registers.
+pub trait RowsOf<G: Game> {
+    /// As [`Table::row_or_insert`].
+    fn row_or_insert(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        len: usize,
+        initial: f64,
+    ) -> std::ops::Range<usize>;
+    fn values(&self) -> &[f64];
+    fn values_mut(&mut self) -> &mut [f64];
+}
+
+impl<G: Game> RowsOf<G> for Table<G> {
+    #[inline(always)]
+    fn row_or_insert(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        len: usize,
+        initial: f64,
+    ) -> std::ops::Range<usize> {
+        Table::row_or_insert(self, game, state, len, initial)
+    }
+    #[inline(always)]
+    fn values(&self) -> &[f64] {
+        Table::values(self)
+    }
+    #[inline(always)]
+    fn values_mut(&mut self) -> &mut [f64] {
+        Table::values_mut(self)
+    }
+}
+
+/// A [`Table`] laid out by the action index, borrowed as its parts: the flags of the states
+/// met, the values and the count of rows.
+pub struct InPlace<'a> {
+    met: &'a mut [bool],
+    values: &'a mut [f64],
+    rows: &'a mut usize,
+}
+
+impl<G: Game> RowsOf<G> for InPlace<'_> {
+    #[inline(always)]
+    fn row_or_insert(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        len: usize,
+        _initial: f64,
+    ) -> std::ops::Range<usize> {
+        let i = game.state_index(state);
+        if !self.met[i] {
+            self.met[i] = true;
+            *self.rows += 1;
+        }
+        let row = game.action_index(state);
+        debug_assert_eq!(row.len(), len, "a row per legal action");
+        row
+    }
+    #[inline(always)]
+    fn values(&self) -> &[f64] {
+        self.values
+    }
+    #[inline(always)]
+    fn values_mut(&mut self) -> &mut [f64] {
+        self.values
     }
 }
 
