@@ -161,16 +161,7 @@ impl<G: Game> Table<G> {
                 }
                 row
             }
-            Layout::Slots { met } => {
-                let i = game.state_index(state);
-                if !met[i] {
-                    met[i] = true;
-                    self.rows += 1;
-                }
-                let row = game.action_index(state);
-                debug_assert_eq!(row.len(), len, "a row per legal action");
-                row
-            }
+            Layout::Slots { met } => row_in_place(game, state, len, met, &mut self.rows),
         }
     }
 
@@ -261,14 +252,7 @@ impl<G: Game> RowsOf<G> for InPlace<'_> {
         len: usize,
         _initial: f64,
     ) -> std::ops::Range<usize> {
-        let i = game.state_index(state);
-        if !self.met[i] {
-            self.met[i] = true;
-            *self.rows += 1;
-        }
-        let row = game.action_index(state);
-        debug_assert_eq!(row.len(), len, "a row per legal action");
-        row
+        row_in_place(game, state, len, self.met, self.rows)
     }
     #[inline(always)]
     fn values(&self) -> &[f64] {
@@ -278,6 +262,26 @@ impl<G: Game> RowsOf<G> for InPlace<'_> {
     fn values_mut(&mut self) -> &mut [f64] {
         self.values
     }
+}
+
+/// The row of `state` in a table laid out by the action index, its state flagged as met (and
+/// counted in `rows` the first time).
+#[inline(always)]
+fn row_in_place<G: Game>(
+    game: &G,
+    state: &G::State,
+    len: usize,
+    met: &mut [bool],
+    rows: &mut usize,
+) -> std::ops::Range<usize> {
+    let i = game.state_index(state);
+    if !met[i] {
+        met[i] = true;
+        *rows += 1;
+    }
+    let row = game.action_index(state);
+    debug_assert_eq!(row.len(), len, "a row per legal action");
+    row
 }
 
 /// A row's first value and length as stored, checked to fit.
