@@ -166,6 +166,18 @@ impl<G: Game> QLearner<G> {
         &self.config
     }
 
+    /// What a move with one table reads of the config and the schedules.
+    #[inline]
+    fn hot(&self) -> Hot {
+        Hot {
+            algorithm: self.config.algorithm,
+            initial: self.config.initial,
+            gamma: self.config.gamma,
+            undiscounted: self.undiscounted,
+            alpha: self.alpha,
+        }
+    }
+
     /// The action values of `state` (the mean of both tables when doubled), if it was met.
     pub fn q_values(&self, game: &G, state: &G::State) -> Option<Vec<f64>> {
         let row = self.table.row(game, state)?;
@@ -358,22 +370,13 @@ impl<G: Game> Learner<G> for QLearner<G> {
 
     fn act_at(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<usize> {
         if !self.config.double {
+            let hot = self.hot();
             let QLearner {
                 table,
                 pending,
-                config,
                 epsilon,
-                alpha,
-                undiscounted,
                 ..
             } = self;
-            let hot = Hot {
-                algorithm: config.algorithm,
-                initial: config.initial,
-                gamma: config.gamma,
-                undiscounted: *undiscounted,
-                alpha: *alpha,
-            };
             return Some(single_move(table, &hot, epsilon, pending, game, d, rng));
         }
         let n = d.legal.len();
@@ -415,13 +418,7 @@ impl<G: Game> Learner<G> for QLearner<G> {
         env.reset(None);
         let mut pending = self.pending.clone();
         let mut local = rng.clone();
-        let hot = Hot {
-            algorithm: self.config.algorithm,
-            initial: self.config.initial,
-            gamma: self.config.gamma,
-            undiscounted: self.undiscounted,
-            alpha: self.alpha,
-        };
+        let hot = self.hot();
         let epsilon = self.epsilon.clone();
         match self.table.in_place() {
             // The table's parts as locals too.
