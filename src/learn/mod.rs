@@ -556,7 +556,8 @@ pub(crate) mod tests {
     }
 
     /// [`act_at_and_act_choose_alike_for_every_learner`] on one game: `episodes` episodes both
-    /// ways, then both learners' policies at every position the episodes met.
+    /// ways, then both learners' policies and values at every position (those the episodes met
+    /// if the game does not number its positions).
     fn act_at_and_act_alike<G: Game>(game: &G, config: &LearnerConfig, episodes: usize, what: &str)
     where
         G::State: std::fmt::Debug,
@@ -595,10 +596,17 @@ pub(crate) mod tests {
         }
         assert_eq!(rng_a, rng_p, "{what}");
         assert_eq!(by_action.statistics(), by_place.statistics(), "{what}");
+        // Every position when the game numbers them, else those the episodes met.
+        if let Some(n) = game.state_index_len() {
+            met = (0..n).filter_map(|i| game.state_from_index(i)).collect();
+        }
         let mut legal = Vec::new();
         for s in &met {
             let (mut pa, mut pp) = (Vec::new(), Vec::new());
             game.legal_actions(s, &mut legal);
+            if legal.is_empty() {
+                continue;
+            }
             by_action.policy().probabilities(game, s, &legal, &mut pa);
             by_place.policy().probabilities(game, s, &legal, &mut pp);
             assert_eq!(pa, pp, "{what}: position {s:?}");
