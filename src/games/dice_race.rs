@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::InvalidParams;
 use crate::game::{Action, Capabilities, Game, MAX_PLAYERS, Player, Returns, Solver, Truth, Turn};
+use crate::games::GameSpec;
 
 /// The die: faces and their probabilities.
 const DIE: [(Action, f64); 3] = [(1, 0.5), (2, 1.0 / 3.0), (3, 1.0 / 6.0)];
@@ -28,7 +29,7 @@ game_params! {
     }
 }
 
-impl super::GameSpec for DiceRaceParams {
+impl GameSpec for DiceRaceParams {
     const NAME: &'static str = "dice-race";
     const SUMMARY: &'static str =
         "a race with a die for 2-6 runners: the toy game with chance and more than two players";
@@ -90,7 +91,7 @@ impl Default for DiceRace {
 impl Game for DiceRace {
     type State = Race;
     fn name(&self) -> &'static str {
-        "dice-race"
+        DiceRaceParams::NAME
     }
     fn params(&self) -> serde_json::Value {
         serde_json::json!({ "players": self.players, "goal": self.goal })

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::InvalidParams;
 use crate::game::{Action, Game, Player, Returns, Turn};
+use crate::games::GameSpec;
 
 pub const WHITE: Player = 0;
 pub const BLACK: Player = 1;
@@ -35,7 +36,7 @@ game_params! {
     }
 }
 
-impl super::GameSpec for HexapawnParams {
+impl GameSpec for HexapawnParams {
     const NAME: &'static str = "hexapawn";
     const SUMMARY: &'static str = "Gardner's Hexapawn; 4x4 is octapawn";
     type Game = Hexapawn;
@@ -56,7 +57,7 @@ game_params! {
     }
 }
 
-impl super::GameSpec for OctapawnParams {
+impl GameSpec for OctapawnParams {
     const NAME: &'static str = "octapawn";
     const SUMMARY: &'static str =
         "Hexapawn on 4x4 (another name for hexapawn with rows = cols = 4)";
@@ -248,7 +249,7 @@ impl Game for Hexapawn {
     type State = HexapawnState;
 
     fn name(&self) -> &'static str {
-        "hexapawn"
+        HexapawnParams::NAME
     }
     fn params(&self) -> serde_json::Value {
         serde_json::json!({ "rows": self.rows, "cols": self.cols })

@@ -1,8 +1,8 @@
 //! The games, and the registry that turns a name plus parameters (from the command line or a
-//! config file) into a game. A game is its own file or folder plus one line in `games!`
-//! below: the list generates [`AnyGame`], [`with_game!`](crate::with_game), [`GAMES`] (names,
-//! aliases, summaries and the parameter help, read off each game's typed parameters) and the
-//! command line's parameter flags. This is the one place where game names are matched;
+//! config file) into a game. A game is its own file or folder plus a line in each of the short
+//! lists below: [`AnyGame`], [`with_game!`](crate::with_game) and [`GAMES`] (names, aliases,
+//! summaries and the parameter help, read off each game's typed parameters, from which the
+//! command line's parameter flags are made). This is the one place where game names are matched;
 //! everything else is generic over [`Game`] and reached through `with_game!`.
 
 use serde::Serialize;
@@ -54,54 +54,80 @@ pub trait GameSpec: Serialize + DeserializeOwned + Default + ParamsDoc {
     fn build(self) -> Result<Self::Game, InvalidParams>;
 }
 
-/// The registry: one line per game, `module: Type(its specs)`. The module is the game's file or
-/// folder under `src/games/`; a spec is a parameter type implementing [`GameSpec`], and two
-/// specs may build the same type (Hexapawn and octapawn).
-macro_rules! games {
-    ($d:tt; $( $module:ident: $game:ident($($spec:ident),+), )*) => {
-        $(
-            pub mod $module;
-            pub use $module::{$game, $($spec),+};
-        )*
+// The registry. Adding a game: its file or folder (its `GameSpec` and `Game`), then a line in
+// each list below: the module, its types, the `AnyGame` variant, the arm of `with_game!` and
+// its specs in `GAMES`. Two specs may build the same type (Hexapawn and octapawn).
 
-        /// A game chosen at run time.
-        #[derive(Clone, Debug)]
-        pub enum AnyGame {
-            $( $game($game), )*
+pub mod chase;
+pub mod dice_race;
+pub mod hackenbush;
+pub mod hase_igel;
+pub mod hexapawn;
+pub mod tictactoe;
+
+pub use chase::{Chase, Escape, FoxHoundsParams, HasenspielParams};
+pub use dice_race::{DiceRace, DiceRaceParams};
+pub use hackenbush::{Hackenbush, HackenbushParams};
+pub use hase_igel::{HaseUndIgel, HaseUndIgelParams};
+pub use hexapawn::{Hexapawn, HexapawnParams, OctapawnParams};
+pub use tictactoe::{TicTacToe, TicTacToeParams};
+
+/// A game chosen at run time.
+#[derive(Clone, Debug)]
+pub enum AnyGame {
+    Hexapawn(Hexapawn),
+    Chase(Chase),
+    TicTacToe(TicTacToe),
+    DiceRace(DiceRace),
+    Hackenbush(Hackenbush),
+    HaseUndIgel(HaseUndIgel),
+}
+
+/// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`], so generic code is
+/// monomorphised per game.
+#[macro_export]
+macro_rules! with_game {
+    ($any:expr, $g:ident => $body:expr) => {
+        match $any {
+            $crate::games::AnyGame::Hexapawn($g) => $body,
+            $crate::games::AnyGame::Chase($g) => $body,
+            $crate::games::AnyGame::TicTacToe($g) => $body,
+            $crate::games::AnyGame::DiceRace($g) => $body,
+            $crate::games::AnyGame::Hackenbush($g) => $body,
+            $crate::games::AnyGame::HaseUndIgel($g) => $body,
         }
-
-        $( impl From<$game> for AnyGame {
-            fn from(g: $game) -> Self {
-                AnyGame::$game(g)
-            }
-        } )*
-
-        /// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`], so generic
-        /// code is monomorphised per game.
-        #[macro_export]
-        macro_rules! with_game {
-            ($d any:expr, $d g:ident => $d body:expr) => {
-                match $d any {
-                    $( $d crate::games::AnyGame::$game($d g) => $d body, )*
-                }
-            };
-        }
-
-        /// Every game the toolkit ships, in the order `solvedgym games` lists them.
-        pub const GAMES: &[GameInfo] = &[ $( $( GameInfo::of::<$spec>(), )+ )* ];
     };
 }
 
-games!($;
-    hexapawn: Hexapawn(HexapawnParams, OctapawnParams),
-    chase: Chase(FoxHoundsParams, HasenspielParams),
-    tictactoe: TicTacToe(TicTacToeParams),
-    dice_race: DiceRace(DiceRaceParams),
-    hackenbush: Hackenbush(HackenbushParams),
-    hase_igel: HaseUndIgel(HaseUndIgelParams),
-);
+/// Every game the toolkit ships, in the order `solvedgym games` lists them.
+pub const GAMES: &[GameInfo] = &[
+    GameInfo::of::<HexapawnParams>(),
+    GameInfo::of::<OctapawnParams>(),
+    GameInfo::of::<FoxHoundsParams>(),
+    GameInfo::of::<HasenspielParams>(),
+    GameInfo::of::<TicTacToeParams>(),
+    GameInfo::of::<DiceRaceParams>(),
+    GameInfo::of::<HackenbushParams>(),
+    GameInfo::of::<HaseUndIgelParams>(),
+];
 
-pub use chase::Escape;
+macro_rules! any_game_from {
+    ($($game:ident),*) => {
+        $(impl From<$game> for AnyGame {
+            fn from(g: $game) -> Self {
+                AnyGame::$game(g)
+            }
+        })*
+    };
+}
+any_game_from!(
+    Hexapawn,
+    Chase,
+    TicTacToe,
+    DiceRace,
+    Hackenbush,
+    HaseUndIgel
+);
 
 /// What a user can ask for: a registered game's names, summary and parameters.
 pub struct GameInfo {

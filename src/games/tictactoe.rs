@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::InvalidParams;
 use crate::game::{Action, Game, Player, Returns, Turn};
+use crate::games::GameSpec;
 
 pub const X: Player = 0;
 pub const O: Player = 1;
@@ -51,7 +52,8 @@ const MARKS: [u8; 512] = {
     let mut table = [0u8; 512];
     let mut marks = 0;
     while marks < 512 {
-        table[marks] = (marks as u16).count_ones() as u8 | if HAS_LINE[marks] { HAS_LINE_BIT } else { 0 };
+        table[marks] =
+            (marks as u16).count_ones() as u8 | if HAS_LINE[marks] { HAS_LINE_BIT } else { 0 };
         marks += 1;
     }
     table
@@ -133,7 +135,7 @@ game_params! {
     pub struct TicTacToeParams {}
 }
 
-impl super::GameSpec for TicTacToeParams {
+impl GameSpec for TicTacToeParams {
     const NAME: &'static str = "tictactoe";
     const SUMMARY: &'static str = "tic-tac-toe, the cross-check";
     type Game = TicTacToe;
@@ -153,7 +155,10 @@ pub struct TicTacToeState {
 impl TicTacToeState {
     #[inline]
     pub fn to_move(&self) -> Player {
-        let (x, o) = (MARKS[(self.x & FULL) as usize], MARKS[(self.o & FULL) as usize]);
+        let (x, o) = (
+            MARKS[(self.x & FULL) as usize],
+            MARKS[(self.o & FULL) as usize],
+        );
         if (x ^ o) & !HAS_LINE_BIT == 0 { X } else { O }
     }
 }
@@ -201,7 +206,7 @@ impl Game for TicTacToe {
     type State = TicTacToeState;
 
     fn name(&self) -> &'static str {
-        "tictactoe"
+        TicTacToeParams::NAME
     }
     fn params(&self) -> serde_json::Value {
         serde_json::json!({})

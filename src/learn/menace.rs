@@ -331,16 +331,20 @@ impl<G: Game> Matchbox<G> {
 
     /// Every opened box by its (canonical) position, in the order they were opened.
     pub fn boxes(&self) -> impl Iterator<Item = (&G::State, MatchBox)> {
-        self.boxes.keys.iter().zip(&self.boxes.ranges).map(|(k, r)| {
-            let r = r.0 as usize..(r.0 + r.1) as usize;
-            (
-                k,
-                MatchBox {
-                    moves: self.boxes.moves[r.clone()].to_vec(),
-                    beads: self.boxes.beads[r].to_vec(),
-                },
-            )
-        })
+        self.boxes
+            .keys
+            .iter()
+            .zip(&self.boxes.ranges)
+            .map(|(k, r)| {
+                let r = r.0 as usize..(r.0 + r.1) as usize;
+                (
+                    k,
+                    MatchBox {
+                        moves: self.boxes.moves[r.clone()].to_vec(),
+                        beads: self.boxes.beads[r].to_vec(),
+                    },
+                )
+            })
     }
 
     fn key(&self, game: &G, state: &G::State) -> (G::State, usize) {
@@ -546,7 +550,10 @@ impl<G: Game> Learner<G> for Matchbox<G> {
                 Metric::new("empty_boxes", "Empty matchboxes", "boxes"),
                 empty as f64,
             ),
-            (Metric::new("beads", "Beads in all boxes", "beads"), beads as f64),
+            (
+                Metric::new("beads", "Beads in all boxes", "beads"),
+                beads as f64,
+            ),
         ]
     }
 }

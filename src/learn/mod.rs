@@ -8,6 +8,12 @@ pub mod backup;
 pub mod schedule;
 pub mod table;
 
+// The learners: each its own file, and a line in `learners!` below.
+pub mod menace;
+pub mod monte_carlo;
+pub mod q_learning;
+pub mod td;
+
 use std::fmt::Debug;
 
 use serde::Serialize;
@@ -72,8 +78,6 @@ pub trait LearnerSpec:
 /// The registry of learners: one line per learner, `module: Variant(its config type)`.
 macro_rules! learners {
     ($( $module:ident: $variant:ident($config:ident), )*) => {
-        $( pub mod $module; )*
-
         /// The summary note of any registered kind (serialized as the note itself).
         #[derive(Clone, Debug, Serialize)]
         #[serde(untagged)]

@@ -110,8 +110,7 @@ fn checked_step_size<'de, D: Deserializer<'de>>(d: D) -> Result<StepSize, D::Err
 impl super::LearnerSpec for McConfig {
     type Note = super::NoNote;
     const KIND: &'static str = "monte-carlo";
-    const KEYS: &'static str =
-        "visits = \"first\" | \"every\"; alpha = a step size or \"average\"";
+    const KEYS: &'static str = "visits = \"first\" | \"every\"; alpha = a step size or \"average\"";
     fn default_label(&self) -> String {
         match self.visits {
             Visits::First => "MC".into(),
@@ -249,7 +248,11 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
     }
 
     fn statistics(&self) -> Vec<(crate::eval::Metric, f64)> {
-        super::value_learner_statistics(("states_visited", "States", self.table.rows()), self.epsilon.value(), None)
+        super::value_learner_statistics(
+            ("states_visited", "States", self.table.rows()),
+            self.epsilon.value(),
+            None,
+        )
     }
 
     fn learns_values(&self) -> bool {

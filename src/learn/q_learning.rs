@@ -21,7 +21,7 @@ use super::backup::{
 };
 use super::schedule::{Decay, Paced, Schedule, checked};
 use super::table::{RowsOf, Table};
-use super::{Decision, EpisodeOutcome, play_self_by_moves, Learner, Position};
+use super::{Decision, EpisodeOutcome, Learner, Position, play_self_by_moves};
 use crate::SgRng;
 use crate::env::AecEnv;
 use crate::game::{Action, Game, Returns};
@@ -143,10 +143,8 @@ pub struct QLearner<G: Game> {
 impl<G: Game> QLearner<G> {
     pub fn new(game: &G, name: impl Into<String>, config: QConfig) -> Self {
         // Expected SARSA reads ε itself at every move: worked out at every episode.
-        let epsilon = Paced::with_value_known(
-            config.epsilon,
-            config.algorithm == Algorithm::ExpectedSarsa,
-        );
+        let epsilon =
+            Paced::with_value_known(config.epsilon, config.algorithm == Algorithm::ExpectedSarsa);
         let alpha = config.alpha.at(0);
         QLearner {
             name: name.into(),
@@ -186,7 +184,12 @@ impl<G: Game> QLearner<G> {
 
     /// `f` of the action values of `state` ([`QLearner::q_values`]), read in place unless the
     /// tables are doubled: the evaluator asks at every position.
-    fn with_q_values<R>(&self, game: &G, state: &G::State, f: impl FnOnce(Option<&[f64]>) -> R) -> R {
+    fn with_q_values<R>(
+        &self,
+        game: &G,
+        state: &G::State,
+        f: impl FnOnce(Option<&[f64]>) -> R,
+    ) -> R {
         match self.table.row(game, state) {
             None => f(None),
             Some(row) if !self.config.double => f(Some(&self.table.values()[row])),
@@ -256,7 +259,11 @@ impl<G: Game> QLearner<G> {
 /// γ^plies ([`discount`]), 1 without looking at γ when `undiscounted`.
 #[inline]
 fn discount_over(undiscounted: bool, gamma: f64, plies: u32) -> f64 {
-    if undiscounted { 1.0 } else { powered(gamma, plies) }
+    if undiscounted {
+        1.0
+    } else {
+        powered(gamma, plies)
+    }
 }
 
 /// [`discount`] out of line: inlined, its `powi` (free of side effects) would be computed ahead
@@ -422,14 +429,9 @@ impl<G: Game> Learner<G> for QLearner<G> {
         let epsilon = self.epsilon.clone();
         match self.table.in_place() {
             // The table's parts as locals too.
-            Some(mut rows) => moves_of_episode(
-                env,
-                &mut rows,
-                &hot,
-                &epsilon,
-                &mut pending,
-                &mut local,
-            ),
+            Some(mut rows) => {
+                moves_of_episode(env, &mut rows, &hot, &epsilon, &mut pending, &mut local)
+            }
             None => moves_of_episode(
                 env,
                 &mut self.table,
@@ -455,7 +457,8 @@ impl<G: Game> Learner<G> for QLearner<G> {
         let (undiscounted, gamma, alpha) = (self.undiscounted, self.config.gamma, self.alpha);
         let values = self.table.values_mut();
         for b in self.pending.finish(plies) {
-            let target = discount_over(undiscounted, gamma, b.plies.saturating_sub(1)) * returns[b.seat];
+            let target =
+                discount_over(undiscounted, gamma, b.plies.saturating_sub(1)) * returns[b.seat];
             update(values, &mut self.second, b.item, target, alpha);
         }
         self.episode += 1;
@@ -478,7 +481,11 @@ impl<G: Game> Learner<G> for QLearner<G> {
     }
 
     fn statistics(&self) -> Vec<(crate::eval::Metric, f64)> {
-        super::value_learner_statistics(("states_visited", "States", self.table.rows()), self.epsilon.value(), Some(self.alpha))
+        super::value_learner_statistics(
+            ("states_visited", "States", self.table.rows()),
+            self.epsilon.value(),
+            Some(self.alpha),
+        )
     }
 
     fn learns_values(&self) -> bool {

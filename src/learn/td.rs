@@ -322,8 +322,11 @@ impl<G: Game> Learner<G> for Td<G> {
         self.values.clear();
         self.ends_game.clear();
         game.apply_each(d.state, d.legal, &mut self.afters);
-        self.ends_game
-            .extend(self.afters.iter().map(|after| game.turn(after).is_terminal()));
+        self.ends_game.extend(
+            self.afters
+                .iter()
+                .map(|after| game.turn(after).is_terminal()),
+        );
         // The values apart from the rules: the table lookups of the afterstates do not wait
         // for each other, so the processor overlaps their cache misses (`afterstate_value`).
         for (after, &terminal) in self.afters.iter().zip(&self.ends_game) {
@@ -379,7 +382,11 @@ impl<G: Game> Learner<G> for Td<G> {
     }
 
     fn statistics(&self) -> Vec<(crate::eval::Metric, f64)> {
-        super::value_learner_statistics(("afterstates_visited", "Afterstates", self.table.rows()), self.epsilon.value(), Some(self.alpha))
+        super::value_learner_statistics(
+            ("afterstates_visited", "Afterstates", self.table.rows()),
+            self.epsilon.value(),
+            Some(self.alpha),
+        )
     }
 
     fn learns_values(&self) -> bool {

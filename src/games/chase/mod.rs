@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use super::InvalidParams;
 use crate::game::{Action, Capabilities, Game, Player, Returns, Solver, Turn};
+use crate::games::GameSpec;
 use crate::oracle::Oracle;
 use crate::solve::{PhaseProgress, Solution, SolveError, SolveOptions};
 use fast::{FastOptions, FastSolution};
@@ -89,7 +90,7 @@ game_params! {
     }
 }
 
-impl crate::games::GameSpec for FoxHoundsParams {
+impl GameSpec for FoxHoundsParams {
     const NAME: &'static str = "fox-hounds";
     const ALIASES: &'static [&'static str] = &["fox-and-hounds", "fox-hound"];
     const SUMMARY: &'static str =
@@ -110,7 +111,7 @@ game_params! {
     }
 }
 
-impl crate::games::GameSpec for HasenspielParams {
+impl GameSpec for HasenspielParams {
     const NAME: &'static str = "hasenspiel";
     const SUMMARY: &'static str =
         "the rabbit game: White's rabbit against four black pawns on 8x8 (mancap314 rules)";
@@ -595,8 +596,8 @@ impl Game for Chase {
 
     fn name(&self) -> &'static str {
         match self.kind {
-            Kind::FoxHounds => "fox-hounds",
-            Kind::Hasenspiel => "hasenspiel",
+            Kind::FoxHounds => FoxHoundsParams::NAME,
+            Kind::Hasenspiel => HasenspielParams::NAME,
         }
     }
     fn params(&self) -> serde_json::Value {

@@ -643,7 +643,11 @@ impl Graph {
 
     /// [`Graph::cut`] on up to 128 edges and vertices: sets of vertices and edges as bits.
     fn flood_small(&self, alive: u128, skip: usize) -> u128 {
-        let alive = if skip < 128 { alive & !(1u128 << skip) } else { alive };
+        let alive = if skip < 128 {
+            alive & !(1u128 << skip)
+        } else {
+            alive
+        };
         let mut seen: u128 = 0;
         self.reach_small(alive, 0, &mut seen)
     }
@@ -782,7 +786,12 @@ impl Graph {
 
     /// The core of [`Graph::components`], with caller-provided scratch (`seen` zeroed, both
     /// sized for the vertices; each vertex is pushed at most once).
-    fn components_into(&self, alive: &EdgeSet, seen: &mut [u64], stack: &mut [u32]) -> Vec<EdgeSet> {
+    fn components_into(
+        &self,
+        alive: &EdgeSet,
+        seen: &mut [u64],
+        stack: &mut [u32],
+    ) -> Vec<EdgeSet> {
         let mut parts = Vec::new();
         let is_seen = |seen: &[u64], v: usize| seen[v / 64] >> (v % 64) & 1 == 1;
         for i in alive.iter() {

@@ -30,6 +30,7 @@ use self::positions::{Family, Palette};
 use self::values::{Method, Values};
 use super::InvalidParams;
 use crate::game::{Action, Capabilities, Game, Player, Returns, Solver, Truth, Turn};
+use crate::games::GameSpec;
 use crate::solve::{SolveError, SolveOptions, SolveOutput};
 
 game_params! {
@@ -56,7 +57,7 @@ game_params! {
     }
 }
 
-impl super::GameSpec for HackenbushParams {
+impl GameSpec for HackenbushParams {
     const NAME: &'static str = "hackenbush";
     const ALIASES: &'static [&'static str] = &["hotchpotch"];
     const SUMMARY: &'static str = "Blue-Red-Green Hackenbush on any graph: exact combinatorial-game values (Chen; Winning Ways)";
@@ -127,7 +128,11 @@ impl Hackenbush {
             for (key, given, default) in [
                 ("family", params.family.clone(), defaults.family.clone()),
                 ("palette", params.palette.clone(), defaults.palette.clone()),
-                ("edges", params.edges.to_string(), defaults.edges.to_string()),
+                (
+                    "edges",
+                    params.edges.to_string(),
+                    defaults.edges.to_string(),
+                ),
             ] {
                 if given != default {
                     return Err(InvalidParams::new(
@@ -163,7 +168,14 @@ impl Hackenbush {
             }
             let mut rng = crate::rng(params.seed);
             (0..params.random)
-                .map(|_| Arc::new(positions::random(family, palette, params.edges as usize, &mut rng)))
+                .map(|_| {
+                    Arc::new(positions::random(
+                        family,
+                        palette,
+                        params.edges as usize,
+                        &mut rng,
+                    ))
+                })
                 .collect()
         } else {
             vec![Arc::new(Self::position(&params.position)?)]
@@ -306,7 +318,7 @@ impl Game for Hackenbush {
     type State = Cut;
 
     fn name(&self) -> &'static str {
-        "hackenbush"
+        HackenbushParams::NAME
     }
     fn params(&self) -> serde_json::Value {
         let mut p = serde_json::json!({
@@ -333,7 +345,12 @@ impl Game for Hackenbush {
         if p == LEFT { "left" } else { "right" }
     }
     fn num_distinct_actions(&self) -> usize {
-        let edges = self.others.iter().map(|g| g.edge_count()).max().unwrap_or(0);
+        let edges = self
+            .others
+            .iter()
+            .map(|g| g.edge_count())
+            .max()
+            .unwrap_or(0);
         if self.deals() {
             edges.max(self.others.len())
         } else {
@@ -490,7 +507,11 @@ impl Game for Hackenbush {
             out[e] = 1.0;
         }
         let n = self.num_distinct_actions();
-        out[n] = if s.to_move as Player == player { 1.0 } else { 0.0 };
+        out[n] = if s.to_move as Player == player {
+            1.0
+        } else {
+            0.0
+        };
     }
     fn capabilities(&self) -> Capabilities {
         Capabilities {
@@ -567,7 +588,12 @@ pub struct ValueOracle {
 type MovesAt = (String, bool, Vec<(Action, String, bool, bool)>);
 
 /// Whether `player` wins a position of value `g` with `to_move` to move.
-fn wins(st: &mut crate::cgt::Store, g: crate::cgt::GameId, to_move: Player, player: Player) -> bool {
+fn wins(
+    st: &mut crate::cgt::Store,
+    g: crate::cgt::GameId,
+    to_move: Player,
+    player: Player,
+) -> bool {
     let o = st.outcome(g);
     let left_wins = if to_move == LEFT {
         o.left_wins_moving_first()
@@ -731,7 +757,11 @@ impl crate::oracle::Oracle<Hackenbush> for ValueOracle {
         let mut first_winning = false;
         for (i, s) in starts.iter().enumerate() {
             let (value, winning, _) = self.values_at(s);
-            let w = if winning { self.game.first } else { 1 - self.game.first };
+            let w = if winning {
+                self.game.first
+            } else {
+                1 - self.game.first
+            };
             wins_left += usize::from(w == LEFT);
             if i == 0 {
                 first_value = value;
@@ -740,7 +770,11 @@ impl crate::oracle::Oracle<Hackenbush> for ValueOracle {
         }
         let (value, winning, start) = (first_value, first_winning, &starts[0]);
         let winner = self.winner_word(start, winning);
-        let w = if winning { self.game.first } else { 1 - self.game.first };
+        let w = if winning {
+            self.game.first
+        } else {
+            1 - self.game.first
+        };
         let positions: usize = self
             .values
             .lock()

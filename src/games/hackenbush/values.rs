@@ -230,7 +230,13 @@ pub fn evaluate(graph: &Arc<Graph>, method: Method, moves: bool, childish: bool)
             // A best option is one no other option of the player beats.
             let mine: Vec<GameId> = opts
                 .iter()
-                .filter(|(_, c, _)| if left { *c != Colour::Red } else { *c != Colour::Blue })
+                .filter(|(_, c, _)| {
+                    if left {
+                        *c != Colour::Red
+                    } else {
+                        *c != Colour::Blue
+                    }
+                })
                 .map(|o| o.2)
                 .collect();
             mine.iter()

@@ -328,6 +328,9 @@ mod tests {
             .try_into::<Deck>()
             .unwrap_err()
             .to_string();
-        assert!(err.contains("unknown hare card `halfe`") && err.contains("halve"), "{err}");
+        assert!(
+            err.contains("unknown hare card `halfe`") && err.contains("halve"),
+            "{err}"
+        );
     }
 }

@@ -108,8 +108,7 @@ impl Evaluation {
 
     /// Reads an evaluation file.
     pub fn load(path: &str) -> Result<Evaluation, String> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("reading {path}: {e}"))?;
+        let text = std::fs::read_to_string(path).map_err(|e| format!("reading {path}: {e}"))?;
         Evaluation::parse(&text).map_err(|e| format!("{path}: {e}"))
     }
 
@@ -255,8 +254,7 @@ impl HaseUndIgel {
         let goal = f64::from(self.goal);
         if h.place > 0 {
             // Home: beyond any racing hare's reach, earlier places higher.
-            return weights.kp * e.progress.per_cell * goal + 200.0
-                - 20.0 * f64::from(h.place);
+            return weights.kp * e.progress.per_cell * goal + 200.0 - 20.0 * f64::from(h.place);
         }
         let (paid, eaten) = self.due(s, p, h);
         // Whole numbers of carrots: the curves' powers are looked up by them.

@@ -61,6 +61,7 @@ use super::InvalidParams;
 use crate::game::{
     Action, Capabilities, Game, IllegalAction, MAX_PLAYERS, Player, Returns, Solver, Truth, Turn,
 };
+use crate::games::GameSpec;
 use crate::solve::{SolveError, SolveOptions};
 
 /// At most this many extra moves ("move again") in one turn.
@@ -105,7 +106,7 @@ game_params! {
     }
 }
 
-impl super::GameSpec for HaseUndIgelParams {
+impl GameSpec for HaseUndIgelParams {
     const NAME: &'static str = "hase-und-igel";
     const ALIASES: &'static [&'static str] = &["hare-and-tortoise", "hase-igel"];
     const SUMMARY: &'static str = "Hase und Igel (Hare & Tortoise) for 2-6 hares with hare cards as chance: the 2008 board, the classic one or any track";
@@ -118,7 +119,9 @@ impl super::GameSpec for HaseUndIgelParams {
 /// The committed evaluation, parsed once.
 fn default_evaluation() -> Arc<heuristic::Evaluation> {
     static DEFAULT: std::sync::OnceLock<Arc<heuristic::Evaluation>> = std::sync::OnceLock::new();
-    DEFAULT.get_or_init(|| Arc::new(heuristic::Evaluation::default())).clone()
+    DEFAULT
+        .get_or_init(|| Arc::new(heuristic::Evaluation::default()))
+        .clone()
 }
 
 /// The rules of one Hase und Igel setting (players, track, deck, end, cap).
@@ -557,7 +560,12 @@ impl HaseUndIgel {
             Card::GiveBehind => {
                 let behind = |q: usize, h: &Hare| q != p && racing(h) && h.cell < me.cell;
                 let hares = &mut s.hares[..n];
-                let need = 10 * hares.iter().enumerate().filter(|(q, h)| behind(*q, h)).count() as u16;
+                let need = 10
+                    * hares
+                        .iter()
+                        .enumerate()
+                        .filter(|(q, h)| behind(*q, h))
+                        .count() as u16;
                 if me.carrots >= need {
                     for (q, h) in hares.iter_mut().enumerate() {
                         if behind(q, h) {
@@ -667,7 +675,7 @@ impl Game for HaseUndIgel {
     type State = Race;
 
     fn name(&self) -> &'static str {
-        "hase-und-igel"
+        HaseUndIgelParams::NAME
     }
     fn params(&self) -> serde_json::Value {
         let mut v = serde_json::to_value(&self.params).unwrap_or_default();
@@ -840,7 +848,8 @@ impl Game for HaseUndIgel {
     }
     fn move_event(&self, s: &Race, a: Action) -> Option<&'static str> {
         let h = &s.hares[s.to_move as usize];
-        let stuck = s.phase == Phase::Move && h.cell > 0 && self.code_of_action(a) == -i32::from(h.cell);
+        let stuck =
+            s.phase == Phase::Move && h.cell > 0 && self.code_of_action(a) == -i32::from(h.cell);
         stuck.then_some("stuck rule")
     }
     fn heuristic(&self, s: &Race, p: Player) -> Option<f64> {
@@ -898,7 +907,9 @@ impl Game for HaseUndIgel {
                 ' '
             });
         }
-        let track: String = (0..=self.goal).map(|i| self.board.cell(i).letter()).collect();
+        let track: String = (0..=self.goal)
+            .map(|i| self.board.cell(i).letter())
+            .collect();
         let mut marks = vec![' '; g + 1];
         for (p, h) in self.hares(s).iter().enumerate() {
             let m = &mut marks[h.cell as usize];
@@ -910,7 +921,11 @@ impl Game for HaseUndIgel {
         }
         let _ = writeln!(out, "{}", ruler.trim_end());
         let _ = writeln!(out, "track  {track}");
-        let _ = writeln!(out, "hares  {}", marks.iter().collect::<String>().trim_end());
+        let _ = writeln!(
+            out,
+            "hares  {}",
+            marks.iter().collect::<String>().trim_end()
+        );
         for (p, h) in self.hares(s).iter().enumerate() {
             let mut notes = Vec::new();
             if h.place > 0 {
@@ -950,7 +965,11 @@ impl Game for HaseUndIgel {
                 "round {} of {}: {who} moves again",
                 s.round, self.max_rounds
             ),
-            Phase::Move => writeln!(out, "round {} of {}: {who} to move", s.round, self.max_rounds),
+            Phase::Move => writeln!(
+                out,
+                "round {} of {}: {who} to move",
+                s.round, self.max_rounds
+            ),
             Phase::Card => writeln!(
                 out,
                 "round {} of {}: {who} draws a hare card (paid {})",
@@ -962,7 +981,11 @@ impl Game for HaseUndIgel {
                 s.round, self.max_rounds
             ),
             Phase::Over if self.capped(s) => {
-                writeln!(out, "over: the round cap of {} was reached", self.max_rounds)
+                writeln!(
+                    out,
+                    "over: the round cap of {} was reached",
+                    self.max_rounds
+                )
             }
             Phase::Over => writeln!(out, "over"),
         };

@@ -244,7 +244,10 @@ impl HaseUndIgel {
         if s.phase == Phase::Over && !over && s.round <= self.max_rounds {
             return Err(format!(
                 "phase = over, but no hare has finished as end = {} asks and the round ({}) is within the cap ({})",
-                serde_json::to_value(self.end).unwrap_or_default().as_str().unwrap_or("first"),
+                serde_json::to_value(self.end)
+                    .unwrap_or_default()
+                    .as_str()
+                    .unwrap_or("first"),
                 s.round,
                 self.max_rounds
             ));
