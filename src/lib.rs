@@ -1,85 +1,92 @@
 //! solvedgym: reinforcement learning on small board games that are solved exactly.
 //!
 //! Learners play games; an exact solver knows the truth; the evaluator shows how close learning
-//! gets. The parts, one module each:
+//! gets. The crate is built in layers, each using only those below it (docs/layout.md):
 //!
-//! - [`game`]: the `Game` trait (pure rules, capabilities) and [`games`]: the registry of
-//!   Hexapawn, the chase games, tic-tac-toe, Hackenbush, the dice race.
-//! - [`env`](mod@env): Gymnasium-style single-agent and PettingZoo-style turn-based environments.
-//! - [`graph`] and [`solve`]: the reachable state graph and exact retrograde analysis;
-//!   [`expect`]: exact win probabilities where chance moves; [`cgt`]: combinatorial-game
-//!   values (Hackenbush's truth); [`oracle`]: the trait every source of truth answers through.
-//! - [`policy`]: random, optimal, greedy and fuzzy players; [`search`]: heuristic game-tree
-//!   search (paranoid alpha-beta, max-n, chance by expectation) for any game; [`learn`]: the learners and their registry.
-//! - [`eval`]: evaluators (exact dynamic programming, seeded matches) and typed metrics.
-//! - [`experiment`]: TOML-configured studies over many seeds, curves and plots.
-//! - [`check`]: the environment checker and the playthroughs every game passes;
-//!   [`play`], [`fuzz`], [`bench`](mod@bench): the commands' work, as library code.
-//! - [`stats`]: playout statistics of any game under one policy (game length, branching,
-//!   truncation, wins per seat, chance outcomes such as hare cards, rule events).
-//! - [`tournament`]: AI entrants (random, greedy, searches) against each other in seeded deals
-//!   with rotated seats: win rates and ranks with intervals, game length, search cost.
-//! - [`tune`]: tuning an evaluation's settings by tournaments against a baseline (a screen of
-//!   a grid, then a final of the best on fresh deals).
+//! | layer | what it holds |
+//! |---|---|
+//! | [`tools`] | the commands' work as library code: benchmarks, tournaments, tuning, play, stats |
+//! | [`experiment`] | TOML-configured studies over many seeds: curves, summaries, plots |
+//! | [`eval`] | evaluators: exact dynamic programming over the state graph, seeded matches |
+//! | [`games`], [`ai`], [`learn`] | the games and their registry; search and greedy players; the learners |
+//! | [`truth`] | exact truth: oracles, the generic solvers, combinatorial-game values |
+//! | [`core`] | the `Game` trait, state graph, environments, policies, the environment checker |
+//! | [`io`] | atomic files, TOML with line numbers, charts, progress bars |
+//!
+//! The types most programs need are re-exported here.
+//!
+//! Solve a game, then play it as an environment:
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use solvedgym::{env::Env, games::{Hexapawn, HexapawnParams}, policy::RandomPolicy, solve::Solution};
+//! use solvedgym::{Env, Hexapawn, HexapawnParams, RandomPolicy, Solution};
 //!
 //! let game = Hexapawn::new(HexapawnParams { rows: 3, cols: 3 })?;
 //! let solution = Solution::solve(&game, 1_000_000)?;
-//! println!("{}", solution.report());                     // black wins in 6 plies
-//! let mut env = Env::new(game, 1, Box::new(RandomPolicy), 42)?; // we play black vs random white
-//! let (_observation, _info) = env.reset(Some(42));
-//! let step = env.step(env.legal_actions()[0])?;           // an illegal action is an Err listing the legal ones
-//! assert!(env.step(99).is_err() || step.terminated);
+//! println!("{}", solution.report()); // black wins in 6 plies
+//!
+//! // We play black (seat 1) against random white.
+//! let mut env = Env::new(game, 1, Box::new(RandomPolicy), 42)?;
+//! env.reset(Some(42));
+//! assert!(env.step(99).is_err()); // an illegal action is an error listing the legal ones
+//! let first = env.legal_actions()[0];
+//! env.step(first)?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Train a learner by self-play and measure it against the exact truth:
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use solvedgym::learn::q_learning::{QConfig, QLearner};
+//! use solvedgym::{AecEnv, Learner, Solution, TicTacToe, evaluate_policy, play_self};
+//!
+//! let mut learner = QLearner::new(&TicTacToe, "Q-learning", QConfig::default());
+//! let mut env = AecEnv::new(TicTacToe, 1);
+//! let mut rng = solvedgym::rng(7);
+//! for _ in 0..20_000 {
+//!     play_self(&mut env, &mut learner, &mut rng);
+//! }
+//! let truth = Solution::solve(&TicTacToe, 1_000_000)?;
+//! let report = evaluate_policy(&truth, &[0, 1], learner.greedy_policy().as_ref())?;
+//! println!("optimal moves along optimal play: {:.1} %", 100.0 * report.optimal_rate_optimal_play);
 //! # Ok(())
 //! # }
 //! ```
 
-// First: the registry defines `with_game!`, which the modules below use.
+// Layers, lowest first: each imports only from those below it (tests/layers.rs checks it;
+// docs/layout.md draws it). `io` and `games` stand to the side.
+pub mod io;
+
+pub mod core;
+
+pub mod truth;
+
 #[macro_use]
 pub mod games;
 
-pub mod bench;
-pub mod cgt;
-pub mod check;
-pub mod env;
-pub mod eval;
-pub mod expect;
-pub mod experiment;
-pub mod fuzz;
-pub mod game;
-pub mod graph;
+pub mod ai;
 pub mod learn;
-pub mod moves;
-pub mod oracle;
-pub mod play;
-pub mod policy;
-pub mod search;
-pub mod solve;
-pub mod stats;
-pub mod tabulated;
-pub mod tournament;
-pub mod tune;
 
-use rand::SeedableRng;
+pub mod eval;
 
-/// The random number generator of every random choice in the crate: xoshiro256++, a named
-/// algorithm, so a seed gives the same numbers on every platform and release.
-pub type SgRng = rand::rngs::Xoshiro256PlusPlus;
+pub mod experiment;
 
-/// A generator seeded with `seed`.
-pub fn rng(seed: u64) -> SgRng {
-    SgRng::seed_from_u64(seed)
-}
+pub mod tools;
 
-/// An independent seed for stream `stream` of a run seeded with `seed` (SplitMix64 mixing),
-/// so that e.g. the learner and the environment of one run draw unrelated numbers.
-pub fn derive_seed(seed: u64, stream: u64) -> u64 {
-    let mut z = seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17);
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+pub use crate::ai::{GreedyPolicy, SearchOptions, SearchPolicy};
+pub use crate::core::env::{AecEnv, Env, Step};
+pub use crate::core::game::{
+    Action, Capabilities, Game, GameResult, IllegalAction, Player, Returns, Turn,
+};
+pub use crate::core::graph::StateGraph;
+pub use crate::core::policy::{FuzzyPolicy, Policy, RandomPolicy};
+pub use crate::core::random::{SgRng, derive_seed, rng};
+pub use crate::eval::{PolicyReport, evaluate_policy};
+pub use crate::experiment::{RunOptions, run_study};
+pub use crate::games::{
+    AnyGame, Chase, DiceRace, GAMES, Hackenbush, HaseUndIgel, Hexapawn, HexapawnParams, TicTacToe,
+};
+pub use crate::learn::{Learner, LearnerConfig, play_self, play_vs_opponent};
+pub use crate::truth::{ExpectSolution, Oracle, Solution, Solve, SolveOptions, Value};

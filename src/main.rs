@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 
+use solvedgym::core::game::{Game, Solver};
+use solvedgym::core::policy::{Policy, RandomPolicy};
 use solvedgym::experiment::StudyOutcome;
-use solvedgym::game::{Game, Solver};
 use solvedgym::games::{AnyGame, GAMES};
-use solvedgym::policy::{Policy, RandomPolicy};
-use solvedgym::solve::{DEFAULT_STATE_LIMIT, SolveOptions, SolveOutput, SolveReport};
+use solvedgym::truth::{DEFAULT_STATE_LIMIT, Solve, SolveOptions, SolveOutput, SolveReport};
 use solvedgym::with_game;
 
 #[derive(Parser)]
@@ -172,7 +172,7 @@ Example: solvedgym moves hase-und-igel --players 2 --state '{\"hares\": [{\"cell
         games: u64,
         /// The policy every seat plays: random, or greedy (one ply on the game's heuristic).
         #[arg(long, default_value = "random",
-              value_parser = clap::builder::PossibleValuesParser::new(solvedgym::stats::POLICIES))]
+              value_parser = clap::builder::PossibleValuesParser::new(solvedgym::tools::stats::POLICIES))]
         policy: String,
         /// The seed of the chance draws and the players' choices.
         #[arg(long, default_value_t = 1)]
@@ -852,7 +852,7 @@ fn run() -> Result<()> {
                 });
                 let search = match choice {
                     "optimal" | "greedy" | "random" => None,
-                    spec => Some(solvedgym::search::SearchOptions::parse(spec).map_err(|e| {
+                    spec => Some(solvedgym::ai::search::SearchOptions::parse(spec).map_err(|e| {
                         anyhow::anyhow!(
                             "--ai {spec}: optimal, greedy, random, or search settings: {e}"
                         )
@@ -869,9 +869,9 @@ fn run() -> Result<()> {
                 let base: Box<dyn Policy<_>> = match (choice, &oracle) {
                     (_, _) if search.is_some() => {
                         let options = search.clone().expect("checked");
-                        let policy = solvedgym::search::SearchPolicy::new(options);
+                        let policy = solvedgym::ai::search::SearchPolicy::new(options);
                         if fuzz > 0.0 {
-                            Box::new(solvedgym::policy::FuzzyPolicy { base: policy, p: fuzz })
+                            Box::new(solvedgym::core::policy::FuzzyPolicy { base: policy, p: fuzz })
                         } else {
                             Box::new(policy)
                         }
@@ -885,11 +885,11 @@ fn run() -> Result<()> {
                         "--ai greedy: {} has no heuristic; use --ai random",
                         g.name()
                     ),
-                    ("greedy", _) if fuzz > 0.0 => Box::new(solvedgym::policy::FuzzyPolicy {
-                        base: solvedgym::policy::GreedyPolicy,
+                    ("greedy", _) if fuzz > 0.0 => Box::new(solvedgym::core::policy::FuzzyPolicy {
+                        base: solvedgym::ai::GreedyPolicy,
                         p: fuzz,
                     }),
-                    ("greedy", _) => Box::new(solvedgym::policy::GreedyPolicy),
+                    ("greedy", _) => Box::new(solvedgym::ai::GreedyPolicy),
                     _ => Box::new(RandomPolicy),
                 };
                 if choice != "optimal" {
@@ -900,7 +900,7 @@ fn run() -> Result<()> {
                 }
                 let ai = base;
                 let stdin = std::io::stdin();
-                solvedgym::play::play(
+                solvedgym::tools::play::play(
                     g,
                     human,
                     ai.as_ref(),
@@ -953,7 +953,7 @@ fn run() -> Result<()> {
                 let state = g
                     .read_position(&text)
                     .map_err(|e| anyhow::anyhow!("--state: {e}"))?;
-                let moves = solvedgym::moves::moves(g, &state);
+                let moves = solvedgym::tools::moves::moves(g, &state);
                 if json {
                     serde_json::to_string_pretty(&moves)?
                 } else {
@@ -983,8 +983,8 @@ fn run() -> Result<()> {
                 if policy == "greedy" && g.heuristic(&g.initial_state(), 0).is_none() {
                     bail!("--policy greedy: {} has no heuristic; use --policy random", g.name());
                 }
-                let p = solvedgym::stats::policy_named(&policy).expect("clap checked the name");
-                let s = solvedgym::stats::playout_stats(g, p.as_ref(), games, seed, !quiet && !json);
+                let p = solvedgym::tools::stats::policy_named(&policy).expect("clap checked the name");
+                let s = solvedgym::tools::stats::playout_stats(g, p.as_ref(), games, seed, !quiet && !json);
                 if json { serde_json::to_string_pretty(&s)? } else { s.to_string() }
             });
             writeln!(std::io::stdout().lock(), "{}", text.trim_end())?;
@@ -1002,12 +1002,12 @@ fn run() -> Result<()> {
         } => {
             set_threads(threads)?;
             if let Some(path) = &plot {
-                solvedgym::experiment::plot::is_svg(path).context("--plot")?;
+                solvedgym::io::plot::is_svg(path).context("--plot")?;
             }
             let entrants = ai
                 .iter()
                 .map(|spec| {
-                    solvedgym::tournament::parse_entrant(spec)
+                    solvedgym::tools::tournament::parse_entrant(spec)
                         .map_err(|e| anyhow::anyhow!("--ai {spec}: {e}"))
                 })
                 .collect::<Result<Vec<_>>>()?;
@@ -1015,7 +1015,7 @@ fn run() -> Result<()> {
             game.pass("seed", Some(seed.to_string()), false)?;
             let game = game.build()?;
             let report = with_game!(&game, g => {
-                use solvedgym::tournament;
+                use solvedgym::tools::tournament;
                 tournament::check(g, &entrants, games).context("--ai / --games")?;
                 if tournament::blind_search(g, &entrants) {
                     eprintln!(
@@ -1048,7 +1048,7 @@ fn run() -> Result<()> {
                 report
             });
             if let Some(path) = &plot {
-                solvedgym::tournament::plot(&report, path)?;
+                solvedgym::tools::tournament::plot(&report, path)?;
             }
             let mut stdout = std::io::stdout().lock();
             if json {
@@ -1070,7 +1070,7 @@ fn run() -> Result<()> {
         } => {
             set_threads(threads)?;
             let (report, dir) =
-                solvedgym::tune::run_file(&config, out.as_deref(), !quiet && !json)?;
+                solvedgym::tools::tune::run_file(&config, out.as_deref(), !quiet && !json)?;
             let mut stdout = std::io::stdout().lock();
             if json {
                 writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?;
@@ -1082,7 +1082,7 @@ fn run() -> Result<()> {
         }
         Command::Fuzz { game, json } => {
             let game = game.build()?;
-            let table = with_game!(&game, g => solvedgym::fuzz::fuzz_table(g, !json)?);
+            let table = with_game!(&game, g => solvedgym::tools::fuzz::fuzz_table(g, !json)?);
             print_json_or_text(&table, json)
         }
         Command::Bench {
@@ -1120,31 +1120,36 @@ fn run() -> Result<()> {
                     Some(text) => parse_depths(text)?,
                 };
                 let players = if players.is_empty() {
-                    solvedgym::bench::SEARCH_PLAYERS.to_vec()
+                    solvedgym::tools::bench::SEARCH_PLAYERS.to_vec()
                 } else {
                     players
                 };
-                let rows =
-                    solvedgym::bench::search(&settings, depths, &players, repeat, &mut |r| {
+                let rows = solvedgym::tools::bench::search(
+                    &settings,
+                    depths,
+                    &players,
+                    repeat,
+                    &mut |r| {
                         if !json {
                             let _ = writeln!(stdout, "{r}");
                         }
-                    })?;
+                    },
+                )?;
                 if !json {
-                    for line in solvedgym::bench::search_goals(&rows) {
+                    for line in solvedgym::tools::bench::search_goals(&rows) {
                         writeln!(stdout, "{line}")?;
                     }
                 }
                 serde_json::to_string_pretty(&rows)?
             } else if hase {
-                let rows = solvedgym::bench::hase_und_igel(repeat, &mut |r| {
+                let rows = solvedgym::tools::bench::hase_und_igel(repeat, &mut |r| {
                     if !json {
                         let _ = writeln!(stdout, "{r}");
                     }
                 })?;
                 serde_json::to_string_pretty(&rows)?
             } else if values {
-                let rows = solvedgym::bench::values(repeat, &mut |r| {
+                let rows = solvedgym::tools::bench::values(repeat, &mut |r| {
                     if !json {
                         let _ = writeln!(stdout, "{r}");
                     }
@@ -1152,17 +1157,21 @@ fn run() -> Result<()> {
                 serde_json::to_string_pretty(&rows)?
             } else if learn {
                 let episodes = episodes.unwrap_or(2_000_000).max(1);
-                let rows =
-                    solvedgym::bench::learners(repeat, episodes, only.as_deref(), &mut |r| {
+                let rows = solvedgym::tools::bench::learners(
+                    repeat,
+                    episodes,
+                    only.as_deref(),
+                    &mut |r| {
                         if !json {
                             let _ = writeln!(stdout, "{r}");
                         }
-                    })?;
+                    },
+                )?;
                 serde_json::to_string_pretty(&rows)?
             } else {
                 let exe = std::env::current_exe().context("locating the solvedgym executable")?;
                 let max_size = max_size.unwrap_or(10);
-                let rows = solvedgym::bench::solvers(&exe, repeat, max_size, &mut |r| {
+                let rows = solvedgym::tools::bench::solvers(&exe, repeat, max_size, &mut |r| {
                     if !json {
                         let _ = writeln!(stdout, "{r}");
                     }
@@ -1175,7 +1184,7 @@ fn run() -> Result<()> {
             Ok(())
         }
         Command::Value { expression, json } => {
-            let a = solvedgym::cgt::analyse(&expression)
+            let a = solvedgym::truth::cgt::analyse(&expression)
                 .map_err(|e| anyhow::anyhow!("{expression}: {e}"))?;
             let mut stdout = std::io::stdout().lock();
             if json {
@@ -1194,7 +1203,8 @@ fn run() -> Result<()> {
             threads,
             quiet,
         } => {
-            use solvedgym::search::{SearchOptions, quality};
+            use solvedgym::ai::search::SearchOptions;
+            use solvedgym::tools::rate as quality;
             set_threads(threads)?;
             if let Some(path) = &plot {
                 let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
@@ -1262,8 +1272,8 @@ fn run() -> Result<()> {
                     writeln!(
                         stdout,
                         "{name}: {} positions, {} with a move; means over the seats, the AI at one seat against perfect play",
-                        solvedgym::solve::group(&r.states.to_string()),
-                        solvedgym::solve::group(&r.decisions.to_string()),
+                        solvedgym::core::text::group(&r.states.to_string()),
+                        solvedgym::core::text::group(&r.decisions.to_string()),
                     )?;
                 }
                 write!(stdout, "{}", quality::table(&rows))?;
@@ -1289,7 +1299,7 @@ fn set_threads(threads: Option<usize>) -> Result<()> {
 }
 
 fn print_report(mut report: SolveReport, json: bool) -> Result<()> {
-    if let Some(mb) = solvedgym::bench::peak_memory_mb() {
+    if let Some(mb) = solvedgym::tools::bench::peak_memory_mb() {
         report
             .extra
             .insert("peak_memory_mb".to_string(), serde_json::json!(mb));

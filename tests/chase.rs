@@ -6,7 +6,7 @@ mod common;
 
 use common::{solvedgym, solvedgym_json as json};
 
-use solvedgym::check::{CheckOptions, check_game};
+use solvedgym::core::check::{CheckOptions, check_game};
 use solvedgym::games::{Chase, Escape, FoxHoundsParams, HasenspielParams};
 
 #[test]

@@ -2,13 +2,13 @@
 //! toy game with a chance event and three players, which proves the `Game` trait, both
 //! environment views and the evaluator's dynamic programming carry what Hase und Igel will need.
 
-use solvedgym::check::{CheckOptions, check_game};
-use solvedgym::env::{AecEnv, Env};
+use solvedgym::core::check::{CheckOptions, check_game};
+use solvedgym::core::env::{AecEnv, Env};
+use solvedgym::core::game::Turn;
+use solvedgym::core::graph::StateGraph;
+use solvedgym::core::policy::{Policy, RandomPolicy};
 use solvedgym::eval::expected_result;
-use solvedgym::game::Turn;
 use solvedgym::games::{DiceRace, GAMES, Hexapawn, HexapawnParams};
-use solvedgym::graph::StateGraph;
-use solvedgym::policy::{Policy, RandomPolicy};
 
 #[test]
 fn every_registered_game_passes_the_checker() {

@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 
-use solvedgym::cgt::Store;
-use solvedgym::game::Game;
+use solvedgym::core::game::Game;
 use solvedgym::games::hackenbush::graph::Graph;
 use solvedgym::games::hackenbush::positions;
 use solvedgym::games::hackenbush::values::{Method, Values, evaluate};
 use solvedgym::games::hackenbush::{Hackenbush, LEFT, RIGHT};
-use solvedgym::solve::Solution;
+use solvedgym::truth::cgt::Store;
+use solvedgym::truth::{Solution, Solve};
 
 /// The value of a position string in CGSuite's notation, by `method`.
 fn value(position: &str, method: Method) -> String {
@@ -346,12 +346,13 @@ mod properties {
 mod oracle {
     use super::*;
     use proptest::prelude::*;
-    use solvedgym::game::{Capabilities, Turn};
+    use solvedgym::core::game::{Capabilities, Turn};
+    use solvedgym::core::policy::{Policy, RandomPolicy};
     use solvedgym::games::hackenbush::ValueOracle;
     use solvedgym::games::hackenbush::positions::{Family, Palette};
-    use solvedgym::oracle::Oracle;
-    use solvedgym::policy::{OptimalPolicy, Policy, RandomPolicy};
-    use solvedgym::solve::SolveOptions;
+    use solvedgym::truth::OptimalPolicy;
+    use solvedgym::truth::SolveOptions;
+    use solvedgym::truth::oracle::Oracle;
 
     fn caps(position: &str) -> Capabilities {
         Hackenbush::on(Graph::parse(position).unwrap()).capabilities()
@@ -443,8 +444,8 @@ mod oracle {
 
 mod deal {
     use super::*;
-    use solvedgym::check::{CheckOptions, check_game};
-    use solvedgym::game::Turn;
+    use solvedgym::core::check::{CheckOptions, check_game};
+    use solvedgym::core::game::Turn;
     use solvedgym::games::hackenbush::{DEAL, HackenbushParams};
 
     fn dealt(k: u32) -> Hackenbush {

@@ -6,12 +6,12 @@
 mod common;
 
 use common::{solvedgym, solvedgym_json as json};
-use solvedgym::check::{CheckOptions, check_game};
-use solvedgym::expect::{ExpectSolution, brute_force};
-use solvedgym::game::{Game, Turn};
+use solvedgym::core::check::{CheckOptions, check_game};
+use solvedgym::core::game::{Game, Turn};
 use solvedgym::games::hase_igel::End;
 use solvedgym::games::hase_igel::cards::Deck;
 use solvedgym::games::{HaseUndIgel, HaseUndIgelParams};
+use solvedgym::truth::expect::{ExpectSolution, brute_force};
 
 fn hui(params: HaseUndIgelParams) -> HaseUndIgel {
     HaseUndIgel::new(params).unwrap()
@@ -202,12 +202,12 @@ fn stats_reports_length_branching_truncation_wins_cards_and_the_stuck_rule() {
 
 #[test]
 fn a_person_plays_three_hares_against_the_greedy_player() {
-    use solvedgym::policy::GreedyPolicy;
+    use solvedgym::ai::GreedyPolicy;
     let g = hui(HaseUndIgelParams::default());
     let mut out = Vec::new();
     // Always the first legal move ("moves" shows them), whatever it is: type codes until the end.
     let typed = "?\n11\n".to_string() + &"-1\n1\n2\n1001\n0\n-2\n3\n".repeat(200);
-    solvedgym::play::play(
+    solvedgym::tools::play::play(
         &g,
         0,
         &GreedyPolicy,
@@ -282,8 +282,8 @@ fn the_small_variant_learns_under_the_exact_evaluator() {
 
 #[test]
 fn environments_report_the_cards_drawn_and_the_round_cap_as_truncation() {
-    use solvedgym::env::{AecEnv, Env};
-    use solvedgym::policy::{Policy, RandomPolicy};
+    use solvedgym::core::env::{AecEnv, Env};
+    use solvedgym::core::policy::{Policy, RandomPolicy};
     let g = hui(HaseUndIgelParams {
         players: 3,
         max_rounds: 6,

@@ -25,7 +25,7 @@
 use std::collections::BTreeMap;
 
 use rand::RngExt;
-use solvedgym::game::{Game, Turn};
+use solvedgym::core::game::{Game, Turn};
 use solvedgym::games::hase_igel::cards::{CARDS, Card, Deck};
 use solvedgym::games::hase_igel::{EAT, End, Hare, MAX_EXTRA, Phase, Race, SKIP};
 use solvedgym::games::{HaseUndIgel, HaseUndIgelParams};

@@ -6,16 +6,16 @@
 //! such machines exist (pinned below). Also: the exact dynamic-programming result of a learned
 //! policy against sampling.
 
-use solvedgym::env::{AecEnv, Env};
+use solvedgym::core::env::{AecEnv, Env};
+use solvedgym::core::game::{Game, Turn};
+use solvedgym::core::policy::{Policy, RandomPolicy};
 use solvedgym::eval::{Objective, expected_result, worst_case};
-use solvedgym::game::{Game, Turn};
 use solvedgym::games::hexapawn::BLACK;
 use solvedgym::games::{Hexapawn, HexapawnParams};
 use solvedgym::learn::menace::{Matchbox, MatchboxConfig};
 use solvedgym::learn::{Learner, play_vs_opponent};
-use solvedgym::policy::{Policy, RandomPolicy};
 use solvedgym::rng;
-use solvedgym::solve::Solution;
+use solvedgym::truth::Solution;
 
 fn hexapawn() -> Hexapawn {
     Hexapawn::new(HexapawnParams::default()).unwrap()

@@ -1,13 +1,13 @@
 //! Golden playthroughs, as OpenSpiel keeps them: for every registered game (default parameters,
 //! and the further settings of `MORE`)
-//! a seeded random game is written move by move ([`solvedgym::check::playthrough`]) and compared
+//! a seeded random game is written move by move ([`solvedgym::core::check::playthrough`]) and compared
 //! with the stored file `tests/playthroughs/<game>.txt`. A changed rule, notation or rendering
 //! shows as a difference. After a deliberate change, regenerate the files with
 //! `SOLVEDGYM_BLESS=1 cargo test --release --test playthroughs` and review the diff.
 
 use std::path::PathBuf;
 
-use solvedgym::check::playthrough;
+use solvedgym::core::check::playthrough;
 use solvedgym::games::{AnyGame, GAMES};
 
 const SEED: u64 = 2026;

@@ -3,13 +3,14 @@
 
 use proptest::prelude::*;
 
+use solvedgym::core::game::{Game, GameResult, Returns, Turn};
+use solvedgym::core::policy::{Policy, RandomPolicy};
 use solvedgym::eval::{evaluate_policy, expected_result, minimax_return};
-use solvedgym::game::{Game, GameResult, Returns, Turn};
 use solvedgym::games::{Hexapawn, HexapawnParams, TicTacToe};
 use solvedgym::learn::menace::{Matchbox, MatchboxConfig};
 use solvedgym::learn::{Decision, Learner};
-use solvedgym::policy::{OptimalPolicy, Policy, RandomPolicy};
-use solvedgym::solve::{Solution, Value};
+use solvedgym::truth::OptimalPolicy;
+use solvedgym::truth::{Solution, Value};
 
 /// Plays `choices` (each picks a legal move by index modulo the number of moves) from the start
 /// and returns every state visited.

@@ -3,9 +3,9 @@
 
 use std::collections::HashMap;
 
-use solvedgym::game::{Game, Player, Turn};
+use solvedgym::core::game::{Game, Player, Turn};
 use solvedgym::games::{Hexapawn, HexapawnParams, TicTacToe};
-use solvedgym::solve::{Solution, Value};
+use solvedgym::truth::{Solution, Value};
 
 /// What plain recursion over the game tree says about a state.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -189,8 +189,8 @@ fn a_solver_refuses_games_it_cannot_solve() {
         fn apply(&self, s: &u8, _: u32) -> u8 {
             s + 1
         }
-        fn returns(&self, _: &u8) -> solvedgym::game::Returns {
-            solvedgym::game::Returns::zeros(3)
+        fn returns(&self, _: &u8) -> solvedgym::core::game::Returns {
+            solvedgym::core::game::Returns::zeros(3)
         }
         fn action_to_string(&self, _: &u8, _: u32) -> String {
             "go".into()

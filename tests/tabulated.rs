@@ -6,11 +6,11 @@ mod common;
 
 use std::sync::Arc;
 
-use solvedgym::check::{CheckOptions, check_game};
-use solvedgym::game::Game;
+use solvedgym::core::check::{CheckOptions, check_game};
+use solvedgym::core::game::Game;
+use solvedgym::core::graph::{StateGraph, StateId};
+use solvedgym::core::tabulated::Tabulated;
 use solvedgym::games::AnyGame;
-use solvedgym::graph::{StateGraph, StateId};
-use solvedgym::tabulated::Tabulated;
 
 /// The game `name` with parameters written as TOML.
 fn game(name: &str, params: &str) -> AnyGame {

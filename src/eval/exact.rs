@@ -10,11 +10,12 @@ use super::{
     EvalError, Evaluator, ExpectedResult, FrozenPolicy, GraphTruth, Lane, Metric, Profile, Role,
     backward_lanes, evaluate_profiles, minimax_return,
 };
-use crate::game::{Game, GameResult, Player, Turn};
-use crate::graph::{StateGraph, StateId};
+use crate::core::game::{Game, GameResult, Player, Turn};
+use crate::core::graph::{StateGraph, StateId};
+use crate::core::policy::{Policy, RandomPolicy, resign_probability};
 use crate::learn::{Learner, Position};
-use crate::oracle::Oracle;
-use crate::policy::{OptimalPolicy, Policy, RandomPolicy, resign_probability};
+use crate::truth::OptimalPolicy;
+use crate::truth::oracle::Oracle;
 
 /// What every exact evaluation of a run compares against, computed once per run.
 pub struct ExactTruth<'g, G: Game> {

@@ -10,10 +10,10 @@
 //! interval is the normal one over deals, `mean ± 1.96·s/√n`, clipped to the figure's range.
 
 use super::{EvalError, Evaluator, FrozenPolicy, Metric};
-use crate::game::{Action, Game, GameResult, Player, Returns, Turn};
+use crate::core::game::{Action, Game, GameResult, Player, Returns, Turn};
+use crate::core::policy::{Policy, sample};
+use crate::core::random::{SgRng, derive_seed, rng};
 use crate::learn::Learner;
-use crate::policy::{Policy, sample};
-use crate::{SgRng, derive_seed, rng};
 
 /// Where a game is cut off when it has not ended (a game whose states repeat says its own cap).
 const DEFAULT_MAX_PLIES: u32 = 10_000;

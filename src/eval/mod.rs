@@ -20,18 +20,17 @@
 
 pub mod exact;
 pub mod matches;
-pub mod metric;
 
 use thiserror::Error;
 
-pub use metric::{Metric, Role};
+pub use crate::learn::{Metric, Role};
 
-use crate::game::{Action, Game, GameResult, Player, Turn};
-use crate::graph::{GraphError, StateGraph, StateId};
+use crate::core::game::{Action, Game, GameResult, Player, Turn};
+use crate::core::graph::{GraphError, StateGraph, StateId};
+use crate::core::policy::{Policy, resign_probability};
 use crate::learn::Learner;
-use crate::oracle::Oracle;
-use crate::policy::{Policy, resign_probability};
-use crate::solve::{Solution, Value};
+use crate::truth::oracle::Oracle;
+use crate::truth::{Solution, Value};
 
 /// Why an evaluation could not be made.
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -854,8 +853,9 @@ fn backward<G: Game>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::policy::RandomPolicy;
     use crate::games::TicTacToe;
-    use crate::policy::{OptimalPolicy, RandomPolicy};
+    use crate::truth::OptimalPolicy;
 
     #[test]
     fn optimal_policy_is_perfect_and_random_is_not() {
@@ -885,7 +885,7 @@ mod tests {
 
     #[test]
     fn a_frozen_policy_plays_what_it_copied_and_a_shared_one_can_be_replaced() {
-        use crate::policy::SharedPolicy;
+        use crate::core::policy::SharedPolicy;
         let sol = Solution::solve(&TicTacToe, 1 << 20).unwrap();
         let g = sol.graph();
         let opt = OptimalPolicy::new(&sol);

@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 
 use super::store::{self, MANIFEST, Manifest, RUNS_DIR, Store};
 use super::{conditions, config, config_hash, jobs, run_id, study_name};
-use crate::experiment::output::write_atomic;
+use crate::io::files::write_atomic;
 
 /// A study as the shards stored it.
 pub(super) struct StudyShards {

@@ -12,10 +12,10 @@
 //! can be split into shares ([`shard`]) run apart and merged ([`merge`]), to the same bytes.
 
 pub mod config;
+pub mod figures;
 mod gather;
 pub mod opponents;
 pub mod output;
-pub mod plot;
 pub mod shard;
 pub mod store;
 pub mod summary;
@@ -30,22 +30,25 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::env::{AecEnv, Env};
+use crate::core::env::{AecEnv, Env};
+use crate::core::game::{Game, GameResult, Player};
+use crate::core::graph::StateGraph;
+use crate::core::policy::{Policy, RandomPolicy, SharedPolicy};
+use crate::core::random::{derive_seed, rng};
+use crate::core::tabulated::{TabulateError, Tabulated};
 use crate::eval::exact::{ExactEvaluator, ExactTruth};
 use crate::eval::matches::{MatchEvaluator, Reference};
 use crate::eval::{Evaluator, Metric, Profile, Role};
-use crate::game::{Game, GameResult, Player};
-use crate::graph::StateGraph;
+use crate::io::files::{FNV_OFFSET, fnv1a, write_atomic};
+use crate::io::plot::{Band, PlotSpec};
 use crate::learn::{Learner, play_self, play_vs_opponent};
-use crate::oracle::Oracle;
-use crate::policy::{OptimalPolicy, Policy, RandomPolicy, SharedPolicy};
-use crate::solve::{DEFAULT_STATE_LIMIT, SolveOptions};
-use crate::tabulated::{TabulateError, Tabulated};
-use crate::{derive_seed, rng};
+use crate::truth::OptimalPolicy;
+use crate::truth::oracle::Oracle;
+use crate::truth::{DEFAULT_STATE_LIMIT, Solve, SolveOptions};
 use config::{BandSpec, Evaluation, ExperimentConfig, LearnerEntry, Seat};
+use figures::plot_metric;
 use opponents::{OpponentSpec, copy_of};
-use output::{Curves, FNV_OFFSET, fnv1a, write_atomic, write_curves};
-use plot::{Band, PlotSpec, plot_metric};
+use output::{Curves, write_curves};
 use shard::{EvalCost, Shard};
 use store::{Manifest, RunId, Store};
 use summary::{ConditionSummary, RunSummary, Spread, THRESHOLDS};
@@ -467,7 +470,7 @@ fn enumerates<G: Game>(game: &G, config: &ExperimentConfig) -> bool {
 
 /// [`run_game`], played from the state graph ([`Tabulated`]) where the positions are enumerated
 /// anyway: the same runs and bytes, the rules looked up rather than computed at every move.
-fn run_game_tabulated<G: Game>(
+fn run_game_tabulated<G: Solve>(
     game: &G,
     config: &ExperimentConfig,
     plan: &Plan,
@@ -480,7 +483,7 @@ fn run_game_tabulated<G: Game>(
         match Tabulated::new(game, DEFAULT_STATE_LIMIT) {
             Ok(tabulated) => return run_game(&tabulated, config, plan, finish, progress),
             Err(TabulateError::Graph(e)) => {
-                return Err(crate::solve::SolveError::from(e))
+                return Err(crate::truth::SolveError::from(e))
                     .with_context(|| format!("solving {} for the evaluator", game.name()));
             }
             // A symmetry leads out of the graph: the game is played by its own rules.
@@ -492,7 +495,7 @@ fn run_game_tabulated<G: Game>(
 
 /// Runs the pending runs of one game of a study, storing each as it ends; with `finish`, reads
 /// back the stored ones and writes the game's outputs into its folder.
-fn run_game<G: Game>(
+fn run_game<G: Solve>(
     game: &G,
     config: &ExperimentConfig,
     plan: &Plan,
@@ -513,7 +516,7 @@ fn run_game<G: Game>(
         .any(|c| c.opponent.is_some_and(|o| o.policy.needs_oracle()));
     let solution = if enumerates(game, config) {
         progress.note(format_args!("solving {} ...", game.name()));
-        let solution = crate::oracle::enumerate(game, DEFAULT_STATE_LIMIT)
+        let solution = crate::truth::enumerate(game, DEFAULT_STATE_LIMIT)
             .with_context(|| format!("solving {} for the evaluator", game.name()))?;
         progress.note(format_args!(
             "  {}: {} states, {} ({:.3} s)",
@@ -757,7 +760,7 @@ fn evaluator<'t, G: Game>(
                 references.push(("optimal".into(), Some(Box::new(OptimalPolicy::new(oracle)))));
             }
             if let Some(options) = config.reference_ai() {
-                let ai = crate::search::SearchPolicy::new(options.clone());
+                let ai = crate::ai::search::SearchPolicy::new(options.clone());
                 references.push(("ai".into(), Some(Box::new(ai))));
             }
             if let Some(o) = cond.opponent {
@@ -986,7 +989,7 @@ fn summarise<G: Game>(
     conditions: &[Condition],
     recorded: &[Vec<Metric>],
     results: &[JobResult],
-    solution: Option<crate::solve::SolveReport>,
+    solution: Option<crate::truth::SolveReport>,
     config_hash: &str,
 ) -> RunSummary {
     let per = config.seeds().len();

@@ -6,15 +6,17 @@ use std::num::NonZeroU64;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::config::source::{ConfigError, Source};
+use crate::ai::GreedyPolicy;
+use crate::ai::search::{SearchOptions, SearchPolicy};
+use crate::core::game::Game;
+use crate::core::graph::StateGraph;
+use crate::core::policy::{FuzzyPolicy, Policy, RandomPolicy};
 use crate::eval::FrozenPolicy;
-use crate::game::Game;
-use crate::graph::StateGraph;
+use crate::io::source::{ConfigError, Source};
 use crate::learn::Learner;
 use crate::learn::schedule::checked;
-use crate::oracle::Oracle;
-use crate::policy::{FuzzyPolicy, GreedyPolicy, OptimalPolicy, Policy, RandomPolicy};
-use crate::search::{SearchOptions, SearchPolicy};
+use crate::truth::OptimalPolicy;
+use crate::truth::oracle::Oracle;
 
 /// A training opponent.
 #[derive(Clone, Debug, PartialEq)]

@@ -17,7 +17,8 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
 use super::JobResult;
-use super::output::{Curves, write_atomic};
+use super::output::Curves;
+use crate::io::files::write_atomic;
 
 /// The folder of stored runs inside a run's output folder.
 pub const RUNS_DIR: &str = "runs";

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::eval::{Metric, Role};
 use crate::learn::LearnerNote;
-use crate::solve::SolveReport;
+use crate::truth::SolveReport;
 
 /// The optimal-move-rate thresholds of the summary table.
 pub const THRESHOLDS: [f64; 2] = [0.95, 0.99];

@@ -8,9 +8,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::InvalidParams;
-use crate::game::{Action, Capabilities, Game, MAX_PLAYERS, Player, Returns, Solver, Truth, Turn};
-use crate::games::GameSpec;
+use crate::core::game::{
+    Action, Capabilities, Game, MAX_PLAYERS, Player, Returns, Solver, Truth, Turn,
+};
+use crate::games::spec::GameSpec;
+use crate::games::spec::InvalidParams;
+use crate::truth::{ExpectSolution, Oracle, Solution, Solve, SolveError, SolveOptions};
 
 /// The die: faces and their probabilities.
 const DIE: [(Action, f64); 3] = [(1, 0.5), (2, 1.0 / 3.0), (3, 1.0 / 6.0)];
@@ -197,23 +200,7 @@ impl Game for DiceRace {
         out[n] = ((s.to_move as usize + n - player) % n) as f32;
         out[n + 1] = s.roll as f32;
     }
-    /// Each runner's exact win probability against all the others ([`ExpectSolution`]).
-    fn solve(
-        &self,
-        options: &crate::solve::SolveOptions,
-    ) -> Result<Box<dyn crate::oracle::Oracle<Self>>, crate::solve::SolveError> {
-        if options.generic {
-            // The generic solver is for deterministic two-player games: it says why not.
-            return Ok(Box::new(crate::solve::Solution::solve(
-                self,
-                options.max_states,
-            )?));
-        }
-        Ok(Box::new(crate::expect::ExpectSolution::solve(
-            self,
-            options.max_states,
-        )?))
-    }
+
     fn capabilities(&self) -> Capabilities {
         Capabilities {
             players: self.players,
@@ -225,5 +212,16 @@ impl Game for DiceRace {
             },
             ..Capabilities::enumerable(self.players)
         }
+    }
+}
+
+impl Solve for DiceRace {
+    /// Each runner's exact win probability against all the others ([`ExpectSolution`]).
+    fn solve(&self, options: &SolveOptions) -> Result<Box<dyn Oracle<Self>>, SolveError> {
+        if options.generic {
+            // The generic solver is for deterministic two-player games: it says why not.
+            return Ok(Box::new(Solution::solve(self, options.max_states)?));
+        }
+        Ok(Box::new(ExpectSolution::solve(self, options.max_states)?))
     }
 }

@@ -14,9 +14,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::InvalidParams;
-use crate::game::{Action, Game, Player, Returns, Turn};
-use crate::games::GameSpec;
+use crate::core::game::{Action, Game, Player, Returns, Turn};
+use crate::games::spec::GameSpec;
+use crate::games::spec::InvalidParams;
+use crate::truth::Solve;
 
 pub const WHITE: Player = 0;
 pub const BLACK: Player = 1;
@@ -442,6 +443,9 @@ impl Game for Hexapawn {
         })
     }
 }
+
+/// Solved by the generic retrograde analysis.
+impl Solve for Hexapawn {}
 
 #[cfg(test)]
 mod tests {

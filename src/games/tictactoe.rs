@@ -8,9 +8,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::InvalidParams;
-use crate::game::{Action, Game, Player, Returns, Turn};
-use crate::games::GameSpec;
+use crate::core::game::{Action, Game, Player, Returns, Turn};
+use crate::games::spec::GameSpec;
+use crate::games::spec::InvalidParams;
+use crate::truth::Solve;
 
 pub const X: Player = 0;
 pub const O: Player = 1;
@@ -354,6 +355,9 @@ impl Game for TicTacToe {
         Some(s)
     }
 }
+
+/// Solved by the generic retrograde analysis.
+impl Solve for TicTacToe {}
 
 #[cfg(test)]
 mod tests {

@@ -19,8 +19,8 @@
 use rand::RngExt;
 
 use super::schedule::Paced;
-use crate::SgRng;
-use crate::game::{MAX_PLAYERS, Player};
+use crate::core::game::{MAX_PLAYERS, Player};
+use crate::core::random::SgRng;
 
 /// A decision waiting for its target.
 #[derive(Clone, Copy, Debug)]
@@ -260,7 +260,7 @@ pub fn epsilon_greedy_expectation(values: &[f64], epsilon: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng;
+    use crate::core::random::rng;
 
     #[test]
     fn self_play_backs_up_from_the_other_seat_with_a_sign_flip() {

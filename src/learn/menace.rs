@@ -21,11 +21,11 @@ use serde::{Deserialize, Serialize};
 
 use super::table::RowIndex;
 use super::{Decision, Learner, Position};
-use crate::SgRng;
-use crate::eval::{Metric, Role};
-use crate::game::{Action, Game, GameResult, MAX_PLAYERS, Player, Returns, Turn};
-use crate::graph::StateGraph;
-use crate::policy::Policy;
+use crate::core::game::{Action, Game, GameResult, MAX_PLAYERS, Player, Returns, Turn};
+use crate::core::graph::StateGraph;
+use crate::core::policy::Policy;
+use crate::core::random::SgRng;
+use crate::learn::{Metric, Role};
 
 /// Which played moves a game's result reinforces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -661,8 +661,8 @@ pub fn count_boxes_gardner<G: Game>(game: &G, seat: Player) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::random::rng;
     use crate::games::{Hexapawn, HexapawnParams, TicTacToe};
-    use crate::rng;
 
     fn at<'a, G: Game>(state: &'a G::State, legal: &'a [Action]) -> Decision<'a, G> {
         Decision {

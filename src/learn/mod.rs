@@ -5,6 +5,7 @@
 //! opponent policy; [`play_self`] lets it hold every seat of an [`AecEnv`].
 
 pub mod backup;
+pub mod metric;
 pub mod schedule;
 pub mod table;
 
@@ -19,11 +20,11 @@ use std::fmt::Debug;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::SgRng;
-use crate::env::{AecEnv, Env};
-use crate::eval::Metric;
-use crate::game::{Action, Game, Player, Returns};
-use crate::policy::Policy;
+use crate::core::env::{AecEnv, Env};
+use crate::core::game::{Action, Game, Player, Returns};
+use crate::core::policy::Policy;
+use crate::core::random::SgRng;
+pub use metric::{Metric, Role};
 
 /// The statistics every value learner keeps: states (or afterstates) in its table, ε and α.
 pub(crate) fn value_learner_statistics(
@@ -64,7 +65,7 @@ pub trait LearnerSpec:
         &self,
         label: &str,
         seat: Option<(Player, &str)>,
-        graph: &crate::graph::StateGraph<G>,
+        graph: &crate::core::graph::StateGraph<G>,
     ) -> Option<Self::Note> {
         let _ = (label, seat, graph);
         None
@@ -130,7 +131,7 @@ macro_rules! learners {
                 &self,
                 label: &str,
                 seat: Option<(Player, &str)>,
-                graph: &crate::graph::StateGraph<G>,
+                graph: &crate::core::graph::StateGraph<G>,
             ) -> Option<(&'static str, LearnerNote)> {
                 match self { $( LearnerConfig::$variant(c) => c
                     .note(label, seat, graph)
@@ -396,8 +397,8 @@ pub(crate) fn finish<G: Game, L: Learner<G> + ?Sized>(
 pub(crate) mod tests {
     use super::*;
     use crate::eval::{evaluate_policy, expected_result, minimax_return};
-    use crate::policy::OptimalPolicy;
-    use crate::solve::Solution;
+    use crate::truth::OptimalPolicy;
+    use crate::truth::Solution;
 
     /// Trains `learner` by self-play for `episodes` episodes.
     pub fn train_self_play<G: Game, L: Learner<G>>(
@@ -406,8 +407,8 @@ pub(crate) mod tests {
         episodes: u64,
         seed: u64,
     ) {
-        let mut env = AecEnv::new(game.clone(), crate::derive_seed(seed, 2));
-        let mut rng = crate::rng(seed);
+        let mut env = AecEnv::new(game.clone(), crate::core::random::derive_seed(seed, 2));
+        let mut rng = crate::core::random::rng(seed);
         for _ in 0..episodes {
             play_self(&mut env, learner, &mut rng);
         }
@@ -473,7 +474,7 @@ pub(crate) mod tests {
         ];
         for learner in &mut learners {
             let mut env = AecEnv::new(game.clone(), 5);
-            let mut rng = crate::rng(6);
+            let mut rng = crate::core::random::rng(6);
             for _ in 0..3_000 {
                 play_self(&mut env, learner.as_mut(), &mut rng);
             }
@@ -486,7 +487,7 @@ pub(crate) mod tests {
     }
 
     fn answers_as_apart<G: Game>(game: &G) {
-        let graph = crate::graph::StateGraph::build(game, 1 << 20).unwrap();
+        let graph = crate::core::graph::StateGraph::build(game, 1 << 20).unwrap();
         let (mut b, mut g) = (Vec::new(), Vec::new());
         let mut at = Position {
             want_value: true,
@@ -494,7 +495,7 @@ pub(crate) mod tests {
         };
         for learner in trained(game) {
             let (behaviour, greedy) = (learner.policy(), learner.greedy_policy());
-            for id in 0..graph.len() as crate::graph::StateId {
+            for id in 0..graph.len() as crate::core::graph::StateId {
                 if graph.turn(id).player().is_none() {
                     continue;
                 }
@@ -532,7 +533,8 @@ pub(crate) mod tests {
     fn act_at_and_act_choose_alike_for_every_learner() {
         // Tables laid out in place (a tabulated game) and rows appended by hashed key (Hexapawn
         // 4x4 by its rules).
-        let ttt = crate::tabulated::Tabulated::new(&crate::games::TicTacToe, 1 << 20).unwrap();
+        let ttt =
+            crate::core::tabulated::Tabulated::new(&crate::games::TicTacToe, 1 << 20).unwrap();
         let hexapawn =
             crate::games::Hexapawn::new(crate::games::HexapawnParams { rows: 4, cols: 4 }).unwrap();
         let kinds = [
@@ -569,7 +571,7 @@ pub(crate) mod tests {
         let mut by_action = config.build(game, what.to_string());
         let mut by_place = config.build(game, what.to_string());
         let (mut env_a, mut env_p) = (AecEnv::new(game.clone(), 1), AecEnv::new(game.clone(), 1));
-        let (mut rng_a, mut rng_p) = (crate::rng(2), crate::rng(2));
+        let (mut rng_a, mut rng_p) = (crate::core::random::rng(2), crate::core::random::rng(2));
         let mut met = Vec::new();
         for _ in 0..episodes {
             by_action.begin_episode();

@@ -17,9 +17,9 @@ use super::backup::{discount, epsilon_greedy, max_of, row_probabilities};
 use super::schedule::{Decay, Paced, Schedule, checked};
 use super::table::Table;
 use super::{Decision, Learner, Position};
-use crate::SgRng;
-use crate::game::{Action, Game, Player, Returns};
-use crate::policy::Policy;
+use crate::core::game::{Action, Game, Player, Returns};
+use crate::core::policy::Policy;
+use crate::core::random::SgRng;
 
 /// Which occurrences of a state-action pair in an episode are averaged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -247,7 +247,7 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
         })
     }
 
-    fn statistics(&self) -> Vec<(crate::eval::Metric, f64)> {
+    fn statistics(&self) -> Vec<(crate::learn::Metric, f64)> {
         super::value_learner_statistics(
             ("states_visited", "States", self.table.rows()),
             self.epsilon.value(),
@@ -362,7 +362,7 @@ mod tests {
             ..McConfig::default()
         };
         let mut l = MonteCarlo::new(&game, "mc", config);
-        let mut r = crate::rng(1);
+        let mut r = crate::core::random::rng(1);
         let s0 = game.initial_state();
         let mut legal = Vec::new();
         game.legal_actions(&s0, &mut legal);

@@ -22,10 +22,10 @@ use super::backup::{
 use super::schedule::{Decay, Paced, Schedule, checked};
 use super::table::{RowsOf, Table};
 use super::{Decision, EpisodeOutcome, Learner, Position, play_self_by_moves};
-use crate::SgRng;
-use crate::env::AecEnv;
-use crate::game::{Action, Game, Returns};
-use crate::policy::Policy;
+use crate::core::env::AecEnv;
+use crate::core::game::{Action, Game, Returns};
+use crate::core::policy::Policy;
+use crate::core::random::SgRng;
 
 /// Which target a transition is backed up to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -480,7 +480,7 @@ impl<G: Game> Learner<G> for QLearner<G> {
         })
     }
 
-    fn statistics(&self) -> Vec<(crate::eval::Metric, f64)> {
+    fn statistics(&self) -> Vec<(crate::learn::Metric, f64)> {
         super::value_learner_statistics(
             ("states_visited", "States", self.table.rows()),
             self.epsilon.value(),
@@ -598,7 +598,7 @@ mod tests {
             ..QConfig::new(Algorithm::QLearning)
         };
         let mut l = QLearner::new(&game, "q", config);
-        let mut r = crate::rng(1);
+        let mut r = crate::core::random::rng(1);
         let s0 = game.initial_state();
         let mut legal = Vec::new();
         game.legal_actions(&s0, &mut legal);

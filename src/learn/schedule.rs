@@ -390,7 +390,7 @@ mod tests {
     fn paced_agrees_in(mut paced: Paced, episodes: u64, seed: u64) {
         use rand::RngExt;
         let schedule = paced.schedule;
-        let mut r = crate::rng(seed);
+        let mut r = crate::core::random::rng(seed);
         for episode in 0..episodes {
             assert_eq!(paced.episode(), episode);
             let v = schedule.at(episode);

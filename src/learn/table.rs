@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use crate::game::Game;
+use crate::core::game::Game;
 
 /// Largest dense index a table maps directly (8 bytes per entry: 32 MiB).
 pub const DENSE_LIMIT: usize = 1 << 22;

@@ -23,9 +23,9 @@ use super::backup::{
 use super::schedule::{Decay, Paced, Schedule, checked};
 use super::table::{DENSE_LIMIT, Table};
 use super::{Decision, Learner, Position};
-use crate::SgRng;
-use crate::game::{Action, Game, MAX_PLAYERS, Player, Returns};
-use crate::policy::Policy;
+use crate::core::game::{Action, Game, MAX_PLAYERS, Player, Returns};
+use crate::core::policy::Policy;
+use crate::core::random::SgRng;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -381,7 +381,7 @@ impl<G: Game> Learner<G> for Td<G> {
         })
     }
 
-    fn statistics(&self) -> Vec<(crate::eval::Metric, f64)> {
+    fn statistics(&self) -> Vec<(crate::learn::Metric, f64)> {
         super::value_learner_statistics(
             ("afterstates_visited", "Afterstates", self.table.rows()),
             self.epsilon.value(),
@@ -507,7 +507,7 @@ mod tests {
         }
         assert_eq!(l.value(&game, &s), Some(1.0));
         // O's earlier afterstate (after O played 4) is backed up from X's winning move: -1.
-        let mut r = crate::rng(0);
+        let mut r = crate::core::random::rng(0);
         let mut before = game.initial_state();
         for a in [0, 3, 1] {
             before = game.apply(&before, a);

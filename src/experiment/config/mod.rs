@@ -17,14 +17,12 @@ use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer, Serialize};
 use toml::de::DeValue;
 
-pub(crate) mod source;
-
-pub use source::ConfigError;
-use source::Source;
+pub use crate::io::source::ConfigError;
+use crate::io::source::Source;
 
 use super::opponents::{OpponentPolicy, OpponentSpec, OpponentToml};
 
-use crate::game::{Game, Player};
+use crate::core::game::{Game, Player};
 use crate::games::{AnyGame, GameSpecError};
 use crate::learn::LearnerConfig;
 
@@ -203,7 +201,7 @@ pub struct ExperimentConfig {
     band: BandSpec,
     evaluation: Evaluation,
     /// The search AI the match evaluator plays as a reference (`[evaluation] ai`).
-    reference_ai: Option<crate::search::SearchOptions>,
+    reference_ai: Option<crate::ai::search::SearchOptions>,
 }
 
 impl ExperimentConfig {
@@ -212,7 +210,7 @@ impl ExperimentConfig {
         self.evaluation
     }
     /// The search AI the match evaluator plays as a reference ("ai"), if the config names one.
-    pub fn reference_ai(&self) -> Option<&crate::search::SearchOptions> {
+    pub fn reference_ai(&self) -> Option<&crate::ai::search::SearchOptions> {
         self.reference_ai.as_ref()
     }
     /// The run's name, which names its folder (`study/label` for a game of a study).
@@ -355,7 +353,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
                 ));
             }
             Some(spec) => {
-                let options = crate::search::SearchOptions::parse(spec)
+                let options = crate::ai::search::SearchOptions::parse(spec)
                     .and_then(|o| with_game!(&entry.game, g => o.evaluator(g).map(|_| o)))
                     .map_err(|e| src.error("evaluation.ai", e))?;
                 Some(options)
@@ -436,7 +434,7 @@ fn evaluation_of(
     opponents: &[OpponentSpec],
 ) -> Result<Evaluation, ConfigError> {
     let caps = with_game!(&entry.game, g => g.capabilities());
-    let refusal = caps.enumeration_refusal(crate::solve::DEFAULT_STATE_LIMIT);
+    let refusal = caps.enumeration_refusal(crate::truth::DEFAULT_STATE_LIMIT);
     let evaluation = match (given.evaluator, &refusal) {
         (Some(EvaluatorName::Exact), Some(why)) => {
             return Err(src.error(
@@ -463,7 +461,7 @@ fn evaluation_of(
     };
     for (i, o) in opponents.iter().enumerate() {
         let heuristic = with_game!(&entry.game, g => g.heuristic(&g.initial_state(), 0).is_some());
-        let why = if o.policy.needs_oracle() && caps.solver == crate::game::Solver::None {
+        let why = if o.policy.needs_oracle() && caps.solver == crate::core::game::Solver::None {
             "has no exact solver, so no perfect play to train against"
         } else if o.policy.needs_heuristic() && !heuristic {
             "has no heuristic for a greedy or search player"

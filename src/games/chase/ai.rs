@@ -11,14 +11,14 @@
 //! Hasenspiel (mancap314/hasenspiel): the winner takes the fastest win, the loser the longest
 //! defence (the solver's optimal play); the same fuzz weighting applies.
 //!
-//! The fuzz table built on this AI is [`crate::fuzz`].
+//! The fuzz table built on this AI is [`crate::tools::fuzz`].
 
 use super::fast::{FastSolution, MaxFoxBox};
 use super::{Chase, ChaseState, RUNNER};
-use crate::game::{Action, Game, Player};
-use crate::oracle::Oracle;
-use crate::policy::Policy;
-use crate::solve::{SolveReport, Value};
+use crate::core::game::{Action, Game, Player};
+use crate::core::policy::Policy;
+use crate::truth::oracle::Oracle;
+use crate::truth::{SolveReport, Value};
 
 /// Marks the moves in S among children described by (value, maximum FoxBox).
 pub fn foxbox_choice(children: &[(Value, Option<MaxFoxBox>)], mover: Player, out: &mut Vec<bool>) {
@@ -127,10 +127,10 @@ fn weights(keep: &[bool], p: f64, out: &mut Vec<f64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fuzz::{FuzzModel, FuzzRow, FuzzTable};
     use crate::games::chase::fast::FastOptions;
     use crate::games::chase::{Escape, FoxHoundsParams};
-    use crate::solve::Solution;
+    use crate::tools::fuzz::{FuzzModel, FuzzRow, FuzzTable};
+    use crate::truth::Solution;
 
     fn table(size: usize) -> FuzzTable {
         let chase = Chase::fox_hounds(FoxHoundsParams {

@@ -17,7 +17,7 @@
 //!    and on request the FoxBox and maximum-FoxBox values of gilith/solve's strategy.
 //!
 //! Memory is about 2 bytes per reachable position for values (5 with FoxBox tables), one bit per
-//! dense index, and the game counts of three layers. The generic solver ([`crate::solve`])
+//! dense index, and the game counts of three layers. The generic solver ([`crate::truth`])
 //! gives the same values on every position; tests compare the two.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,8 +26,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::{Chase, ChaseState, Kind, NONE, PAWNS, RUNNER};
-use crate::game::{Game, Player};
-use crate::solve::{GameCount, SolveReport, Value};
+use crate::core::game::{Game, Player};
+use crate::truth::{GameCount, SolveReport, Value};
 
 /// Bits per parallel work unit (a multiple of 64).
 const CHUNK_BITS: u64 = 1 << 12;
@@ -425,7 +425,7 @@ impl FastSolution {
         chase: &Chase,
         options: FastOptions,
         progress: Option<Progress>,
-    ) -> Result<FastSolution, crate::solve::SolveError> {
+    ) -> Result<FastSolution, crate::truth::SolveError> {
         // Run on a pool thread: small layers then stay on it instead of being handed over.
         rayon::scope(|_| {
             if options.no_counts {
@@ -444,9 +444,9 @@ impl FastSolution {
         chase: &Chase,
         options: FastOptions,
         progress: Option<Progress>,
-    ) -> Result<FastSolution, crate::solve::SolveError> {
+    ) -> Result<FastSolution, crate::truth::SolveError> {
         Self::solve_on_pool::<N>(chase, options, progress).or_else(|e| match e {
-            crate::solve::SolveError::CountOverflow => {
+            crate::truth::SolveError::CountOverflow => {
                 Self::solve_on_pool::<GameCount>(chase, options, progress)
             }
             e => Err(e),
@@ -457,7 +457,7 @@ impl FastSolution {
         chase: &Chase,
         options: FastOptions,
         progress: Option<Progress>,
-    ) -> Result<FastSolution, crate::solve::SolveError> {
+    ) -> Result<FastSolution, crate::truth::SolveError> {
         let started = Instant::now();
         let geo = chase.geometry();
         let s = geo.squares as u64;
@@ -621,7 +621,7 @@ impl FastSolution {
             }
         }
         if overflow {
-            return Err(crate::solve::SolveError::CountOverflow);
+            return Err(crate::truth::SolveError::CountOverflow);
         }
         let games = start_cell
             .counts
@@ -978,7 +978,7 @@ impl Chase {
 mod tests {
     use super::*;
     use crate::games::chase::{Escape, FoxHoundsParams, HasenspielParams};
-    use crate::solve::Solution;
+    use crate::truth::Solution;
 
     fn agree(chase: &Chase) {
         let fast = FastSolution::solve(
@@ -1038,7 +1038,7 @@ mod tests {
         let options = FastOptions::default();
         assert!(matches!(
             FastSolution::solve_on_pool::<u16>(&chase, options, None),
-            Err(crate::solve::SolveError::CountOverflow)
+            Err(crate::truth::SolveError::CountOverflow)
         ));
         let narrow_first = FastSolution::solve_narrow_first::<u16>(&chase, options, None).unwrap();
         let (games, _) = narrow_first.games().unwrap();

@@ -23,11 +23,12 @@ pub mod fast;
 
 use serde::{Deserialize, Serialize};
 
-use super::InvalidParams;
-use crate::game::{Action, Capabilities, Game, Player, Returns, Solver, Turn};
-use crate::games::GameSpec;
-use crate::oracle::Oracle;
-use crate::solve::{PhaseProgress, Solution, SolveError, SolveOptions};
+use crate::core::game::{Action, Capabilities, Game, Player, Returns, Solver, Turn};
+use crate::games::spec::GameSpec;
+use crate::games::spec::InvalidParams;
+use crate::io::progress::PhaseProgress;
+use crate::truth::oracle::Oracle;
+use crate::truth::{Solution, Solve, SolveError, SolveOptions};
 use fast::{FastOptions, FastSolution};
 
 /// The runner (fox, white rabbit): moves first.
@@ -770,7 +771,9 @@ impl Game for Chase {
             ..Capabilities::enumerable(2)
         }
     }
+}
 
+impl Solve for Chase {
     /// The layered solver (with FoxBox tables in Fox & Hounds when tables are kept), or the
     /// generic one when asked for.
     fn solve(&self, options: &SolveOptions) -> Result<Box<dyn Oracle<Chase>>, SolveError> {

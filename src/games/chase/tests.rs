@@ -1,5 +1,5 @@
 use super::*;
-use crate::solve::Solution;
+use crate::truth::Solution;
 
 fn fh(size: usize, escape: Escape) -> Chase {
     Chase::fox_hounds(FoxHoundsParams { size, escape }).unwrap()

@@ -12,7 +12,7 @@
 //!   parameter.
 //! - Actions: the edge ids of the position's string, in the order the edges are written;
 //!   an action prints as the edge's colour letter and id (`l0`, `e3`, `r5`).
-//! - The truth is a combinatorial-game value ([`values`], [`crate::cgt`]); `solve` prints it,
+//! - The truth is a combinatorial-game value ([`values`], [`crate::truth::cgt`]); `solve` prints it,
 //!   the winner for each first mover and every move's value. The enumerated solution still
 //!   serves small positions (the exact evaluator, `play`).
 
@@ -28,10 +28,10 @@ use serde::{Deserialize, Serialize};
 use self::graph::{Colour, EdgeSet, Graph};
 use self::positions::{Family, Palette};
 use self::values::{Method, Values};
-use super::InvalidParams;
-use crate::game::{Action, Capabilities, Game, Player, Returns, Solver, Truth, Turn};
-use crate::games::GameSpec;
-use crate::solve::{SolveError, SolveOptions, SolveOutput};
+use crate::core::game::{Action, Capabilities, Game, Player, Returns, Solver, Truth, Turn};
+use crate::games::spec::GameSpec;
+use crate::games::spec::InvalidParams;
+use crate::truth::{Solve, SolveError, SolveOptions, SolveOutput};
 
 game_params! {
     /// Hackenbush parameters.
@@ -166,7 +166,7 @@ impl Hackenbush {
                     "a random position has 1 to 4096 edges",
                 ));
             }
-            let mut rng = crate::rng(params.seed);
+            let mut rng = crate::core::random::rng(params.seed);
             (0..params.random)
                 .map(|_| {
                     Arc::new(positions::random(
@@ -526,10 +526,13 @@ impl Game for Hackenbush {
             ..Capabilities::enumerable(2)
         }
     }
+}
+
+impl Solve for Hackenbush {
     fn solve(
         &self,
         options: &SolveOptions,
-    ) -> Result<Box<dyn crate::oracle::Oracle<Self>>, SolveError> {
+    ) -> Result<Box<dyn crate::truth::oracle::Oracle<Self>>, SolveError> {
         // Enumerate where the positions are few (then the plies are known too: a quarter of a
         // million positions take a few seconds); otherwise the values alone answer.
         let limit = if options.generic {
@@ -538,7 +541,7 @@ impl Game for Hackenbush {
             (options.max_states as u64).min(PLIES_UP_TO)
         };
         let solution = if options.generic || self.state_bound() <= limit {
-            Some(crate::solve::Solution::solve(self, options.max_states)?)
+            Some(crate::truth::Solution::solve(self, options.max_states)?)
         } else {
             None
         };
@@ -576,7 +579,7 @@ impl Game for Hackenbush {
 /// parts, and a move keeps the value when its option is still a win for the mover.
 pub struct ValueOracle {
     game: Hackenbush,
-    solution: Option<crate::solve::Solution<Hackenbush>>,
+    solution: Option<crate::truth::Solution<Hackenbush>>,
     /// One value computer per position of the game, made when first asked.
     values: Mutex<Vec<Option<Values>>>,
     /// The last position asked about, with its answer (`play`'s `?` asks once per move).
@@ -589,8 +592,8 @@ type MovesAt = (String, bool, Vec<(Action, String, bool, bool)>);
 
 /// Whether `player` wins a position of value `g` with `to_move` to move.
 fn wins(
-    st: &mut crate::cgt::Store,
-    g: crate::cgt::GameId,
+    st: &mut crate::truth::cgt::Store,
+    g: crate::truth::cgt::GameId,
     to_move: Player,
     player: Player,
 ) -> bool {
@@ -640,7 +643,7 @@ impl ValueOracle {
         let p = s.to_move as Player;
         let mut legal = Vec::new();
         self.game.legal_actions(s, &mut legal);
-        let opts: Vec<(Action, crate::cgt::GameId)> = legal
+        let opts: Vec<(Action, crate::truth::cgt::GameId)> = legal
             .iter()
             .map(|&a| (a, v.after(&s.alive, a as usize)))
             .collect();
@@ -669,11 +672,11 @@ impl ValueOracle {
     }
 }
 
-impl crate::oracle::Oracle<Hackenbush> for ValueOracle {
+impl crate::truth::oracle::Oracle<Hackenbush> for ValueOracle {
     fn game(&self) -> &Hackenbush {
         &self.game
     }
-    fn value(&self, state: &Cut) -> Option<crate::solve::Value> {
+    fn value(&self, state: &Cut) -> Option<crate::truth::Value> {
         self.solution.as_ref()?.value(state)
     }
     fn describe(&self, state: &Cut) -> Option<String> {
@@ -684,13 +687,13 @@ impl crate::oracle::Oracle<Hackenbush> for ValueOracle {
         Some(match &self.solution {
             Some(sol) => format!(
                 "value {value}; {}",
-                crate::oracle::Oracle::describe(sol, state)?
+                crate::truth::oracle::Oracle::describe(sol, state)?
             ),
             None => format!("value {value}; {}", self.winner_word(state, winning)),
         })
     }
-    fn move_value(&self, state: &Cut, action: Action) -> Option<crate::solve::Value> {
-        crate::oracle::Oracle::move_value(self.solution.as_ref()?, state, action)
+    fn move_value(&self, state: &Cut, action: Action) -> Option<crate::truth::Value> {
+        crate::truth::oracle::Oracle::move_value(self.solution.as_ref()?, state, action)
     }
     fn describe_move(&self, state: &Cut, action: Action) -> Option<String> {
         if state.board == DEAL {
@@ -702,14 +705,14 @@ impl crate::oracle::Oracle<Hackenbush> for ValueOracle {
         Some(match &self.solution {
             Some(sol) => format!(
                 "value {value}{best}; {}",
-                crate::oracle::Oracle::describe_move(sol, state, action)?
+                crate::truth::oracle::Oracle::describe_move(sol, state, action)?
             ),
             None => format!("value {value}{best}; {}", self.winner_word(state, still)),
         })
     }
     fn keeps_value(&self, state: &Cut, action: Action) -> Option<bool> {
         if let Some(sol) = &self.solution {
-            return crate::oracle::Oracle::keeps_value(sol, state, action);
+            return crate::truth::oracle::Oracle::keeps_value(sol, state, action);
         }
         if !matches!(self.game.turn(state), Turn::Player(_)) {
             return Some(true);
@@ -722,7 +725,7 @@ impl crate::oracle::Oracle<Hackenbush> for ValueOracle {
     /// keep the mover's result, and of those the ones no other cut beats in value.
     fn optimal_actions(&self, state: &Cut, legal: &[Action], out: &mut Vec<Action>) -> bool {
         if let Some(sol) = &self.solution {
-            return crate::oracle::Oracle::optimal_actions(sol, state, legal, out);
+            return crate::truth::oracle::Oracle::optimal_actions(sol, state, legal, out);
         }
         out.clear();
         if !matches!(self.game.turn(state), Turn::Player(_)) {
@@ -740,7 +743,7 @@ impl crate::oracle::Oracle<Hackenbush> for ValueOracle {
         out.extend(legal.iter().copied().filter(|a| chosen.contains(a)));
         !out.is_empty()
     }
-    fn report(&self) -> crate::solve::SolveReport {
+    fn report(&self) -> crate::truth::SolveReport {
         if let Some(sol) = &self.solution {
             return sol.report();
         }
@@ -783,7 +786,7 @@ impl crate::oracle::Oracle<Hackenbush> for ValueOracle {
         let mut extra = std::collections::BTreeMap::new();
         extra.insert("value".to_string(), serde_json::json!(value));
         extra.insert("parts_valued".to_string(), serde_json::json!(positions));
-        crate::solve::SolveReport {
+        crate::truth::SolveReport {
             game: self.game.name().to_string(),
             params: self.game.params(),
             players: vec!["left".into(), "right".into()],

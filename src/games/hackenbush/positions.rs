@@ -308,7 +308,7 @@ pub fn random<R: Rng + ?Sized>(
 mod tests {
     use super::super::shortcuts::{self, brute};
     use super::*;
-    use crate::cgt::Dyadic;
+    use crate::truth::cgt::Dyadic;
     use rand::SeedableRng;
     use rustc_hash::FxHashMap;
 

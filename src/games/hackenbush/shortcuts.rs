@@ -23,7 +23,7 @@
 //! places); nimbers are `u64`s (a green position of `n` edges is at most `*n`).
 
 use super::graph::{Colour, EdgeSet, Graph};
-use crate::cgt::Dyadic;
+use crate::truth::cgt::Dyadic;
 
 use num_bigint::BigInt;
 

@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 
 use super::graph::{Colour, EdgeSet, Graph};
 use super::shortcuts;
-use crate::cgt::{GameId, Store};
+use crate::truth::cgt::{GameId, Store};
 
 /// How values are found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

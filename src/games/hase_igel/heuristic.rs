@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::board::{Cell, cost};
 use super::{EAT, Hare, HaseUndIgel, Race};
-use crate::game::Player;
+use crate::core::game::Player;
 
 /// The evaluation the AI loads by default: `configs/hase-und-igel-ai.toml`.
 pub const DEFAULT_EVALUATION: &str = include_str!("../../../configs/hase-und-igel-ai.toml");

@@ -57,12 +57,12 @@ use serde::{Deserialize, Serialize};
 
 use self::board::{Board, Cell, cost};
 use self::cards::{CARDS, Card, Deck};
-use super::InvalidParams;
-use crate::game::{
+use crate::core::game::{
     Action, Capabilities, Game, IllegalAction, MAX_PLAYERS, Player, Returns, Solver, Truth, Turn,
 };
-use crate::games::GameSpec;
-use crate::solve::{SolveError, SolveOptions};
+use crate::games::spec::GameSpec;
+use crate::games::spec::InvalidParams;
+use crate::truth::{Solve, SolveError, SolveOptions};
 
 /// At most this many extra moves ("move again") in one turn.
 pub const MAX_EXTRA: u8 = 16;
@@ -1033,14 +1033,17 @@ impl Game for HaseUndIgel {
             states_estimate: Some(self.states_estimate()),
         }
     }
+}
+
+impl Solve for HaseUndIgel {
     /// Each hare's exact win probability over the reachable states of a small variant
-    /// ([`crate::expect::ExpectSolution`]); the state limit refuses what does not fit.
+    /// ([`crate::truth::expect::ExpectSolution`]); the state limit refuses what does not fit.
     fn solve(
         &self,
         options: &SolveOptions,
-    ) -> Result<Box<dyn crate::oracle::Oracle<Self>>, SolveError> {
+    ) -> Result<Box<dyn crate::truth::oracle::Oracle<Self>>, SolveError> {
         if options.generic {
-            return Ok(Box::new(crate::solve::Solution::solve(
+            return Ok(Box::new(crate::truth::Solution::solve(
                 self,
                 options.max_states,
             )?));
@@ -1053,7 +1056,7 @@ impl Game for HaseUndIgel {
                 ),
             });
         }
-        Ok(Box::new(crate::expect::ExpectSolution::solve(
+        Ok(Box::new(crate::truth::expect::ExpectSolution::solve(
             self,
             options.max_states,
         )?))

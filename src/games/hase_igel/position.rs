@@ -23,7 +23,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{EAT, Hare, HaseUndIgel, NAMES, Phase, Race, SKIP};
-use crate::game::MAX_PLAYERS;
+use crate::core::game::MAX_PLAYERS;
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -3,7 +3,7 @@
 //! returns, and the position notation. Positions are written in the notation itself.
 
 use super::*;
-use crate::game::GameResult;
+use crate::core::game::GameResult;
 
 fn game(players: usize) -> HaseUndIgel {
     HaseUndIgel::new(HaseUndIgelParams {
@@ -611,7 +611,7 @@ fn moves_print_and_parse_in_the_seed_codes() {
 fn positions_round_trip_and_bad_ones_are_named() {
     let g = game(3);
     let mut s = g.initial_state();
-    let mut r = crate::rng(5);
+    let mut r = crate::core::random::rng(5);
     let mut legal = Vec::new();
     let mut outcomes = Vec::new();
     use rand::RngExt;

@@ -1,0 +1,986 @@
+//! Heuristic game-tree search for any [`Game`], in the shape of the Hase und Igel seed's AI:
+//! a depth-limited tree whose leaves carry one score per player, reduced for the player
+//! choosing, with alpha-beta pruning, moves sorted by their static score, and a cutoff vector
+//! that keeps only the best k moves at deeper levels. It never names a game: a game supplies
+//! [`Game::heuristic`]; terminal positions are scored exactly by their returns.
+//!
+//! - **Paranoid** search: the searching seat maximises its own score and every other seat
+//!   minimises it (a coalition); alpha-beta prunes it without changing the root value.
+//! - **Max-n** search: every seat maximises its own entry of the score vector, reduced by the
+//!   seed's rules ([`Reduction`]): its own score, its lead over the best rival, or the hybrid
+//!   (own score, ties broken by the lead).
+//! - **Chance** nodes take the expectation over the outcomes, or (the seed's pessimistic
+//!   option) the worst outcome for the searching seat.
+//!
+//! At full depth on a game without chance, paranoid search is minimax: it plays tic-tac-toe and
+//! Hexapawn perfectly (tested against the exact solutions).
+
+use crate::core::game::{Action, Game, MAX_PLAYERS, Player, Turn};
+use crate::core::policy::Policy;
+use crate::core::random::SgRng;
+
+/// Terminal returns outweigh any heuristic score.
+pub const TERMINAL_WEIGHT: f64 = 1e6;
+
+/// The transposition table holds positions with at least this many plies left: one ply above
+/// the leaves a position recurs too rarely to pay for storing it (1.3 % of lookups hit on the
+/// three-hare benchmark, against a third of the time spent hashing and inserting).
+const TABLE_MIN_DEPTH: u32 = 2;
+
+/// How the tree is backed up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The searching seat against the coalition of the others.
+    Paranoid,
+    /// Every seat for itself, on score vectors.
+    MaxN(Reduction),
+}
+
+/// How a seat reads a score vector in max-n search (the seed's two, and its proposed hybrid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    /// Its own score.
+    Own,
+    /// Its score less the best rival's.
+    Lead,
+    /// Its own score, ties broken by the lead.
+    Hybrid,
+}
+
+/// What chance nodes are worth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChanceRule {
+    /// The expectation over the outcomes.
+    Expectation,
+    /// The worst outcome for the searching seat (the seed's pessimistic option); in paranoid
+    /// search a node the coalition's side minimises, so alpha-beta prunes it.
+    Worst,
+    /// The mean over `k` outcomes drawn (by their probabilities, with replacement) from a
+    /// generator seeded by the position and [`SearchOptions::seed`]: with k = 1 the tree does
+    /// not branch on cards (as the seed's did not) yet every line is searched to full depth;
+    /// deterministic for a seed.
+    Sample(u32),
+}
+
+/// A search's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchOptions {
+    /// Plies to look ahead (player moves; chance nodes do not count).
+    pub depth: u32,
+    pub mode: Mode,
+    /// Alpha-beta pruning (paranoid search only).
+    pub alpha_beta: bool,
+    /// Sort moves by the static score of the position they lead to, best first.
+    pub order: bool,
+    /// The seed's cutoff vector: at ply i (0 = the root's moves) keep only the best
+    /// `cutoffs[i]` moves (0 = all; the last entry holds for deeper plies). Needs `order`.
+    pub cutoffs: Vec<usize>,
+    pub chance: ChanceRule,
+    /// A transposition table (paranoid search): a position met again at the same depth is
+    /// not searched again.
+    pub table: bool,
+    /// Stop below a move after which its mover has finished while others play on (the seed's
+    /// rule; [`Game::has_finished`]).
+    pub stop_finished: bool,
+    /// Iterative deepening within a budget: depths 1, 2, ... up to `depth`, keeping the move of
+    /// the deepest search that finished within this many positions generated (deterministic;
+    /// the search notices at its next visit, so one expansion may pass it) ...
+    pub max_nodes: Option<u64>,
+    /// ... or milliseconds (depends on the machine).
+    pub max_millis: Option<u64>,
+    /// Settings for the game's evaluation (`key=value` the search does not read, e.g. Hase und
+    /// Igel's `eval=FILE`, `kc=1.2`), handed to [`Game::with_evaluation`].
+    pub eval: Vec<(String, String)>,
+    /// Seeds the card draws of `chance=sample` (the only randomness of a search).
+    pub seed: u64,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            depth: 4,
+            mode: Mode::Paranoid,
+            alpha_beta: true,
+            order: true,
+            cutoffs: Vec::new(),
+            chance: ChanceRule::Expectation,
+            table: true,
+            stop_finished: true,
+            max_nodes: None,
+            max_millis: None,
+            eval: Vec::new(),
+            seed: 0,
+        }
+    }
+}
+
+/// Keys the search reads itself: never passed on to the game's evaluation.
+const EVAL_RESERVED: [&str; 15] = [
+    "depth", "order", "no-order", "prune", "no-prune", "table", "no-table", "cutoffs", "mode",
+    "chance", "nodes", "ms", "stop", "play-on", "seed",
+];
+
+impl SearchOptions {
+    /// The game these settings search with: `game` itself, or a copy whose heuristic reads the
+    /// evaluation settings ([`Game::with_evaluation`]); the error names a setting neither the
+    /// search nor the game takes. Call it once before play: it reads any evaluation file.
+    pub fn evaluator<G: Game>(&self, game: &G) -> Result<G, String> {
+        if game.heuristic(&game.initial_state(), 0).is_none() {
+            return Err(format!("{} has no heuristic to search with", game.name()));
+        }
+        game.with_evaluation(&self.eval)
+    }
+
+    /// Options from the text a person writes: comma-separated `depth=N`, `order` / `no-order`,
+    /// `prune` / `no-prune` (alpha-beta), `cutoffs=0-0-8-8-4`, `mode=paranoid|own|lead|hybrid`
+    /// (the last three: max-n with that reduction), `chance=expectation|worst`. Unnamed
+    /// settings keep their defaults (depth 4, paranoid, pruned, ordered, expectation).
+    pub fn parse(spec: &str) -> Result<SearchOptions, String> {
+        let mut o = SearchOptions::default();
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (key, value) = part.split_once('=').unwrap_or((part, ""));
+            let bad = |what: &str| format!("`{part}`: {what}");
+            match (key, value) {
+                ("depth", v) => {
+                    o.depth = v
+                        .parse()
+                        .ok()
+                        .filter(|d| (1..=64).contains(d))
+                        .ok_or_else(|| bad("depth is a number of plies from 1 to 64"))?;
+                }
+                ("order", "") => o.order = true,
+                ("no-order", "") => o.order = false,
+                ("prune", "") => o.alpha_beta = true,
+                ("no-prune", "") => o.alpha_beta = false,
+                ("nodes", v) => {
+                    o.max_nodes = Some(
+                        v.parse()
+                            .ok()
+                            .filter(|&n| n > 0)
+                            .ok_or_else(|| bad("nodes is a budget of positions, at least 1"))?,
+                    );
+                }
+                ("ms", v) => {
+                    o.max_millis =
+                        Some(v.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                            bad("ms is a time budget in milliseconds, at least 1")
+                        })?);
+                }
+                ("table", "") => o.table = true,
+                ("no-table", "") => o.table = false,
+                ("cutoffs", v) => {
+                    o.cutoffs = v
+                        .split('-')
+                        .map(|k| k.parse::<usize>())
+                        .collect::<Result<_, _>>()
+                        .map_err(|_| {
+                            bad("cutoffs are counts joined by - (0 = all), e.g. 0-0-8-8-4")
+                        })?;
+                    o.order = true;
+                }
+                ("mode", "paranoid") => o.mode = Mode::Paranoid,
+                ("mode", "own") => o.mode = Mode::MaxN(Reduction::Own),
+                ("mode", "lead") => o.mode = Mode::MaxN(Reduction::Lead),
+                ("mode", "hybrid") => o.mode = Mode::MaxN(Reduction::Hybrid),
+                ("mode", _) => return Err(bad("mode is paranoid, own, lead or hybrid")),
+                ("chance", "expectation") => o.chance = ChanceRule::Expectation,
+                ("chance", "worst") => o.chance = ChanceRule::Worst,
+                ("chance", v) if v.starts_with("sample") => {
+                    let k = match v.strip_prefix("sample").unwrap_or("") {
+                        "" => Some(1),
+                        n => n.strip_prefix(':').and_then(|n| n.parse().ok()),
+                    };
+                    o.chance = ChanceRule::Sample(k.filter(|k| (1..=64).contains(k)).ok_or_else(
+                        || bad("chance=sample or sample:K draws K cards (1 to 64) at a draw"),
+                    )?);
+                }
+                ("chance", _) => {
+                    return Err(bad("chance is expectation, worst, sample or sample:K"));
+                }
+                ("seed", v) => {
+                    o.seed = v.parse().map_err(|_| bad("seed is a whole number"))?;
+                }
+                (key, value) if !value.is_empty() && !EVAL_RESERVED.contains(&key) => {
+                    o.eval.retain(|(k, _)| k != key);
+                    o.eval.push((key.to_string(), value.to_string()));
+                }
+                ("stop", "") => o.stop_finished = true,
+                ("play-on", "") => o.stop_finished = false,
+                _ => {
+                    return Err(bad(
+                        "the settings are depth=N, order, no-order, prune, no-prune, table, no-table, cutoffs=0-0-8-8-4, mode=paranoid|own|lead|hybrid, chance=expectation|worst|leaf, stop, play-on, nodes=N, ms=N",
+                    ));
+                }
+            }
+        }
+        Ok(o)
+    }
+
+    /// The options in the form [`SearchOptions::parse`] reads.
+    pub fn spec(&self) -> String {
+        let mut parts = vec![format!("depth={}", self.depth)];
+        parts.push(match self.mode {
+            Mode::Paranoid => "mode=paranoid".into(),
+            Mode::MaxN(Reduction::Own) => "mode=own".into(),
+            Mode::MaxN(Reduction::Lead) => "mode=lead".into(),
+            Mode::MaxN(Reduction::Hybrid) => "mode=hybrid".into(),
+        });
+        parts.push(if self.order { "order" } else { "no-order" }.into());
+        parts.push(if self.alpha_beta { "prune" } else { "no-prune" }.into());
+        if !self.table {
+            parts.push("no-table".into());
+        }
+        if !self.cutoffs.is_empty() {
+            let c: Vec<String> = self.cutoffs.iter().map(usize::to_string).collect();
+            parts.push(format!("cutoffs={}", c.join("-")));
+        }
+        match self.chance {
+            ChanceRule::Expectation => {}
+            ChanceRule::Worst => parts.push("chance=worst".into()),
+            ChanceRule::Sample(1) => parts.push("chance=sample".into()),
+            ChanceRule::Sample(k) => parts.push(format!("chance=sample:{k}")),
+        }
+        if !self.stop_finished {
+            parts.push("play-on".into());
+        }
+        if self.seed != 0 {
+            parts.push(format!("seed={}", self.seed));
+        }
+        if let Some(n) = self.max_nodes {
+            parts.push(format!("nodes={n}"));
+        }
+        if let Some(ms) = self.max_millis {
+            parts.push(format!("ms={ms}"));
+        }
+        for (k, v) in &self.eval {
+            parts.push(format!("{k}={v}"));
+        }
+        parts.join(",")
+    }
+}
+
+/// What a search found at the root.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The chosen move (`None` where the root has none).
+    pub action: Option<Action>,
+    /// The root's score for the searching seat (paranoid), or the chosen child's score vector
+    /// read by the searching seat (max-n).
+    pub value: f64,
+    /// Positions the search generated (every move and card outcome it looked at, each evaluated
+    /// or searched; the root counts one): the seed's measure of a tree's size.
+    pub nodes: u64,
+}
+
+type Scores = [f64; MAX_PLAYERS];
+
+/// What a table entry knows of a position's value: exactly, or a bound from a cut.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Bound {
+    Exact,
+    /// The value is at least this (a cut at a maximising node).
+    Lower,
+    /// The value is at most this.
+    Upper,
+}
+
+/// A searcher over one game.
+pub struct Search<'g, G: Game> {
+    game: &'g G,
+    options: SearchOptions,
+    nodes: std::cell::Cell<u64>,
+    /// Positions visited since the last look at the clock.
+    visits: u64,
+    /// (position, depth left, ply) -> value and what it is; cleared for every root.
+    table: rustc_hash::FxHashMap<(G::State, u32, u32), (f64, Bound)>,
+    /// When a budgeted search must stop, and whether it has.
+    deadline: Option<std::time::Instant>,
+    node_limit: u64,
+    aborted: bool,
+    /// The moves of a position one ply above the leaves (reused: no allocation there).
+    leaf_moves: Vec<Action>,
+}
+
+impl<'g, G: Game> Search<'g, G> {
+    pub fn new(game: &'g G, options: SearchOptions) -> Self {
+        Search {
+            game,
+            options,
+            nodes: std::cell::Cell::new(0),
+            visits: 0,
+            table: rustc_hash::FxHashMap::default(),
+            deadline: None,
+            node_limit: u64::MAX,
+            aborted: false,
+            leaf_moves: Vec::new(),
+        }
+    }
+
+    /// Every seat's static score: exact returns at an end, else the game's heuristic.
+    fn scores(&self, state: &G::State) -> Scores {
+        let n = self.game.num_players();
+        let mut s = [0.0; MAX_PLAYERS];
+        if self.game.turn(state).is_terminal() {
+            let r = self.game.returns(state);
+            for (p, v) in s.iter_mut().enumerate().take(n) {
+                *v = TERMINAL_WEIGHT * r[p];
+            }
+        } else {
+            for (p, v) in s.iter_mut().enumerate().take(n) {
+                *v = self.game.heuristic(state, p).unwrap_or(0.0);
+            }
+        }
+        s
+    }
+
+    /// How seat `p` reads a score vector.
+    fn read(&self, s: &Scores, p: Player) -> f64 {
+        match self.options.mode {
+            Mode::Paranoid | Mode::MaxN(Reduction::Own | Reduction::Hybrid) => s[p],
+            Mode::MaxN(Reduction::Lead) => s[p] - self.best_rival(s, p),
+        }
+    }
+
+    fn best_rival(&self, s: &Scores, p: Player) -> f64 {
+        (0..self.game.num_players())
+            .filter(|&q| q != p)
+            .map(|q| s[q])
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// The moves of `state` to search at ply `ply`, best first by `mover`'s static reading
+    /// when ordering, cut to the cutoff vector's count.
+    fn moves(&mut self, state: &G::State, mover: Player, ply: usize) -> Vec<(Action, G::State)> {
+        let mut legal = Vec::new();
+        self.game.legal_actions(state, &mut legal);
+        self.generated(legal.len());
+        let mut children: Vec<(Action, G::State)> = legal
+            .iter()
+            .map(|&a| (a, self.game.apply(state, a)))
+            .collect();
+        if self.options.order {
+            let mut keyed: Vec<(f64, usize)> = children
+                .iter()
+                .enumerate()
+                .map(|(i, (_, c))| (self.read(&self.static_scores(c), mover), i))
+                .collect();
+            // Stable: equal scores keep the game's move order.
+            keyed.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let mut sorted: Vec<(Action, G::State)> =
+                keyed.iter().map(|&(_, i)| children[i].clone()).collect();
+            let keep = match self.options.cutoffs.as_slice() {
+                [] => 0,
+                c => c[ply.min(c.len() - 1)],
+            };
+            if keep > 0 {
+                sorted.truncate(keep);
+            }
+            children = sorted;
+        }
+        children
+    }
+
+    /// Static scores of a child for ordering: at a chance node, the expectation over it.
+    fn static_scores(&self, state: &G::State) -> Scores {
+        if self.game.turn(state) != Turn::Chance {
+            return self.scores(state);
+        }
+        let mut s = [0.0; MAX_PLAYERS];
+        for (pr, child) in self.outcomes(state) {
+            let c = self.scores(&child);
+            for (x, y) in s.iter_mut().zip(c) {
+                *x += pr * y;
+            }
+        }
+        s
+    }
+
+    /// The outcomes of a chance node as (probability, position), outcomes that lead to the same
+    /// position merged (their probabilities added: an exact saving), counted as generated.
+    fn outcomes(&self, state: &G::State) -> Vec<(f64, G::State)> {
+        let mut drawn = Vec::new();
+        self.game.chance_outcomes(state, &mut drawn);
+        let mut out: Vec<(f64, G::State)> = Vec::with_capacity(drawn.len());
+        for (a, pr) in drawn {
+            let child = self.game.apply(state, a);
+            match out.iter_mut().find(|(_, c)| *c == child) {
+                Some(same) => same.0 += pr,
+                None => out.push((pr, child)),
+            }
+        }
+        self.generated(out.len());
+        out
+    }
+
+    /// The outcomes `chance=sample:k` searches at `state`: k draws by probability from a
+    /// generator seeded by the position and the options' seed (the same every time).
+    fn sampled(&self, state: &G::State) -> Vec<G::State> {
+        use std::hash::{Hash, Hasher};
+        let ChanceRule::Sample(k) = self.options.chance else {
+            unreachable!("only chance=sample samples")
+        };
+        let mut hasher = rustc_hash::FxHasher::default();
+        state.hash(&mut hasher);
+        let mut rng = crate::core::random::rng(crate::core::random::derive_seed(
+            self.options.seed,
+            hasher.finish(),
+        ));
+        let mut outcomes = Vec::new();
+        self.game.chance_outcomes(state, &mut outcomes);
+        let drawn: Vec<G::State> = (0..k)
+            .map(|_| {
+                let a = crate::core::policy::draw_outcome(&outcomes, &mut rng);
+                self.game.apply(state, a)
+            })
+            .collect();
+        self.generated(drawn.len());
+        drawn
+    }
+
+    /// Counts `k` positions generated.
+    fn generated(&self, k: usize) {
+        self.nodes.set(self.nodes.get() + k as u64);
+    }
+
+    /// Notes a visit; true when the budget is spent (the search then unwinds).
+    fn spent(&mut self) -> bool {
+        if self.aborted {
+            return true;
+        }
+        self.visits += 1;
+        if self.nodes.get() > self.node_limit {
+            self.aborted = true;
+        } else if let Some(deadline) = self.deadline
+            && self.visits.is_multiple_of(1024)
+            && std::time::Instant::now() >= deadline
+        {
+            self.aborted = true;
+        }
+        self.aborted
+    }
+
+    /// Searches `state` for its mover: to the options' depth, or with a budget by iterative
+    /// deepening (the deepest search that finished decides; if none did, the best move by the
+    /// static score).
+    pub fn best_move(&mut self, state: &G::State) -> SearchResult {
+        self.table.clear();
+        self.aborted = false;
+        if self.options.max_nodes.is_none() && self.options.max_millis.is_none() {
+            self.nodes.set(1);
+            self.node_limit = u64::MAX;
+            self.deadline = None;
+            return self.search_root(state, self.options.depth);
+        }
+        self.node_limit = self.options.max_nodes.unwrap_or(u64::MAX);
+        self.deadline = self
+            .options
+            .max_millis
+            .map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms));
+        self.nodes.set(1);
+        let mut done = None;
+        for depth in 1..=self.options.depth.max(1) {
+            let found = self.search_root(state, depth);
+            if self.aborted {
+                break;
+            }
+            done = Some(found);
+        }
+        let nodes = self.nodes.get();
+        match done {
+            Some(found) => SearchResult { nodes, ..found },
+            None => {
+                let fallback = match self.game.turn(state) {
+                    Turn::Player(me) => self.moves(state, me, 0).first().map(|m| m.0),
+                    _ => None,
+                };
+                SearchResult {
+                    action: fallback,
+                    value: f64::NAN,
+                    nodes,
+                }
+            }
+        }
+    }
+
+    /// One search of `state` to `depth` player plies.
+    fn search_root(&mut self, state: &G::State, depth: u32) -> SearchResult {
+        let counted = self.nodes.get();
+        let Turn::Player(me) = self.game.turn(state) else {
+            return SearchResult {
+                action: None,
+                value: self.read(&self.scores(state), 0),
+                nodes: 0,
+            };
+        };
+        let depth = depth.max(1) - 1;
+        let (mut best, mut best_value, mut best_tie) = (None, f64::NEG_INFINITY, f64::NEG_INFINITY);
+        let mut alpha = f64::NEG_INFINITY;
+        let children: Vec<(Action, G::State, f64)> = match self.options.mode {
+            Mode::Paranoid => self.ranked_children(state, me, Some(me), true, 0, depth == 0),
+            Mode::MaxN(_) => self
+                .moves(state, me, 0)
+                .into_iter()
+                .map(|(a, c)| (a, c, f64::NAN))
+                .collect(),
+        };
+        for (a, child, static_value) in children {
+            let (value, tie) = match self.options.mode {
+                Mode::Paranoid => {
+                    let window = if self.options.alpha_beta {
+                        (alpha, f64::INFINITY)
+                    } else {
+                        (f64::NEG_INFINITY, f64::INFINITY)
+                    };
+                    let v = self.child_value(&child, me, Some(me), depth, 1, static_value, window);
+                    (v.unwrap_or(0.0), 0.0)
+                }
+                Mode::MaxN(r) => {
+                    let s = if self.stopped(&child, Some(me)) {
+                        self.spent();
+                        self.static_scores(&child)
+                    } else {
+                        self.max_n(&child, me, depth, 1)
+                    };
+                    let tie = if r == Reduction::Hybrid {
+                        s[me] - self.best_rival(&s, me)
+                    } else {
+                        0.0
+                    };
+                    (self.read(&s, me), tie)
+                }
+            };
+            if best.is_none() || value > best_value || (value == best_value && tie > best_tie) {
+                (best, best_value, best_tie) = (Some(a), value, tie);
+                alpha = alpha.max(value);
+            }
+        }
+        SearchResult {
+            action: best,
+            value: best_value,
+            nodes: self.nodes.get() - counted + 1,
+        }
+    }
+
+    /// `me`'s static value of `state` in paranoid search: exact at an end, else the heuristic;
+    /// a chance node by the chance rule over its outcomes' static values (the expectation, or
+    /// the worst for `me`).
+    fn static_value(&self, state: &G::State, me: Player) -> f64 {
+        match self.game.turn(state) {
+            Turn::Terminal => TERMINAL_WEIGHT * self.game.returns(state)[me],
+            Turn::Player(_) => self.game.heuristic(state, me).unwrap_or(0.0),
+            Turn::Chance => {
+                let outcomes = self.outcomes(state);
+                let values = outcomes
+                    .iter()
+                    .map(|(pr, c)| (*pr, self.static_value(c, me)));
+                match self.options.chance {
+                    ChanceRule::Worst => values.map(|(_, v)| v).fold(f64::INFINITY, f64::min),
+                    ChanceRule::Expectation | ChanceRule::Sample(_) => {
+                        values.map(|(pr, v)| pr * v).sum()
+                    }
+                }
+            }
+        }
+    }
+
+    /// The children of `state` in paranoid search with `me`'s static value of each (NaN where
+    /// it is not needed): a mover's moves (`mover` = Some), cut to the cutoff vector at `ply`,
+    /// or a chance node's outcomes. Ordered best first for the side choosing (`maximise`: `me`;
+    /// else the coalition or the worst card, lowest first); equal values keep the game's order.
+    fn ranked_children(
+        &mut self,
+        state: &G::State,
+        me: Player,
+        mover: Option<Player>,
+        maximise: bool,
+        ply: usize,
+        leaves: bool,
+    ) -> Vec<(Action, G::State, f64)> {
+        let mut children: Vec<(Action, G::State, f64)> = match mover {
+            Some(_) => {
+                let mut legal = Vec::new();
+                self.game.legal_actions(state, &mut legal);
+                self.generated(legal.len());
+                legal
+                    .iter()
+                    .map(|&a| (a, self.game.apply(state, a), f64::NAN))
+                    .collect()
+            }
+            None => self
+                .outcomes(state)
+                .into_iter()
+                .map(|(_, c)| (0, c, f64::NAN))
+                .collect(),
+        };
+        if self.options.order || leaves {
+            for (_, child, value) in &mut children {
+                *value = self.static_value(child, me);
+            }
+        }
+        if self.options.order {
+            let sign = if maximise { -1.0 } else { 1.0 };
+            // Stable: equal values keep the game's order.
+            children.sort_by(|a, b| (sign * a.2).total_cmp(&(sign * b.2)));
+            if mover.is_some() {
+                let keep = match self.options.cutoffs.as_slice() {
+                    [] => 0,
+                    c => c[ply.min(c.len() - 1)],
+                };
+                if keep > 0 {
+                    children.truncate(keep);
+                }
+            }
+        }
+        children
+    }
+
+    /// Paranoid value of `state` for seat `me`, `depth` player plies left, within (alpha, beta).
+    fn paranoid(
+        &mut self,
+        state: &G::State,
+        me: Player,
+        depth: u32,
+        ply: usize,
+        (alpha, beta): (f64, f64),
+    ) -> f64 {
+        if self.spent() {
+            return 0.0;
+        }
+        let turn = self.game.turn(state);
+        if turn == Turn::Terminal || depth == 0 {
+            return self.static_value(state, me);
+        }
+        // The ply matters where the cutoff vector does; otherwise one entry serves all.
+        let key_ply = if self.options.cutoffs.is_empty() {
+            0
+        } else {
+            ply as u32
+        };
+        let tabled = self.options.table && depth >= TABLE_MIN_DEPTH;
+        if tabled && let Some(&(v, bound)) = self.table.get(&(state.clone(), depth, key_ply)) {
+            match bound {
+                Bound::Exact => return v,
+                Bound::Lower if v >= beta => return v,
+                Bound::Upper if v <= alpha => return v,
+                _ => {}
+            }
+        }
+        let full = (f64::NEG_INFINITY, f64::INFINITY);
+        let value = match turn {
+            Turn::Chance if self.options.chance == ChanceRule::Expectation => {
+                let mut sum = 0.0;
+                for (pr, child) in self.outcomes(state) {
+                    sum += pr * self.paranoid(&child, me, depth, ply, full);
+                }
+                sum
+            }
+            Turn::Chance if matches!(self.options.chance, ChanceRule::Sample(_)) => {
+                let drawn = self.sampled(state);
+                let k = drawn.len() as f64;
+                let mut sum = 0.0;
+                for child in drawn {
+                    sum += self.paranoid(&child, me, depth, ply, full) / k;
+                }
+                sum
+            }
+            // The worst card: a node the coalition's side of the tree minimises.
+            Turn::Chance => self.extremum(state, me, None, false, depth, ply, (alpha, beta)),
+            Turn::Player(p) => {
+                self.extremum(state, me, Some(p), p == me, depth, ply, (alpha, beta))
+            }
+            Turn::Terminal => unreachable!("scored above"),
+        };
+        if tabled && !self.aborted {
+            let bound = if value <= alpha {
+                Bound::Upper
+            } else if value >= beta {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
+            self.table
+                .insert((state.clone(), depth, key_ply), (value, bound));
+        }
+        value
+    }
+
+    /// The best child of a maximising (`me` to move) or minimising node (a rival, or the worst
+    /// card) with alpha-beta. Children that are leaves (no depth left, or the mover has just
+    /// finished while the others play on) take their static value from the ordering pass; each
+    /// still counts as a position visited.
+    #[allow(clippy::too_many_arguments)]
+    fn extremum(
+        &mut self,
+        state: &G::State,
+        me: Player,
+        mover: Option<Player>,
+        maximise: bool,
+        depth: u32,
+        ply: usize,
+        (mut alpha, mut beta): (f64, f64),
+    ) -> f64 {
+        let (child_depth, child_ply) = match mover {
+            Some(_) => (depth - 1, ply + 1),
+            None => (depth, ply),
+        };
+        if mover.is_some() && child_depth == 0 {
+            return self.leaf_extremum(state, me, maximise, (alpha, beta));
+        }
+        let children = self.ranked_children(state, me, mover, maximise, ply, child_depth == 0);
+        let mut best = if maximise {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
+        for (_, child, value) in children {
+            let Some(v) = self.child_value(
+                &child,
+                me,
+                mover,
+                child_depth,
+                child_ply,
+                value,
+                (alpha, beta),
+            ) else {
+                return 0.0;
+            };
+            if maximise {
+                best = best.max(v);
+                alpha = alpha.max(v);
+            } else {
+                best = best.min(v);
+                beta = beta.min(v);
+            }
+            if self.options.alpha_beta && beta <= alpha {
+                break;
+            }
+        }
+        best
+    }
+
+    /// The best static value of a mover's children, one ply above the leaves: the same value
+    /// as ordering them and keeping the cutoff vector's best (the best is kept), found without
+    /// sorting, each child made and valued only until one passes the bound (a cut).
+    fn leaf_extremum(
+        &mut self,
+        state: &G::State,
+        me: Player,
+        maximise: bool,
+        (alpha, beta): (f64, f64),
+    ) -> f64 {
+        let mut legal = std::mem::take(&mut self.leaf_moves);
+        self.game.legal_actions(state, &mut legal);
+        let mut best = if maximise {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
+        for &a in &legal {
+            self.generated(1);
+            if self.spent() {
+                best = 0.0;
+                break;
+            }
+            let v = self.static_value(&self.game.apply(state, a), me);
+            let cut = if maximise {
+                best = best.max(v);
+                v >= beta
+            } else {
+                best = best.min(v);
+                v <= alpha
+            };
+            if cut && self.options.alpha_beta {
+                break;
+            }
+        }
+        self.leaf_moves = legal;
+        best
+    }
+
+    /// A child's paranoid value: searched, or its static value (`value`, from the ordering pass
+    /// where there was one) when it is a leaf — no depth left, or its mover has just finished
+    /// while others play on. `None` when the budget ran out.
+    #[allow(clippy::too_many_arguments)]
+    fn child_value(
+        &mut self,
+        child: &G::State,
+        me: Player,
+        mover: Option<Player>,
+        depth: u32,
+        ply: usize,
+        value: f64,
+        window: (f64, f64),
+    ) -> Option<f64> {
+        if depth > 0 && !self.stopped(child, mover) {
+            let v = self.paranoid(child, me, depth, ply, window);
+            return (!self.aborted).then_some(v);
+        }
+        if self.spent() {
+            return None;
+        }
+        Some(if value.is_nan() {
+            self.static_value(child, me)
+        } else {
+            value
+        })
+    }
+
+    /// Whether the search stops below `child` because its mover has finished while the game
+    /// goes on (the seed's rule, [`SearchOptions::stop_finished`]).
+    fn stopped(&self, child: &G::State, mover: Option<Player>) -> bool {
+        self.options.stop_finished
+            && mover.is_some_and(|p| self.game.has_finished(child, p))
+            && !self.game.turn(child).is_terminal()
+    }
+
+    /// Max-n score vector of `state`: each mover takes the child best by its own reading.
+    fn max_n(&mut self, state: &G::State, me: Player, depth: u32, ply: usize) -> Scores {
+        if self.spent() {
+            return [0.0; MAX_PLAYERS];
+        }
+        match self.game.turn(state) {
+            Turn::Terminal => self.scores(state),
+            _ if depth == 0 => self.static_scores(state),
+            Turn::Chance if matches!(self.options.chance, ChanceRule::Sample(_)) => {
+                let drawn = self.sampled(state);
+                let k = drawn.len() as f64;
+                let mut s = [0.0; MAX_PLAYERS];
+                for child in drawn {
+                    let c = self.max_n(&child, me, depth, ply);
+                    for (x, y) in s.iter_mut().zip(c) {
+                        *x += y / k;
+                    }
+                }
+                s
+            }
+            Turn::Chance => {
+                let mut children = Vec::new();
+                for (pr, c) in self.outcomes(state) {
+                    children.push((pr, self.max_n(&c, me, depth, ply)));
+                }
+                match self.options.chance {
+                    ChanceRule::Expectation | ChanceRule::Sample(_) => {
+                        let mut s = [0.0; MAX_PLAYERS];
+                        for (pr, c) in &children {
+                            for (x, y) in s.iter_mut().zip(c) {
+                                *x += pr * y;
+                            }
+                        }
+                        s
+                    }
+                    ChanceRule::Worst => children
+                        .into_iter()
+                        .map(|(_, c)| c)
+                        .min_by(|a, b| self.read(a, me).total_cmp(&self.read(b, me)))
+                        .unwrap_or([0.0; MAX_PLAYERS]),
+                }
+            }
+            Turn::Player(p) => {
+                let children = self.moves(state, p, ply);
+                let mut best: Option<(f64, f64, Scores)> = None;
+                for (_, child) in children {
+                    let s = if self.stopped(&child, Some(p)) {
+                        if self.spent() {
+                            return [0.0; MAX_PLAYERS];
+                        }
+                        self.static_scores(&child)
+                    } else {
+                        self.max_n(&child, me, depth - 1, ply + 1)
+                    };
+                    let key = (self.read(&s, p), s[p] - self.best_rival(&s, p));
+                    let better = match best {
+                        None => true,
+                        Some((v, t, _)) => {
+                            key.0 > v
+                                || (key.0 == v
+                                    && self.options.mode == Mode::MaxN(Reduction::Hybrid)
+                                    && key.1 > t)
+                        }
+                    };
+                    if better {
+                        best = Some((key.0, key.1, s));
+                    }
+                }
+                best.map_or([0.0; MAX_PLAYERS], |b| b.2)
+            }
+        }
+    }
+}
+
+/// A player that searches: the game's heuristic at the leaves, the options' depth and rules.
+#[derive(Debug, Default)]
+pub struct SearchPolicy {
+    pub options: SearchOptions,
+    /// The game copy that evaluates with the options' evaluation settings, made at the first
+    /// move (a `G`; one policy serves one game type).
+    evaluator: std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>,
+}
+
+impl Clone for SearchPolicy {
+    fn clone(&self) -> Self {
+        SearchPolicy::new(self.options.clone())
+    }
+}
+
+impl SearchPolicy {
+    /// A search player; check the options against the game first
+    /// ([`SearchOptions::evaluator`]), as every command does.
+    pub fn new(options: SearchOptions) -> Self {
+        SearchPolicy {
+            options,
+            evaluator: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The searched move (the first legal one where the search has none).
+    fn pick<G: Game>(&self, game: &G, state: &G::State, legal: &[Action]) -> Option<Action> {
+        let found = if self.options.eval.is_empty() {
+            Search::new(game, self.options.clone()).best_move(state)
+        } else {
+            let evaluator = self.evaluator.get_or_init(|| {
+                Box::new(
+                    self.options
+                        .evaluator(game)
+                        .expect("search settings are checked before play"),
+                )
+            });
+            let evaluator = evaluator
+                .downcast_ref::<G>()
+                .expect("a search player plays one game");
+            Search::new(evaluator, self.options.clone()).best_move(state)
+        };
+        found.action.or_else(|| legal.first().copied())
+    }
+}
+
+impl<G: Game> Policy<G> for SearchPolicy {
+    fn name(&self) -> String {
+        format!("search({})", self.options.spec())
+    }
+    fn choose(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        _: &mut SgRng,
+    ) -> Option<Action> {
+        self.pick(game, state, legal)
+    }
+    /// Deterministic: all the probability on the move the search picks (so the exact
+    /// evaluator can tabulate it).
+    fn probabilities(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        probs: &mut Vec<f64>,
+    ) -> bool {
+        let pick = self.pick(game, state, legal);
+        probs.clear();
+        probs.extend(legal.iter().map(|&a| f64::from(u8::from(Some(a) == pick))));
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests;

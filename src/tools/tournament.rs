@@ -1,0 +1,842 @@
+//! Tournaments between AI entrants for any [`Game`] (`solvedgym tournament`): random play,
+//! greedy play on the game's heuristic, and searches with their settings, each measured by win
+//! rate and mean rank with 95% intervals, game length, and the search's positions and time per
+//! move.
+//!
+//! Games come in deals. Deal `d` is seeded `derive_seed(seed, d)` and played once for every
+//! seating of the [`schedule`], each game from that same seed: where play coincides the cards
+//! and dice coincide, so luck is paired across the seats. With E entrants and P seats, E <= P
+//! seats the entrants repeated cyclically to P seats, once per rotation of that list; E > P
+//! plays every ordered choice of P distinct entrants. Either way every entrant holds every seat
+//! equally often. An entrant's figure per deal is its mean over the seats it held in that deal;
+//! the interval is the normal one over deals, `mean ± 1.96·s/√n`, clipped to the figure's
+//! range, as the match evaluator computes it.
+//!
+//! Deals run in parallel on rayon's threads and are summed in deal order, so every figure but
+//! the wall-clock ones (milliseconds per move, seconds in all) is the same to the byte on any
+//! number of threads.
+
+use std::fmt;
+use std::path::Path;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+use thiserror::Error;
+
+use crate::ai::GreedyPolicy;
+use crate::ai::search::{Search, SearchOptions};
+use crate::core::game::{Action, Game, Player, Returns};
+use crate::core::policy::{Policy, RandomPolicy};
+use crate::core::random::{SgRng, derive_seed, rng};
+use crate::eval::matches::{interval, max_plies, play_game, rank};
+
+/// More games than this in one deal (many entrants for few seats) is refused.
+pub const MAX_GAMES_PER_DEAL: usize = 100_000;
+
+/// A player in a tournament.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Entrant {
+    /// Uniformly random moves.
+    Random,
+    /// One ply on the game's heuristic ([`GreedyPolicy`]).
+    Greedy,
+    /// A search with these settings ([`Search`]).
+    Search(SearchOptions),
+}
+
+impl Entrant {
+    /// Its name in reports: `random`, `greedy`, or the search's settings in full
+    /// ([`SearchOptions::spec`]), so two spellings of one search are one entrant.
+    pub fn name(&self) -> String {
+        match self {
+            Entrant::Random => "random".into(),
+            Entrant::Greedy => "greedy".into(),
+            Entrant::Search(o) => o.spec(),
+        }
+    }
+}
+
+/// An entrant as written on the command line: `random`, `greedy`, or search settings
+/// (`depth=4`, `depth=8,cutoffs=0-0-8-8-4,mode=hybrid`; see [`SearchOptions::parse`]).
+pub fn parse_entrant(spec: &str) -> Result<Entrant, String> {
+    match spec.trim() {
+        "" => Err("an empty entrant: random, greedy, or search settings such as depth=4".into()),
+        "random" => Ok(Entrant::Random),
+        "greedy" => Ok(Entrant::Greedy),
+        s => SearchOptions::parse(s)
+            .map(Entrant::Search)
+            .map_err(|e| format!("{e} (an entrant is random, greedy, or search settings)")),
+    }
+}
+
+/// Why a tournament cannot be played.
+#[derive(Clone, Debug, Error, PartialEq)]
+pub enum TournamentError {
+    #[error("a tournament needs at least 2 entrants, got {0}")]
+    TooFewEntrants(usize),
+    #[error("entrant `{0}` is named twice (search settings are compared in full)")]
+    Duplicate(String),
+    #[error("entrant `{entrant}`: {game} has no heuristic to play greedily on; use random")]
+    NoHeuristic { game: &'static str, entrant: String },
+    #[error("play at least one deal")]
+    NoDeals,
+    /// A search entrant's evaluation settings (`kc=1.2`, `eval=FILE`) that the game refuses.
+    #[error("entrant `{entrant}`: {why}")]
+    Evaluation { entrant: String, why: String },
+    #[error(
+        "{entrants} entrants for {players} seats make {games} games per deal (every ordered choice of seats), more than {max}"
+    )]
+    TooManyGames {
+        entrants: usize,
+        players: usize,
+        games: usize,
+        max: usize,
+    },
+}
+
+/// The seatings of one deal, each the entrant (by index) at every seat: with `entrants <=
+/// players` the entrants repeated cyclically to `players` seats, once per rotation; otherwise
+/// every ordered choice of `players` distinct entrants, in lexicographic order.
+pub fn schedule(entrants: usize, players: usize) -> Vec<Vec<usize>> {
+    if entrants == 0 || players == 0 {
+        return Vec::new();
+    }
+    if entrants <= players {
+        return (0..players)
+            .map(|r| (0..players).map(|s| (s + r) % players % entrants).collect())
+            .collect();
+    }
+    let mut out = Vec::new();
+    let mut seating = Vec::with_capacity(players);
+    let mut used = vec![false; entrants];
+    permutations(entrants, players, &mut seating, &mut used, &mut out);
+    out
+}
+
+fn permutations(
+    entrants: usize,
+    players: usize,
+    seating: &mut Vec<usize>,
+    used: &mut [bool],
+    out: &mut Vec<Vec<usize>>,
+) {
+    if seating.len() == players {
+        out.push(seating.clone());
+        return;
+    }
+    for e in 0..entrants {
+        if !used[e] {
+            used[e] = true;
+            seating.push(e);
+            permutations(entrants, players, seating, used, out);
+            seating.pop();
+            used[e] = false;
+        }
+    }
+}
+
+/// The number of seatings [`schedule`] makes, without making them.
+pub fn games_per_deal(entrants: usize, players: usize) -> usize {
+    if entrants <= players {
+        players
+    } else {
+        (entrants - players + 1..=entrants).fold(1usize, |n, k| n.saturating_mul(k))
+    }
+}
+
+/// Checks the entrants for `game` before anything is played.
+pub fn check<G: Game>(game: &G, entrants: &[Entrant], deals: u64) -> Result<(), TournamentError> {
+    if entrants.len() < 2 {
+        return Err(TournamentError::TooFewEntrants(entrants.len()));
+    }
+    if deals == 0 {
+        return Err(TournamentError::NoDeals);
+    }
+    for (i, e) in entrants.iter().enumerate() {
+        if entrants[..i].iter().any(|f| f.name() == e.name()) {
+            return Err(TournamentError::Duplicate(e.name()));
+        }
+    }
+    let heuristic = game.heuristic(&game.initial_state(), 0).is_some();
+    if let Some(e) = entrants
+        .iter()
+        .find(|e| **e == Entrant::Greedy && !heuristic)
+    {
+        return Err(TournamentError::NoHeuristic {
+            game: game.name(),
+            entrant: e.name(),
+        });
+    }
+    let players = game.num_players();
+    let games = games_per_deal(entrants.len(), players);
+    if games > MAX_GAMES_PER_DEAL {
+        return Err(TournamentError::TooManyGames {
+            entrants: entrants.len(),
+            players,
+            games,
+            max: MAX_GAMES_PER_DEAL,
+        });
+    }
+    Ok(())
+}
+
+/// Whether a search entrant plays on a game that has no heuristic: its positions at the depth
+/// limit are all worth 0, so only a search to the end of every game plays well (tic-tac-toe
+/// at depth 9). The command line warns.
+pub fn blind_search<G: Game>(game: &G, entrants: &[Entrant]) -> bool {
+    game.heuristic(&game.initial_state(), 0).is_none()
+        && entrants.iter().any(|e| matches!(e, Entrant::Search(_)))
+}
+
+/// One entrant's results.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EntrantRow {
+    /// Its name ([`Entrant::name`]).
+    pub entrant: String,
+    /// Seats it held: games played (an entrant holding two seats of a game, when there are
+    /// fewer entrants than seats, counts both).
+    pub games: u64,
+    /// Share of its games won, a win shared by k tied players counting 1/k: the mean over
+    /// deals of its mean per deal, and the 95% interval over deals.
+    pub win_rate: f64,
+    pub win_rate_low: f64,
+    pub win_rate_high: f64,
+    /// Its mean rank by returns (1 = first; a tie shares the places), with the 95% interval.
+    pub mean_rank: f64,
+    pub mean_rank_low: f64,
+    pub mean_rank_high: f64,
+    /// Player moves per game (every seat's; chance draws not counted), over its games.
+    pub plies_per_game: f64,
+    /// Positions its search visited per move (`None`: not a search).
+    pub nodes_per_move: Option<f64>,
+    /// Wall-clock milliseconds per move of its search (`None`: not a search); depends on the
+    /// machine and on what else runs on it.
+    pub ms_per_move: Option<f64>,
+}
+
+/// What a tournament found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TournamentReport {
+    pub game: String,
+    pub params: serde_json::Value,
+    pub players: usize,
+    /// Deals played (the command line's `--games`).
+    pub deals: u64,
+    /// Games per deal (seatings of the schedule).
+    pub games_per_deal: u64,
+    /// Games in all.
+    pub games: u64,
+    pub seed: u64,
+    pub entrants: Vec<String>,
+    pub rows: Vec<EntrantRow>,
+    /// Wall-clock seconds of the whole tournament.
+    pub seconds: f64,
+}
+
+/// One seat's moves in one game: how many, and what its search cost.
+#[derive(Clone, Copy, Debug, Default)]
+struct SeatCost {
+    moves: u64,
+    nodes: u64,
+    nanos: u64,
+}
+
+/// One game of a deal.
+struct GameRecord {
+    returns: Returns,
+    plies: u64,
+    costs: Vec<SeatCost>,
+}
+
+/// An entrant ready to play.
+struct Ready<'e, G> {
+    entrant: &'e Entrant,
+    /// For a search with evaluation settings: the game copy whose heuristic reads them
+    /// ([`SearchOptions::evaluator`]), made once before play.
+    evaluator: Option<G>,
+}
+
+/// Makes every entrant ready; the error names the entrant whose settings the game refuses.
+fn prepare<'e, G: Game>(
+    game: &G,
+    entrants: &'e [Entrant],
+) -> Result<Vec<Ready<'e, G>>, TournamentError> {
+    entrants
+        .iter()
+        .map(|entrant| {
+            let evaluator = match entrant {
+                Entrant::Search(o) if !o.eval.is_empty() => Some(o.evaluator(game).map_err(
+                    |why| TournamentError::Evaluation {
+                        entrant: entrant.name(),
+                        why,
+                    },
+                )?),
+                _ => None,
+            };
+            Ok(Ready { entrant, evaluator })
+        })
+        .collect()
+}
+
+/// One move of `player` at `state`, and the positions its search generated (`None`: it does
+/// not search). Every entrant's move is made here, so per-entrant settings have one place.
+fn choose<G: Game>(
+    game: &G,
+    player: &Ready<'_, G>,
+    state: &G::State,
+    legal: &[Action],
+    rng: &mut SgRng,
+) -> (Option<Action>, Option<u64>) {
+    match player.entrant {
+        Entrant::Random => (RandomPolicy.choose(game, state, legal, rng), None),
+        Entrant::Greedy => (GreedyPolicy.choose(game, state, legal, rng), None),
+        Entrant::Search(options) => {
+            let on = player.evaluator.as_ref().unwrap_or(game);
+            let found = Search::new(on, options.clone()).best_move(state);
+            // The search has no move only where the position has none to search; play on.
+            (
+                found.action.or_else(|| legal.first().copied()),
+                Some(found.nodes),
+            )
+        }
+    }
+}
+
+/// Plays one game of a deal: `seating[p]` is the entrant at seat `p`.
+fn play_one<G: Game>(
+    game: &G,
+    players: &[Ready<'_, G>],
+    seating: &[usize],
+    max_plies: u32,
+    seed: u64,
+) -> GameRecord {
+    let mut costs = vec![SeatCost::default(); seating.len()];
+    let played = play_game(game, max_plies, &mut rng(seed), |p, state, legal, rng| {
+        let player = &players[seating[p]];
+        let cost = &mut costs[p];
+        cost.moves += 1;
+        let started = matches!(player.entrant, Entrant::Search(_)).then(Instant::now);
+        let (action, nodes) = choose(game, player, state, legal, rng);
+        if let Some(t) = started {
+            cost.nanos += u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        }
+        cost.nodes += nodes.unwrap_or(0);
+        action
+    });
+    GameRecord {
+        returns: played.returns,
+        plies: played.moves,
+        costs,
+    }
+}
+
+/// A seat's share of the win: 1/k when it is among the k seats with the largest return, else
+/// 0 (so the shares of a game sum to 1; a two-player draw gives each a half).
+pub fn win_share(returns: &Returns, seat: Player) -> f64 {
+    let best = returns
+        .as_slice()
+        .iter()
+        .copied()
+        .fold(f64::NEG_INFINITY, f64::max);
+    if returns[seat] < best {
+        return 0.0;
+    }
+    1.0 / returns.as_slice().iter().filter(|&&v| v == best).count() as f64
+}
+
+/// An entrant's sums over the games it played.
+#[derive(Clone, Debug, Default)]
+struct Sums {
+    games: u64,
+    plies: u64,
+    moves: u64,
+    nodes: u64,
+    nanos: u64,
+    /// Per deal: its mean win share and mean rank.
+    wins: Vec<f64>,
+    ranks: Vec<f64>,
+}
+
+fn add(total: &mut u64, x: u64) {
+    *total = total
+        .checked_add(x)
+        .expect("a tournament count overflows u64");
+}
+
+/// Plays the tournament: `deals` deals of `game` seeded from `seed`, every seating of the
+/// [`schedule`] of `entrants` per deal, on rayon's threads. `progress` is called with 1 after
+/// every game (from any thread).
+pub fn run<G: Game>(
+    game: &G,
+    entrants: &[Entrant],
+    deals: u64,
+    seed: u64,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<TournamentReport, TournamentError> {
+    check(game, entrants, deals)?;
+    let started = Instant::now();
+    let ready = prepare(game, entrants)?;
+    let players = game.num_players();
+    let seatings = schedule(entrants.len(), players);
+    let per_deal = seatings.len() as u64;
+    let total = deals
+        .checked_mul(per_deal)
+        .expect("a tournament count overflows u64");
+    let cap = max_plies(game);
+    let records: Vec<GameRecord> = (0..total)
+        .into_par_iter()
+        .map(|i| {
+            let (deal, g) = (i / per_deal, (i % per_deal) as usize);
+            let record = play_one(game, &ready, &seatings[g], cap, derive_seed(seed, deal));
+            progress(1);
+            record
+        })
+        .collect();
+
+    let mut sums = vec![Sums::default(); entrants.len()];
+    for deal in records.chunks(per_deal as usize) {
+        // (win shares, ranks, seats) of each entrant in this deal.
+        let mut here = vec![(0.0, 0.0, 0u64); entrants.len()];
+        for (record, seating) in deal.iter().zip(&seatings) {
+            for (seat, &e) in seating.iter().enumerate() {
+                here[e].0 += win_share(&record.returns, seat);
+                here[e].1 += rank(&record.returns, seat);
+                here[e].2 += 1;
+                let s = &mut sums[e];
+                let cost = record.costs[seat];
+                add(&mut s.games, 1);
+                add(&mut s.plies, record.plies);
+                add(&mut s.moves, cost.moves);
+                add(&mut s.nodes, cost.nodes);
+                add(&mut s.nanos, cost.nanos);
+            }
+        }
+        for (s, (w, r, n)) in sums.iter_mut().zip(here) {
+            s.wins.push(w / n as f64);
+            s.ranks.push(r / n as f64);
+        }
+    }
+
+    let per = |x: u64, n: u64| if n == 0 { 0.0 } else { x as f64 / n as f64 };
+    let rows = entrants
+        .iter()
+        .zip(&sums)
+        .map(|(e, s)| {
+            let [win_rate, win_rate_low, win_rate_high] = interval(&s.wins, Some((0.0, 1.0)));
+            let [mean_rank, mean_rank_low, mean_rank_high] =
+                interval(&s.ranks, Some((1.0, players as f64)));
+            let search = matches!(e, Entrant::Search(_));
+            EntrantRow {
+                entrant: e.name(),
+                games: s.games,
+                win_rate,
+                win_rate_low,
+                win_rate_high,
+                mean_rank,
+                mean_rank_low,
+                mean_rank_high,
+                plies_per_game: per(s.plies, s.games),
+                nodes_per_move: search.then(|| per(s.nodes, s.moves)),
+                ms_per_move: search.then(|| per(s.nanos, s.moves) / 1e6),
+            }
+        })
+        .collect();
+    Ok(TournamentReport {
+        game: game.name().to_string(),
+        params: game.params(),
+        players,
+        deals,
+        games_per_deal: per_deal,
+        games: total,
+        seed,
+        entrants: entrants.iter().map(Entrant::name).collect(),
+        rows,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The figures as a bar chart of win rates with their intervals as whiskers and the chance
+/// line 1/P, to `path` (.svg or .png).
+pub fn plot(report: &TournamentReport, path: &Path) -> anyhow::Result<()> {
+    let bars: Vec<crate::io::plot::Bar> = report
+        .rows
+        .iter()
+        .map(|r| crate::io::plot::Bar {
+            label: format!("{} ({} games)", r.entrant, r.games),
+            value: r.win_rate,
+            low: r.win_rate_low,
+            high: r.win_rate_high,
+        })
+        .collect();
+    let chance = 1.0 / report.players as f64;
+    crate::io::plot::bar_chart(
+        path,
+        &format!(
+            "{} tournament, {} players: win rates",
+            report.game, report.players
+        ),
+        "share of games won (95% CI over deals)",
+        (0.0, 1.0),
+        &bars,
+        Some((
+            chance,
+            format!("chance: 1/{} = {chance:.3}", report.players),
+        )),
+    )
+}
+
+impl fmt::Display for TournamentReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let params = match &self.params {
+            serde_json::Value::Object(m) if !m.is_empty() => {
+                let kv: Vec<String> = m.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                format!(" ({})", kv.join(", "))
+            }
+            _ => String::new(),
+        };
+        writeln!(
+            f,
+            "{}{params}: {} players, {} deals x {} games = {} games, seed {} ({:.1} s)",
+            self.game,
+            self.players,
+            self.deals,
+            self.games_per_deal,
+            self.games,
+            self.seed,
+            self.seconds
+        )?;
+        let width = self
+            .rows
+            .iter()
+            .map(|r| r.entrant.len())
+            .max()
+            .unwrap_or(0)
+            .max("entrant".len());
+        writeln!(
+            f,
+            "{:<width$}  {:>7}  {:<22}  {:<20}  {:>10}  {:>11}  {:>9}",
+            "entrant",
+            "games",
+            "win rate [95% CI]",
+            "mean rank [95% CI]",
+            "plies/game",
+            "nodes/move",
+            "ms/move"
+        )?;
+        for r in &self.rows {
+            let win = format!(
+                "{:.3} [{:.3}, {:.3}]",
+                r.win_rate, r.win_rate_low, r.win_rate_high
+            );
+            let rank = format!(
+                "{:.2} [{:.2}, {:.2}]",
+                r.mean_rank, r.mean_rank_low, r.mean_rank_high
+            );
+            let nodes = r.nodes_per_move.map_or("-".into(), |n| format!("{n:.1}"));
+            let ms = r.ms_per_move.map_or("-".into(), |m| format!("{m:.3}"));
+            writeln!(
+                f,
+                "{:<width$}  {:>7}  {win:<22}  {rank:<20}  {:>10.1}  {nodes:>11}  {ms:>9}",
+                r.entrant, r.games, r.plies_per_game
+            )?;
+        }
+        write!(
+            f,
+            "win rate: a win shared by k tied players counts 1/k; equal play wins 1/{} = {:.3}. \
+Intervals over deals: mean ± 1.96·s/√n. ms/move is wall clock on this machine.",
+            self.players,
+            1.0 / self.players as f64
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{DiceRace, DiceRaceParams, HaseUndIgel, HaseUndIgelParams, TicTacToe};
+
+    fn on_threads<T: Send>(n: usize, f: impl FnOnce() -> T + Send) -> T {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+            .install(f)
+    }
+
+    /// The report as JSON without the wall-clock figures.
+    fn timeless(r: &TournamentReport) -> String {
+        let mut v = serde_json::to_value(r).unwrap();
+        v["seconds"] = serde_json::Value::Null;
+        for row in v["rows"].as_array_mut().unwrap() {
+            row["ms_per_move"] = serde_json::Value::Null;
+        }
+        v.to_string()
+    }
+
+    fn entrants(specs: &[&str]) -> Vec<Entrant> {
+        specs.iter().map(|s| parse_entrant(s).unwrap()).collect()
+    }
+
+    /// For every entrant, how often it sits at each seat over one deal.
+    fn seat_counts(entrants: usize, players: usize) -> Vec<Vec<usize>> {
+        let mut counts = vec![vec![0; players]; entrants];
+        for seating in schedule(entrants, players) {
+            assert_eq!(seating.len(), players);
+            for (seat, &e) in seating.iter().enumerate() {
+                counts[e][seat] += 1;
+            }
+        }
+        counts
+    }
+
+    #[test]
+    fn every_entrant_sits_in_every_seat_equally_often() {
+        for players in 2..=6 {
+            for entrants in 1..=players {
+                let counts = seat_counts(entrants, players);
+                assert_eq!(
+                    schedule(entrants, players).len(),
+                    games_per_deal(entrants, players)
+                );
+                for (e, seats) in counts.iter().enumerate() {
+                    assert!(
+                        seats.iter().all(|&n| n == seats[0] && n > 0),
+                        "{entrants} entrants, {players} seats: entrant {e} sits {seats:?}"
+                    );
+                }
+            }
+        }
+        // 2 entrants, 3 seats: [0, 1, 0] and its rotations; entrant 0 holds two seats a game.
+        assert_eq!(
+            schedule(2, 3),
+            vec![vec![0, 1, 0], vec![1, 0, 0], vec![0, 0, 1]]
+        );
+    }
+
+    #[test]
+    fn more_entrants_than_seats_play_every_ordered_choice() {
+        let s = schedule(4, 2);
+        assert_eq!(s.len(), 12);
+        assert_eq!(s[..4], [vec![0, 1], vec![0, 2], vec![0, 3], vec![1, 0]]);
+        let mut distinct = s.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 12);
+        assert!(s.iter().all(|g| g[0] != g[1]));
+        let s = schedule(5, 3);
+        assert_eq!((s.len(), games_per_deal(5, 3)), (60, 60));
+        for (e, seats) in seat_counts(5, 3).iter().enumerate() {
+            assert_eq!(seats, &vec![12; 3], "entrant {e}");
+        }
+        assert_eq!(games_per_deal(6, 6), 6);
+        assert_eq!(games_per_deal(7, 6), 5040);
+    }
+
+    #[test]
+    fn win_shares_sum_to_one_per_game() {
+        let cases = [
+            Returns::from_slice(&[1.0, -1.0]),
+            Returns::from_slice(&[0.0, 0.0]),
+            Returns::from_slice(&[1.0, 1.0, -2.0]),
+            Returns::from_slice(&[0.5, -0.25, 0.5, -0.75]),
+            Returns::win(6, 4),
+        ];
+        for r in cases {
+            let sum: f64 = (0..r.len()).map(|p| win_share(&r, p)).sum();
+            assert!((sum - 1.0).abs() < 1e-12, "{r:?}");
+        }
+        let r = Returns::from_slice(&[1.0, 1.0, -2.0]);
+        assert_eq!((win_share(&r, 0), win_share(&r, 2)), (0.5, 0.0));
+
+        // And over whole tournaments: each game gives out one win, so the win rates weighted
+        // by the seats held sum to one per game.
+        let game = DiceRace::new(DiceRaceParams {
+            players: 3,
+            goal: 6,
+        })
+        .unwrap();
+        for specs in [
+            &["random", "depth=2"][..],
+            &["random", "depth=1", "depth=2", "depth=3"],
+        ] {
+            let r = run(&game, &entrants(specs), 30, 4, &|_| {}).unwrap();
+            let won: f64 = r.rows.iter().map(|w| w.win_rate * w.games as f64).sum();
+            assert!((won - r.games as f64).abs() < 1e-6, "{r}");
+            let seats: u64 = r.rows.iter().map(|w| w.games).sum();
+            assert_eq!(seats, r.games * 3);
+        }
+    }
+
+    #[test]
+    fn same_seed_same_report_on_one_or_two_threads() {
+        let game = HaseUndIgel::new(HaseUndIgelParams {
+            players: 3,
+            max_rounds: 30,
+            ..HaseUndIgelParams::default()
+        })
+        .unwrap();
+        let es = entrants(&["depth=1", "greedy", "random"]);
+        let one = on_threads(1, || run(&game, &es, 6, 7, &|_| {}).unwrap());
+        let two = on_threads(2, || run(&game, &es, 6, 7, &|_| {}).unwrap());
+        assert_eq!(timeless(&one), timeless(&two));
+        let again = on_threads(2, || run(&game, &es, 6, 7, &|_| {}).unwrap());
+        assert_eq!(timeless(&one), timeless(&again));
+        let other = on_threads(2, || run(&game, &es, 6, 8, &|_| {}).unwrap());
+        assert_ne!(timeless(&one), timeless(&other));
+        assert_eq!((one.games, one.games_per_deal), (18, 3));
+        let search = &one.rows[0];
+        assert!(search.nodes_per_move.unwrap() > 1.0 && search.ms_per_move.is_some());
+        assert!(one.rows[1].nodes_per_move.is_none() && one.rows[2].ms_per_move.is_none());
+        assert!(
+            one.rows
+                .iter()
+                .all(|r| r.games == 18 && r.plies_per_game > 0.0)
+        );
+    }
+
+    #[test]
+    fn progress_counts_every_game() {
+        let count = std::sync::atomic::AtomicU64::new(0);
+        let r = run(&TicTacToe, &entrants(&["random", "depth=2"]), 5, 1, &|n| {
+            count.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        })
+        .unwrap();
+        assert_eq!(count.into_inner(), r.games);
+        assert_eq!(r.games, 10);
+    }
+
+    #[test]
+    fn entrants_parse_and_bad_line_ups_are_refused() {
+        assert_eq!(parse_entrant(" random "), Ok(Entrant::Random));
+        assert_eq!(parse_entrant("greedy"), Ok(Entrant::Greedy));
+        let deep = parse_entrant("depth=8,cutoffs=0-0-8-8-4").unwrap();
+        assert_eq!(
+            deep.name(),
+            "depth=8,mode=paranoid,order,prune,cutoffs=0-0-8-8-4"
+        );
+        assert!(parse_entrant("depth=0").unwrap_err().contains("depth"));
+        assert!(
+            parse_entrant("optimal")
+                .unwrap_err()
+                .contains("random, greedy")
+        );
+        assert!(parse_entrant("").is_err());
+
+        let hui = HaseUndIgel::new(HaseUndIgelParams::default()).unwrap();
+        let one = entrants(&["random"]);
+        assert_eq!(
+            run(&hui, &one, 1, 1, &|_| {}).unwrap_err(),
+            TournamentError::TooFewEntrants(1)
+        );
+        let twice = entrants(&["depth=4", "depth=4,order,prune"]);
+        assert!(matches!(
+            check(&hui, &twice, 1),
+            Err(TournamentError::Duplicate(_))
+        ));
+        assert_eq!(
+            check(&hui, &entrants(&["random", "greedy"]), 0),
+            Err(TournamentError::NoDeals)
+        );
+        let greedy = check(&TicTacToe, &entrants(&["random", "greedy"]), 1).unwrap_err();
+        assert!(greedy.to_string().contains("no heuristic"), "{greedy}");
+        assert!(blind_search(&TicTacToe, &entrants(&["random", "depth=9"])));
+        assert!(!blind_search(&hui, &entrants(&["random", "depth=9"])));
+        let crowd: Vec<Entrant> = (1..=12)
+            .map(|d| entrants(&[&format!("depth={d}")]).remove(0))
+            .collect();
+        let hui6 = HaseUndIgel::new(HaseUndIgelParams {
+            players: 6,
+            ..HaseUndIgelParams::default()
+        })
+        .unwrap();
+        assert!(matches!(
+            check(&hui6, &crowd, 1),
+            Err(TournamentError::TooManyGames { games: 665_280, .. })
+        ));
+    }
+
+    #[test]
+    fn full_depth_search_never_loses_tictactoe() {
+        let es = entrants(&["depth=9", "random"]);
+        let ready = prepare(&TicTacToe, &es).unwrap();
+        for deal in 0..40 {
+            for seating in schedule(2, 2) {
+                let g = play_one(&TicTacToe, &ready, &seating, 100, derive_seed(3, deal));
+                let search = seating.iter().position(|&e| e == 0).unwrap();
+                assert!(
+                    g.returns[search] >= g.returns[1 - search],
+                    "deal {deal}, {seating:?}: {:?}",
+                    g.returns
+                );
+            }
+        }
+        let r = run(&TicTacToe, &es, 40, 3, &|_| {}).unwrap();
+        let (search, random) = (&r.rows[0], &r.rows[1]);
+        // A draw shares the win.
+        assert!(search.win_rate >= 0.75 && search.mean_rank < 1.25, "{r}");
+        assert!((search.win_rate + random.win_rate - 1.0).abs() < 1e-9);
+    }
+
+    /// A search entrant's evaluation settings reach its heuristic (and only its own); settings
+    /// the game does not take are refused before play, naming the entrant.
+    #[test]
+    fn each_search_entrant_evaluates_with_its_own_settings() {
+        let game = HaseUndIgel::new(HaseUndIgelParams {
+            players: 2,
+            max_rounds: 30,
+            ..HaseUndIgelParams::default()
+        })
+        .unwrap();
+        let plain = run(&game, &entrants(&["depth=1", "random"]), 4, 2, &|_| {}).unwrap();
+        let tuned = run(&game, &entrants(&["depth=1,kc=0", "random"]), 4, 2, &|_| {}).unwrap();
+        assert_eq!(tuned.entrants[0], "depth=1,mode=paranoid,order,prune,kc=0");
+        assert_ne!(timeless(&plain), timeless(&tuned));
+        // Both at once: two entrants that differ only in their evaluation.
+        let both = run(
+            &game,
+            &entrants(&["depth=1", "depth=1,kc=0"]),
+            2,
+            2,
+            &|_| {},
+        )
+        .unwrap();
+        assert_eq!(both.rows.len(), 2);
+        for bad in [
+            &["depth=1,bogus=1", "random"][..],
+            &["depth=1,kc=x", "random"],
+        ] {
+            let e = run(&game, &entrants(bad), 1, 1, &|_| {}).unwrap_err();
+            assert!(
+                matches!(&e, TournamentError::Evaluation { entrant, .. } if entrant.contains(bad[0].split(',').nth(1).unwrap())),
+                "{e}"
+            );
+        }
+        let e = run(
+            &TicTacToe,
+            &entrants(&["depth=9,kc=1", "random"]),
+            1,
+            1,
+            &|_| {},
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("kc=1"), "{e}");
+    }
+
+    #[test]
+    fn the_bar_chart_is_written() {
+        let r = run(&TicTacToe, &entrants(&["depth=9", "random"]), 4, 3, &|_| {}).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["t.svg", "sub/t.png"] {
+            let path = dir.path().join(name);
+            plot(&r, &path).unwrap();
+            assert!(std::fs::metadata(&path).unwrap().len() > 1000);
+        }
+        let svg = std::fs::read_to_string(dir.path().join("t.svg")).unwrap();
+        assert!(
+            svg.contains("chance: 1/2") && svg.contains("depth=9"),
+            "{svg}"
+        );
+        assert!(plot(&r, &dir.path().join("t.pdf")).is_err());
+    }
+}
