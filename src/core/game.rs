@@ -303,147 +303,82 @@ impl Capabilities {
 /// The rules of a game. Implementations are cheap to clone (parameters only) and hold no state
 /// of play: states are values of [`Game::State`].
 ///
-/// Contract checked by [`crate::core::check::check_game`]: at a `Turn::Player` state the legal actions
-/// are non-empty and strictly ascending; at a `Turn::Chance` state the outcomes are non-empty
-/// with probabilities summing to 1; `apply` of a legal action or outcome never fails; returns are
-/// defined at terminal states.
+/// Contract checked by [`crate::core::check::check_game`]: at a `Turn::Player` state the legal
+/// actions are non-empty and strictly ascending; at a `Turn::Chance` state the outcomes are
+/// non-empty with probabilities summing to 1; `apply` of a legal action or outcome never fails;
+/// returns are defined at terminal states.
+///
+/// # Implementation note
+///
+/// The methods come in five groups, in this order below:
+/// 1. **The rules** (14 methods without a default): what every game writes, from
+///    [`Game::name`] to [`Game::observe`].
+/// 2. **More of the rules**, with defaults for games that lack them: chance outcomes, a round
+///    cap, resignation, a position notation, board symmetries, a dense state index and the
+///    [`Capabilities`] that say how the game can be solved.
+/// 3. **Speed**: answers a game may give faster than the defaults (several at once, or read in
+///    place), which must agree with the rules.
+/// 4. **For the search and greedy players**: a heuristic, and how a finished seat is treated.
+/// 5. **Provided**: built on the others (`try_apply`, `parse_action`, ...); not overridden.
+///
+/// The rules know nothing of solvers: a game's exact solver is the business of
+/// [`Solve`](crate::truth::Solve), which every registered game implements beside its rules.
 pub trait Game: Clone + Send + Sync + 'static {
     /// A position, including whose turn it is.
     type State: Clone + Eq + Ord + Hash + Debug + Send + Sync;
 
+    // ===== 1. The rules: what every game writes.
+
     /// The game's command-line and config name, e.g. "hexapawn".
     fn name(&self) -> &'static str;
+
     /// The game's parameters as JSON (board size, rule variant), for reports.
     fn params(&self) -> serde_json::Value;
+
     fn num_players(&self) -> usize;
+
     /// The player's name as the game's literature uses it ("white", "x", "fox").
     fn player_name(&self, player: Player) -> &'static str;
-    /// Whether the player's name is a plural ("hounds"), so that sentences agree with it.
-    fn player_name_is_plural(&self, player: Player) -> bool {
-        let _ = player;
-        false
-    }
-    /// "black wins", "hounds win".
-    fn player_wins(&self, player: Player) -> String {
-        let verb = if self.player_name_is_plural(player) {
-            "win"
-        } else {
-            "wins"
-        };
-        format!("{} {verb}", self.player_name(player))
-    }
+
     /// Size of the action space: every action number is below this.
     fn num_distinct_actions(&self) -> usize;
+
     fn initial_state(&self) -> Self::State;
+
     fn turn(&self, state: &Self::State) -> Turn;
+
     /// Clears `out` and fills it with the legal actions in ascending order (empty unless a
     /// player is to move).
     fn legal_actions(&self, state: &Self::State, out: &mut Vec<Action>);
-    /// [`Game::turn`] and [`Game::legal_actions`] at once: environments ask for both after
-    /// every move, and a game whose two share work (the terminal test) does it once here.
-    #[inline]
-    fn turn_and_legal_actions(&self, state: &Self::State, out: &mut Vec<Action>) -> Turn {
-        self.legal_actions(state, out);
-        self.turn(state)
-    }
-    /// The legal actions of `state` (as [`Game::legal_actions`] lists them) where the game keeps
-    /// them in memory, as a game played from its state graph does
-    /// ([`crate::core::tabulated::Tabulated`]): environments read them there instead of copying
-    /// them. `None`: the game works them out.
-    #[inline]
-    fn legal_actions_in_place(&self, state: &Self::State) -> Option<&[Action]> {
-        let _ = state;
-        None
-    }
-    /// Whether [`Game::legal_actions_in_place`] answers at every state: an environment then
-    /// reads the legal actions there whenever it needs them and keeps no list of its own.
-    #[inline]
-    fn keeps_legal_actions(&self) -> bool {
-        false
-    }
-    /// Clears `out` and fills it with the chance outcomes and their probabilities (empty unless
-    /// `turn` is `Chance`).
-    fn chance_outcomes(&self, state: &Self::State, out: &mut Vec<(Action, f64)>) {
-        let _ = state;
-        out.clear();
-    }
+
     /// The state after `action`. The action must be legal (or a chance outcome); use
     /// [`Game::try_apply`] for input that may not be.
     fn apply(&self, state: &Self::State, action: Action) -> Self::State;
-    /// [`Game::apply`] of `action`, the `index`-th of the legal actions of `state` (a player's
-    /// state): a game that keeps a position's moves in order reads the result without looking
-    /// for the action.
-    #[inline]
-    fn apply_legal(&self, state: &Self::State, index: usize, action: Action) -> Self::State {
-        let _ = index;
-        self.apply(state, action)
-    }
-    /// The state after each of `actions` (legal at `state`), in order, into `out` (cleared
-    /// first): [`Game::apply`] of each, unless the game has them at hand (a game played from
-    /// its state graph reads all of a position's moves at once).
-    #[inline]
-    fn apply_each(&self, state: &Self::State, actions: &[Action], out: &mut Vec<Self::State>) {
-        out.clear();
-        out.extend(actions.iter().map(|&a| self.apply(state, a)));
-    }
+
     /// Payoffs at a terminal state (zeros elsewhere).
     fn returns(&self, state: &Self::State) -> Returns;
+
     /// The action in the game's notation, e.g. "b2-b3".
     fn action_to_string(&self, state: &Self::State, action: Action) -> String;
+
     /// The state drawn as a person would draw the board.
     fn render(&self, state: &Self::State) -> String;
 
     /// Length of the observation vector produced by [`Game::observe`].
     fn observation_len(&self) -> usize;
+
     /// A fixed-length numeric encoding of the state from `player`'s point of view (for function
     /// approximation); `out.len() == observation_len()`.
     fn observe(&self, state: &Self::State, player: Player, out: &mut [f32]);
 
-    /// Number of board symmetries (1 = only the identity). Symmetry 0 is the identity.
-    fn num_symmetries(&self) -> usize {
-        1
-    }
-    /// The state mapped by symmetry `sym`.
-    fn transform_state(&self, state: &Self::State, sym: usize) -> Self::State {
-        debug_assert_eq!(sym, 0);
-        state.clone()
-    }
-    /// The action of `state` mapped by symmetry `sym` (an action of `transform_state(state, sym)`).
-    fn transform_action(&self, state: &Self::State, action: Action, sym: usize) -> Action {
-        let _ = state;
-        debug_assert_eq!(sym, 0);
-        action
-    }
-    /// The symmetry that undoes `sym`.
-    fn inverse_symmetry(&self, sym: usize) -> usize {
-        sym
-    }
+    // ===== 2. More of the rules, where a game has them: chance, a round cap, resignation,
+    // notation, symmetries, a dense index, and what the game is (its capabilities).
 
-    /// Size of the dense state index, if the game has one: every state maps to an integer below it.
-    fn state_index_len(&self) -> Option<usize> {
-        None
-    }
-    /// The dense index of `state` (only called when `state_index_len` is `Some`).
-    fn state_index(&self, state: &Self::State) -> usize {
+    /// Clears `out` and fills it with the chance outcomes and their probabilities (empty unless
+    /// `turn` is `Chance`).
+    fn chance_outcomes(&self, state: &Self::State, out: &mut Vec<(Action, f64)>) {
         let _ = state;
-        unreachable!("{} has no dense state index", self.name())
-    }
-    /// The state with dense index `index`, if that index denotes a state.
-    fn state_from_index(&self, index: usize) -> Option<Self::State> {
-        let _ = index;
-        None
-    }
-    /// Size of a dense index over the legal actions of every state, if the game has one
-    /// (a game played from its state graph does: [`crate::core::tabulated::Tabulated`]). Action-value
-    /// tables then keep every state's row in place, one load from the state.
-    fn action_index_len(&self) -> Option<usize> {
-        None
-    }
-    /// Where the legal actions of `state` lie in that index, in their order (only called when
-    /// `action_index_len` is `Some`).
-    fn action_index(&self, state: &Self::State) -> std::ops::Range<usize> {
-        let _ = state;
-        unreachable!("{} has no dense action index", self.name())
+        out.clear();
     }
 
     /// Whether a terminal `state` was reached by a cap in the rules (a round cap) rather than by
@@ -451,6 +386,24 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// give there.
     fn is_cut_off(&self, state: &Self::State) -> bool {
         let _ = state;
+        false
+    }
+
+    /// Returns when `loser` resigns at `state` (default: a zero-sum loss for the resigner).
+    fn resignation_returns(&self, state: &Self::State, loser: Player) -> Returns {
+        let _ = state;
+        Returns::loss(self.num_players(), loser)
+    }
+
+    /// What the game is and how it can be solved (by default: a deterministic game that
+    /// enumeration solves when it has two players).
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::enumerable(self.num_players())
+    }
+
+    /// Whether the player's name is a plural ("hounds"), so that sentences agree with it.
+    fn player_name_is_plural(&self, player: Player) -> bool {
+        let _ = player;
         false
     }
 
@@ -479,6 +432,124 @@ pub trait Game: Clone + Send + Sync + 'static {
         None
     }
 
+    /// Number of board symmetries (1 = only the identity). Symmetry 0 is the identity.
+    fn num_symmetries(&self) -> usize {
+        1
+    }
+
+    /// The state mapped by symmetry `sym`.
+    fn transform_state(&self, state: &Self::State, sym: usize) -> Self::State {
+        debug_assert_eq!(sym, 0);
+        state.clone()
+    }
+
+    /// The action of `state` mapped by symmetry `sym` (an action of `transform_state(state, sym)`).
+    fn transform_action(&self, state: &Self::State, action: Action, sym: usize) -> Action {
+        let _ = state;
+        debug_assert_eq!(sym, 0);
+        action
+    }
+
+    /// The symmetry that undoes `sym`.
+    fn inverse_symmetry(&self, sym: usize) -> usize {
+        sym
+    }
+
+    /// Size of the dense state index, if the game has one: every state maps to an integer below it.
+    fn state_index_len(&self) -> Option<usize> {
+        None
+    }
+
+    /// The dense index of `state` (only called when `state_index_len` is `Some`).
+    fn state_index(&self, state: &Self::State) -> usize {
+        let _ = state;
+        unreachable!("{} has no dense state index", self.name())
+    }
+
+    /// The state with dense index `index`, if that index denotes a state.
+    fn state_from_index(&self, index: usize) -> Option<Self::State> {
+        let _ = index;
+        None
+    }
+
+    // ===== 3. Speed: a game may answer these faster than the defaults, and must answer them as
+    // the rules above would (the environment checker and the playthroughs compare).
+
+    /// [`Game::turn`] and [`Game::legal_actions`] at once: environments ask for both after
+    /// every move, and a game whose two share work (the terminal test) does it once here.
+    #[inline]
+    fn turn_and_legal_actions(&self, state: &Self::State, out: &mut Vec<Action>) -> Turn {
+        self.legal_actions(state, out);
+        self.turn(state)
+    }
+
+    /// The legal actions of `state` (as [`Game::legal_actions`] lists them) where the game keeps
+    /// them in memory, as a game played from its state graph does
+    /// ([`crate::core::tabulated::Tabulated`]): environments read them there instead of copying
+    /// them. `None`: the game works them out.
+    #[inline]
+    fn legal_actions_in_place(&self, state: &Self::State) -> Option<&[Action]> {
+        let _ = state;
+        None
+    }
+
+    /// Whether [`Game::legal_actions_in_place`] answers at every state: an environment then
+    /// reads the legal actions there whenever it needs them and keeps no list of its own.
+    #[inline]
+    fn keeps_legal_actions(&self) -> bool {
+        false
+    }
+
+    /// [`Game::apply`] of `action`, the `index`-th of the legal actions of `state` (a player's
+    /// state): a game that keeps a position's moves in order reads the result without looking
+    /// for the action.
+    #[inline]
+    fn apply_legal(&self, state: &Self::State, index: usize, action: Action) -> Self::State {
+        let _ = index;
+        self.apply(state, action)
+    }
+
+    /// The state after each of `actions` (legal at `state`), in order, into `out` (cleared
+    /// first): [`Game::apply`] of each, unless the game has them at hand (a game played from
+    /// its state graph reads all of a position's moves at once).
+    #[inline]
+    fn apply_each(&self, state: &Self::State, actions: &[Action], out: &mut Vec<Self::State>) {
+        out.clear();
+        out.extend(actions.iter().map(|&a| self.apply(state, a)));
+    }
+
+    /// Size of a dense index over the legal actions of every state, if the game has one
+    /// (a game played from its state graph does: [`crate::core::tabulated::Tabulated`]).
+    /// Action-value tables then keep every state's row in place, one load from the state.
+    fn action_index_len(&self) -> Option<usize> {
+        None
+    }
+
+    /// Where the legal actions of `state` lie in that index, in their order (only called when
+    /// `action_index_len` is `Some`).
+    fn action_index(&self, state: &Self::State) -> std::ops::Range<usize> {
+        let _ = state;
+        unreachable!("{} has no dense action index", self.name())
+    }
+
+    // ===== 4. For the search and greedy players: the heuristic, and finished seats.
+
+    /// A static evaluation of `state` for `player` (larger is better; terminal states are
+    /// valued by their returns instead), for greedy and search players. `None`: the game has no
+    /// heuristic.
+    fn heuristic(&self, state: &Self::State, player: Player) -> Option<f64> {
+        let _ = (state, player);
+        None
+    }
+
+    /// Whether `player` has finished the race while others play on (Hase und Igel ranked to the
+    /// last place): a search stops below such a move (the reference AI's rule) rather than let a finished
+    /// seat "mark time" in the tree. By default no seat finishes before the game ends.
+    fn has_finished(&self, state: &Self::State, player: Player) -> bool {
+        let _ = (state, player);
+        false
+    }
+
     /// The same game with its heuristic changed by `settings` (`key=value` pairs a search player
     /// was given that the search itself does not read, e.g. Hase und Igel's `eval=FILE` or
     /// `kc=1.2`); the rules stay the same. The error names a setting the game does not take.
@@ -492,35 +563,17 @@ pub trait Game: Clone + Send + Sync + 'static {
         }
     }
 
-    /// Whether `player` has finished the race while others play on (Hase und Igel ranked to the
-    /// last place): a search stops below such a move (the seed's rule) rather than let a finished
-    /// seat "mark time" in the tree. By default no seat finishes before the game ends.
-    fn has_finished(&self, state: &Self::State, player: Player) -> bool {
-        let _ = (state, player);
-        false
-    }
+    // ===== 5. Provided: built on the methods above; games do not override them.
 
-    /// A static evaluation of `state` for `player` (larger is better; terminal states are
-    /// valued by their returns instead), for greedy and search players. `None`: the game has no
-    /// heuristic.
-    fn heuristic(&self, state: &Self::State, player: Player) -> Option<f64> {
-        let _ = (state, player);
-        None
+    /// "black wins", "hounds win".
+    fn player_wins(&self, player: Player) -> String {
+        let verb = if self.player_name_is_plural(player) {
+            "win"
+        } else {
+            "wins"
+        };
+        format!("{} {verb}", self.player_name(player))
     }
-
-    /// Returns when `loser` resigns at `state` (default: a zero-sum loss for the resigner).
-    fn resignation_returns(&self, state: &Self::State, loser: Player) -> Returns {
-        let _ = state;
-        Returns::loss(self.num_players(), loser)
-    }
-
-    /// What the game is and how it can be solved (by default: a deterministic game that
-    /// enumeration solves when it has two players).
-    fn capabilities(&self) -> Capabilities {
-        Capabilities::enumerable(self.num_players())
-    }
-
-    // ----- provided -----
 
     /// The state after `action`, or an error listing the legal actions.
     fn try_apply(&self, state: &Self::State, action: Action) -> Result<Self::State, IllegalAction> {

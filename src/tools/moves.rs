@@ -21,7 +21,7 @@ pub struct Outcome {
 /// One legal move.
 #[derive(Serialize)]
 pub struct Move {
-    /// The move in the game's notation (the seed's codes in Hase und Igel).
+    /// The move in the game's notation (the reference AI's codes in Hase und Igel).
     #[serde(rename = "move")]
     pub notation: String,
     /// The environment's action number.

@@ -1,4 +1,5 @@
-//! Heuristic game-tree search for any [`Game`], in the shape of the Hase und Igel seed's AI:
+//! Heuristic game-tree search for any [`Game`], in the shape of the Hase und Igel reference AI
+//! (the article "AI in the game Hase und Igel: minimax for three"):
 //! a depth-limited tree whose leaves carry one score per player, reduced for the player
 //! choosing, with alpha-beta pruning, moves sorted by their static score, and a cutoff vector
 //! that keeps only the best k moves at deeper levels. It never names a game: a game supplies
@@ -7,9 +8,9 @@
 //! - **Paranoid** search: the searching seat maximises its own score and every other seat
 //!   minimises it (a coalition); alpha-beta prunes it without changing the root value.
 //! - **Max-n** search: every seat maximises its own entry of the score vector, reduced by the
-//!   seed's rules ([`Reduction`]): its own score, its lead over the best rival, or the hybrid
+//!   reference AI's rules ([`Reduction`]): its own score, its lead over the best rival, or the hybrid
 //!   (own score, ties broken by the lead).
-//! - **Chance** nodes take the expectation over the outcomes, or (the seed's pessimistic
+//! - **Chance** nodes take the expectation over the outcomes, or (the reference AI's pessimistic
 //!   option) the worst outcome for the searching seat.
 //!
 //! At full depth on a game without chance, paranoid search is minimax: it plays tic-tac-toe and
@@ -36,7 +37,7 @@ pub enum Mode {
     MaxN(Reduction),
 }
 
-/// How a seat reads a score vector in max-n search (the seed's two, and its proposed hybrid).
+/// How a seat reads a score vector in max-n search (the reference AI's two, and its proposed hybrid).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reduction {
     /// Its own score.
@@ -52,12 +53,12 @@ pub enum Reduction {
 pub enum ChanceRule {
     /// The expectation over the outcomes.
     Expectation,
-    /// The worst outcome for the searching seat (the seed's pessimistic option); in paranoid
+    /// The worst outcome for the searching seat (the reference AI's pessimistic option); in paranoid
     /// search a node the coalition's side minimises, so alpha-beta prunes it.
     Worst,
     /// The mean over `k` outcomes drawn (by their probabilities, with replacement) from a
     /// generator seeded by the position and [`SearchOptions::seed`]: with k = 1 the tree does
-    /// not branch on cards (as the seed's did not) yet every line is searched to full depth;
+    /// not branch on cards (as the reference AI's did not) yet every line is searched to full depth;
     /// deterministic for a seed.
     Sample(u32),
 }
@@ -72,14 +73,14 @@ pub struct SearchOptions {
     pub alpha_beta: bool,
     /// Sort moves by the static score of the position they lead to, best first.
     pub order: bool,
-    /// The seed's cutoff vector: at ply i (0 = the root's moves) keep only the best
+    /// The reference AI's cutoff vector: at ply i (0 = the root's moves) keep only the best
     /// `cutoffs[i]` moves (0 = all; the last entry holds for deeper plies). Needs `order`.
     pub cutoffs: Vec<usize>,
     pub chance: ChanceRule,
     /// A transposition table (paranoid search): a position met again at the same depth is
     /// not searched again.
     pub table: bool,
-    /// Stop below a move after which its mover has finished while others play on (the seed's
+    /// Stop below a move after which its mover has finished while others play on (the reference AI's
     /// rule; [`Game::has_finished`]).
     pub stop_finished: bool,
     /// Iterative deepening within a budget: depths 1, 2, ... up to `depth`, keeping the move of
@@ -268,7 +269,7 @@ pub struct SearchResult {
     /// read by the searching seat (max-n).
     pub value: f64,
     /// Positions the search generated (every move and card outcome it looked at, each evaluated
-    /// or searched; the root counts one): the seed's measure of a tree's size.
+    /// or searched; the root counts one): the reference AI's measure of a tree's size.
     pub nodes: u64,
 }
 
@@ -826,7 +827,7 @@ impl<'g, G: Game> Search<'g, G> {
     }
 
     /// Whether the search stops below `child` because its mover has finished while the game
-    /// goes on (the seed's rule, [`SearchOptions::stop_finished`]).
+    /// goes on (the reference AI's rule, [`SearchOptions::stop_finished`]).
     fn stopped(&self, child: &G::State, mover: Option<Player>) -> bool {
         self.options.stop_finished
             && mover.is_some_and(|p| self.game.has_finished(child, p))

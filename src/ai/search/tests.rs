@@ -380,7 +380,7 @@ fn budgets_deepen_iteratively_and_a_node_budget_is_deterministic() {
     );
 }
 
-/// The seed's test: the AI plays 8 moves for each of two hares (16 moves, cards drawn from a
+/// The reference AI's test: the AI plays 8 moves for each of two hares (16 moves, cards drawn from a
 /// seed) once with alpha-beta off and once on; the two move sequences must be the same. Then,
 /// from every position of that game, ordering must give the same root value.
 #[test]
@@ -423,7 +423,7 @@ fn alpha_beta_plays_the_same_sixteen_moves_as_minimax() {
     }
 }
 
-/// The seed's rule: below a move after which its mover has finished (others play on for
+/// The reference AI's rule: below a move after which its mover has finished (others play on for
 /// places), the search stops; with `play-on` it searches on, and both pick legal moves.
 #[test]
 fn the_search_stops_below_a_finished_mover() {

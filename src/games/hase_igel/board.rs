@@ -230,7 +230,7 @@ pub const fn cost(n: u32) -> u32 {
 
 /// The longest forward move `carrots` pay for: the largest n with n(n+1)/2 <= carrots.
 pub fn reach(carrots: u32) -> u32 {
-    // The seed's closed form, in integers.
+    // The reference AI's closed form, in integers.
     (((8 * u64::from(carrots) + 1).isqrt() - 1) / 2) as u32
 }
 

@@ -1,5 +1,5 @@
-//! The static evaluation in the seed's shape: per hare E = ks·S + kc·C + kp·P (salads, carrots,
-//! progress), and a seat's score is its E less the best rival's (the seed's "lead"). P comes
+//! The static evaluation in the reference AI's shape: per hare E = ks·S + kc·C + kp·P (salads, carrots,
+//! progress), and a seat's score is its E less the best rival's (the reference AI's "lead"). P comes
 //! from the cell reached; C from the carrots in hand and those due at the hare's next turn,
 //! through one of three curves chosen by progress and by whether the hare can finish; S from a
 //! table of salads held against salad cells ahead. Terminal positions are scored exactly by the

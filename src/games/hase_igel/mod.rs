@@ -1,7 +1,7 @@
 //! Hase und Igel (Hare & Tortoise; David Parlett, Ravensburger): a race for 2 to 6 hares with
 //! carrots as fuel, salads to shed, hedgehogs to fall back to and hare cards as chance. The
 //! rules are the Ravensburger 2008 rule book's (R08) as `rules/hase-und-igel-and-hackenbush.md`
-//! Part 1 states them, one hare per player (the seed's game), with these decisions where the
+//! Part 1 states them, one hare per player (the reference AI's game), with these decisions where the
 //! book is silent or ambiguous:
 //!
 //! - **Board**: the 2008 board (layout B) by default, the classic board (layout A), or any
@@ -10,7 +10,7 @@
 //! - **Race position** (rank): 1 + the hares ahead. Finished hares are ahead of every hare
 //!   still racing, in finishing order; a hare on a higher cell is ahead. Hares together on the
 //!   start share a rank (nobody is ahead of another there).
-//! - **Moves** in the seed's codes: `N` forward N cells (pay N(N+1)/2), `-M` back M cells to
+//! - **Moves** in the reference AI's codes: `N` forward N cells (pay N(N+1)/2), `-M` back M cells to
 //!   the nearest hedgehog behind (free; +10 carrots per cell), `0` a forced stay (eat the salad,
 //!   a missed turn), `1001` / `1002` stay on a carrot cell and take / give 10 carrots (giving
 //!   needs 10). No voluntary pass anywhere else (§1.7.3).
@@ -67,7 +67,7 @@ use crate::truth::{Solve, SolveError, SolveOptions};
 /// At most this many extra moves ("move again") in one turn.
 pub const MAX_EXTRA: u8 = 16;
 
-/// The seed's codes for staying on a carrot cell.
+/// The reference AI's codes for staying on a carrot cell.
 pub const TAKE_10: i32 = 1001;
 pub const GIVE_10: i32 = 1002;
 
@@ -280,9 +280,9 @@ impl HaseUndIgel {
         &self.params
     }
 
-    // ----- the seed's move codes and action numbers -----
+    // ----- the reference AI's move codes and action numbers -----
 
-    /// The action number of a seed code: codes -goal..=goal in numeric order, then 1001, 1002.
+    /// The action number of a reference AI's code: codes -goal..=goal in numeric order, then 1001, 1002.
     pub fn action_of_code(&self, code: i32) -> Option<Action> {
         let g = i32::from(self.goal);
         match code {
@@ -293,7 +293,7 @@ impl HaseUndIgel {
         }
     }
 
-    /// The seed code of a player's action number.
+    /// The reference AI's code of a player's action number.
     pub fn code_of_action(&self, action: Action) -> i32 {
         let g = i32::from(self.goal);
         match action as i32 - g {
@@ -367,7 +367,7 @@ impl HaseUndIgel {
 
     // ----- the rules -----
 
-    /// The legal moves at a `Move` or `Choice` phase, as seed codes, in ascending order.
+    /// The legal moves at a `Move` or `Choice` phase, as the reference AI's codes, in ascending order.
     fn legal_codes(&self, s: &Race, mut push: impl FnMut(i32)) {
         let p = s.to_move as usize;
         let h = &s.hares[p];
@@ -869,7 +869,7 @@ impl Game for HaseUndIgel {
         }
         self.code_of_action(a).to_string()
     }
-    /// The seed's codes (`3`, `+3`, `-4`, `0`, `1001`, `1002`), the words `take`, `give` and
+    /// The reference AI's codes (`3`, `+3`, `-4`, `0`, `1001`, `1002`), the words `take`, `give` and
     /// `stay`, or a card's name at a draw; never a bare action number.
     fn parse_action(&self, s: &Race, text: &str) -> Result<Action, IllegalAction> {
         let t = text.trim().to_ascii_lowercase();

@@ -1,4 +1,4 @@
-//! A position a person can write, in the spirit of the seed's `Disposition`: per hare its cell,
+//! A position a person can write, in the spirit of the reference AI's `Disposition`: per hare its cell,
 //! carrots and salads and the flags the rules need, the hare to move and the round. JSON:
 //!
 //! ```json
