@@ -1,4 +1,4 @@
-"""The baseline of `solvedgym bench --learn`: OpenSpiel's tabular Q-learner in self-play on
+"""The baseline of `solvedgym bench learn`: OpenSpiel's tabular Q-learner in self-play on
 tic-tac-toe, as in OpenSpiel's own tabular_qlearner example (two learners, one per seat).
 
     pip install open_spiel

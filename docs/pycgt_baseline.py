@@ -34,7 +34,7 @@ Back to back, the two sets of the speed claim (10 seeded random positions each):
 Options: `--no-parts` (no split into parts), `--limit N` (only the first N positions).
 
 The Rust side's time per position is the mean of the "seconds" fields of its JSON (that solve
-uses the theory's shortcuts on top of the recursion); `solvedgym bench --values` times the
+uses the theory's shortcuts on top of the recursion); `solvedgym bench values` times the
 same positions by the plain recursion (general_ms) and with shortcuts (shortcuts_ms).
 """
 import argparse
