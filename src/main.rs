@@ -8,7 +8,6 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 
 use solvedgym::core::game::{Game, Solver};
-use solvedgym::core::policy::{Policy, RandomPolicy};
 use solvedgym::experiment::StudyOutcome;
 use solvedgym::games::{AnyGame, GAMES};
 use solvedgym::truth::{DEFAULT_STATE_LIMIT, Solve, SolveOptions, SolveOutput, SolveReport};
@@ -807,29 +806,13 @@ fn run() -> Result<()> {
             fuzz,
             seed,
         } => {
-            if !(0.0..=1.0).contains(&fuzz) {
-                bail!("--fuzz {fuzz}: a probability between 0 and 1");
-            }
+            use solvedgym::tools::play;
+            play::check_fuzz(fuzz)?;
             let mut game = game;
             game.pass("seed", Some(seed.to_string()), false)?;
             let game = game.build()?;
             with_game!(&game, g => {
-                let names: Vec<_> = (0..g.num_players()).map(|p| g.player_name(p)).collect();
-                let human = match seat.as_deref() {
-                    None => 0,
-                    Some(name) => match name.parse::<usize>() {
-                        Ok(i) if i < names.len() => i,
-                        _ => g.player_by_name(name).with_context(|| {
-                            format!(
-                                "--as {name}: the players of {} are {} (or seats 0 to {})",
-                                g.name(),
-                                names.join(", "),
-                                names.len() - 1
-                            )
-                        })?,
-                    },
-                };
-                let heuristic = g.heuristic(&g.initial_state(), 0).is_some();
+                let human = play::human_seat(g, seat.as_deref())?;
                 let oracle = match g.capabilities().solver {
                     Solver::None => None,
                     _ => {
@@ -837,6 +820,7 @@ fn run() -> Result<()> {
                         let options = SolveOptions { progress: true, ..SolveOptions::default() };
                         match g.solve(&options) {
                             Ok(oracle) => Some(oracle),
+                            // Unless perfect play was asked for, the computer plays without the truth.
                             Err(e) if ai.as_deref() != Some("optimal") => {
                                 eprintln!("no exact solution: {e}");
                                 None
@@ -845,68 +829,21 @@ fn run() -> Result<()> {
                         }
                     }
                 };
-                let choice = ai.as_deref().unwrap_or(match (&oracle, heuristic) {
-                    (Some(_), _) => "optimal",
-                    (None, true) => "greedy",
-                    (None, false) => "random",
-                });
-                let search = match choice {
-                    "optimal" | "greedy" | "random" => None,
-                    spec => Some(solvedgym::ai::search::SearchOptions::parse(spec).map_err(|e| {
-                        anyhow::anyhow!(
-                            "--ai {spec}: optimal, greedy, random, or search settings: {e}"
-                        )
-                    })?),
-                };
-                if search.is_some() && !heuristic {
-                    bail!("--ai {choice}: {} has no heuristic to search with", g.name());
-                }
-                if let Some(options) = &search {
-                    options
-                        .evaluator(g)
-                        .map_err(|e| anyhow::anyhow!("--ai {choice}: {e}"))?;
-                }
-                let base: Box<dyn Policy<_>> = match (choice, &oracle) {
-                    (_, _) if search.is_some() => {
-                        let options = search.clone().expect("checked");
-                        let policy = solvedgym::ai::search::SearchPolicy::new(options);
-                        if fuzz > 0.0 {
-                            Box::new(solvedgym::core::policy::FuzzyPolicy { base: policy, p: fuzz })
-                        } else {
-                            Box::new(policy)
-                        }
-                    }
-                    ("optimal", Some(oracle)) => oracle.strong_policy(fuzz),
-                    ("optimal", None) => bail!(
-                        "--ai optimal: {} has no exact solver; use --ai greedy or random",
-                        g.name()
-                    ),
-                    ("greedy", _) if !heuristic => bail!(
-                        "--ai greedy: {} has no heuristic; use --ai random",
-                        g.name()
-                    ),
-                    ("greedy", _) if fuzz > 0.0 => Box::new(solvedgym::core::policy::FuzzyPolicy {
-                        base: solvedgym::ai::GreedyPolicy,
-                        p: fuzz,
-                    }),
-                    ("greedy", _) => Box::new(solvedgym::ai::GreedyPolicy),
-                    _ => Box::new(RandomPolicy),
-                };
+                let choice = ai.as_deref().unwrap_or(play::default_ai(g, oracle.is_some()));
+                let computer = play::computer_player(g, choice, fuzz, oracle.as_deref())?;
                 if choice != "optimal" {
                     eprintln!(
                         "the computer plays {} (--ai optimal, greedy, random or search settings)",
-                        base.name()
+                        computer.name()
                     );
                 }
-                let ai = base;
-                let stdin = std::io::stdin();
-                solvedgym::tools::play::play(
+                play::play(
                     g,
                     human,
-                    ai.as_ref(),
+                    computer.as_ref(),
                     oracle.as_deref(),
                     seed,
-                    &mut stdin.lock(),
+                    &mut std::io::stdin().lock(),
                     &mut std::io::stdout().lock(),
                 )?;
             });
