@@ -86,6 +86,59 @@ fn bad_game_input_is_an_error_not_a_panic() {
 }
 
 #[test]
+fn a_bad_flag_value_is_refused_in_one_line_before_any_work() {
+    // Values checked while the command line is read: the refusal alone, exit code 1.
+    for (args, message) in [
+        (
+            &["rate", "tictactoe", "--ai", "order", "--depths", "0-3"][..],
+            "--depths 0-3: write A-B with 1 <= A <= B <= 64, e.g. 4-10",
+        ),
+        (
+            &["rate", "tictactoe", "--ai", "order", "--plot", "x.gif"],
+            "--plot x.gif: the file name ends in .svg or .png",
+        ),
+        (
+            &[
+                "tournament",
+                "tictactoe",
+                "--ai",
+                "random",
+                "--ai",
+                "random",
+                "--plot",
+                "x.gif",
+            ],
+            "--plot: plotting x.gif: the file name ends in .svg or .png",
+        ),
+        (
+            &["play", "tictactoe", "--fuzz", "2"],
+            "--fuzz 2: a probability between 0 and 1",
+        ),
+        (
+            &["stats", "tictactoe", "--games", "0"],
+            "--games 0: play at least one game",
+        ),
+    ] {
+        let out = solvedgym(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("error: {message}\n"),
+            "{args:?}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // A value that is not a number at all is a usage error, with the usage.
+    let out = solvedgym(&["play", "tictactoe", "--fuzz", "abc"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: invalid value 'abc' for '--fuzz <FUZZ>'"),
+        "{err}"
+    );
+}
+
+#[test]
 fn run_writes_curves_summary_and_plots() {
     let out_dir = temp_dir("run");
     let printed = String::from_utf8(run_ok(TINY, &out_dir, &["--quiet"]).stdout).unwrap();
