@@ -118,6 +118,10 @@ fn a_bad_flag_value_is_refused_in_one_line_before_any_work() {
             &["stats", "tictactoe", "--games", "0"],
             "--games 0: play at least one game",
         ),
+        (
+            &["bench", "search", "--depths", "9-4"],
+            "--depths 9-4: write A-B with 1 <= A <= B <= 64, e.g. 4-10",
+        ),
     ] {
         let out = solvedgym(args);
         assert_eq!(out.status.code(), Some(1), "{args:?}");
@@ -136,6 +140,35 @@ fn a_bad_flag_value_is_refused_in_one_line_before_any_work() {
         err.starts_with("error: invalid value 'abc' for '--fuzz <FUZZ>'"),
         "{err}"
     );
+}
+
+#[test]
+fn each_bench_mode_takes_its_own_flags() {
+    for (args, unexpected) in [
+        (&["bench", "values", "--max-size", "4"][..], "--max-size"),
+        (&["bench", "hase", "--episodes", "3"], "--episodes"),
+        (&["bench", "learn", "--depths", "1-2"], "--depths"),
+        (&["bench", "--only", "sarsa"], "--only"),
+        (&["bench", "--learn"], "--learn"),
+    ] {
+        let out = solvedgym(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("unexpected argument '{unexpected}'")),
+            "{args:?}: {err}"
+        );
+    }
+    // The learner is checked before any training.
+    let out = solvedgym(&["bench", "learn", "--only", "bogus"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--only bogus: no such learner"), "{err}");
+    let help = solvedgym(&["bench", "--help"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    for mode in ["solvers", "learn", "hase", "search", "values"] {
+        assert!(help.contains(&format!("\n  {mode} ")), "{mode}: {help}");
+    }
 }
 
 #[test]
