@@ -86,6 +86,92 @@ fn bad_game_input_is_an_error_not_a_panic() {
 }
 
 #[test]
+fn a_bad_flag_value_is_refused_in_one_line_before_any_work() {
+    // Values checked while the command line is read: the refusal alone, exit code 1.
+    for (args, message) in [
+        (
+            &["rate", "tictactoe", "--ai", "order", "--depths", "0-3"][..],
+            "--depths 0-3: write A-B with 1 <= A <= B <= 64, e.g. 4-10",
+        ),
+        (
+            &["rate", "tictactoe", "--ai", "order", "--plot", "x.gif"],
+            "--plot x.gif: the file name ends in .svg or .png",
+        ),
+        (
+            &[
+                "tournament",
+                "tictactoe",
+                "--ai",
+                "random",
+                "--ai",
+                "random",
+                "--plot",
+                "x.gif",
+            ],
+            "--plot: plotting x.gif: the file name ends in .svg or .png",
+        ),
+        (
+            &["play", "tictactoe", "--fuzz", "2"],
+            "--fuzz 2: a probability between 0 and 1",
+        ),
+        (
+            &["stats", "tictactoe", "--games", "0"],
+            "--games 0: play at least one game",
+        ),
+        (
+            &["bench", "search", "--depths", "9-4"],
+            "--depths 9-4: write A-B with 1 <= A <= B <= 64, e.g. 4-10",
+        ),
+    ] {
+        let out = solvedgym(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("error: {message}\n"),
+            "{args:?}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // A value that is not a number at all is a usage error, with the usage.
+    let out = solvedgym(&["play", "tictactoe", "--fuzz", "abc"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: invalid value 'abc' for '--fuzz <FUZZ>'"),
+        "{err}"
+    );
+}
+
+#[test]
+fn each_bench_mode_takes_its_own_flags() {
+    for (args, unexpected) in [
+        (&["bench", "values", "--max-size", "4"][..], "--max-size"),
+        (&["bench", "hase", "--episodes", "3"], "--episodes"),
+        (&["bench", "learn", "--depths", "1-2"], "--depths"),
+        (&["bench", "--only", "sarsa"], "--only"),
+        (&["bench", "--learn"], "--learn"),
+    ] {
+        let out = solvedgym(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("unexpected argument '{unexpected}'")),
+            "{args:?}: {err}"
+        );
+    }
+    // The learner is checked before any training.
+    let out = solvedgym(&["bench", "learn", "--only", "bogus"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--only bogus: no such learner"), "{err}");
+    let help = solvedgym(&["bench", "--help"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    for mode in ["solvers", "learn", "hase", "search", "values"] {
+        assert!(help.contains(&format!("\n  {mode} ")), "{mode}: {help}");
+    }
+}
+
+#[test]
 fn run_writes_curves_summary_and_plots() {
     let out_dir = temp_dir("run");
     let printed = String::from_utf8(run_ok(TINY, &out_dir, &["--quiet"]).stdout).unwrap();

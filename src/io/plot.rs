@@ -337,14 +337,7 @@ const LINE_PANEL_PX: u32 = 500;
 /// panels. Writes `path` (.svg or .png) atomically, creating its folder if missing.
 pub fn line_chart(path: &Path, title: &str, x_label: &str, panels: &[LinePanel]) -> Result<()> {
     ensure!(!panels.is_empty(), "plotting {}: no panels", path.display());
-    let svg = match path.extension().and_then(|e| e.to_str()) {
-        Some(e) if e.eq_ignore_ascii_case("svg") => true,
-        Some(e) if e.eq_ignore_ascii_case("png") => false,
-        _ => bail!(
-            "plotting {}: the file name ends in .svg or .png",
-            path.display()
-        ),
-    };
+    let svg = is_svg(path)?;
     let xs = panels.iter().flat_map(|p| {
         p.lines
             .iter()

@@ -61,7 +61,7 @@ impl fmt::Display for LearnerRow {
     }
 }
 
-/// The learners `bench --learn` times: each kind with its defaults, as a config names it.
+/// The learners `bench learn` times: each kind with its defaults, as a config names it.
 const LEARNERS: [(&str, &str, &str); 6] = [
     ("Q-learning", "q-learning", ""),
     ("SARSA", "q-learning", "algorithm = \"sarsa\""),

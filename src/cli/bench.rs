@@ -1,0 +1,214 @@
+//! `solvedgym bench`: the benchmarks, one mode each (`bench learn`, `bench search`, ...), each
+//! with its own flags; `bench` alone times the solvers.
+
+use std::fmt::Display;
+use std::io::Write;
+use std::ops::RangeInclusive;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+use solvedgym::tools::bench;
+
+use super::output::Json;
+
+/// What the solver benchmark times, for `bench` and `bench solvers`.
+const SOLVER_CASES: &str = "Cases: Hasenspiel and Fox & Hounds 4x4..10x10 (up to --max-size) \
+with the layered solver, and the generic solver on Hasenspiel and Fox & Hounds 8x8 for comparison.";
+
+/// Benchmark the exact solvers (wall time, best of --repeat runs, and peak memory of each
+/// solve, every case in its own process), or with a mode the learners' training speed, Hase
+/// und Igel, the search AI or Hackenbush values.
+#[derive(clap::Args)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    after_help = format!(
+        "Without a mode, `bench` is `bench solvers`. {SOLVER_CASES}\n\
+Each mode's flags and cases: `solvedgym bench MODE --help`.\n\
+Examples: solvedgym bench --repeat 3\n          solvedgym bench learn --episodes 2000000\n          \
+solvedgym bench learn --only q-learning\n          solvedgym bench values\n          \
+solvedgym bench hase\n          solvedgym bench search --depths 4-6 --players 2"
+    )
+)]
+pub struct Args {
+    #[command(subcommand)]
+    mode: Option<Mode>,
+    #[command(flatten)]
+    solvers: Solvers,
+}
+
+#[derive(clap::Subcommand)]
+enum Mode {
+    /// Benchmark the exact solvers (the default): wall time, best of --repeat runs, and peak
+    /// memory of each solve, every case in its own process.
+    #[command(after_help = format!("{SOLVER_CASES}\nExample: solvedgym bench solvers --repeat 3"))]
+    Solvers(Solvers),
+    /// Benchmark the learners' training speed: self-play episodes per second on tic-tac-toe on
+    /// one thread.
+    #[command(
+        after_help = "Q-learning, SARSA, Monte-Carlo, TD(0), TD(0.8) and MENACE, each \
+learner with its default config, through the same environment and learner interfaces the \
+experiments use.\n\
+Examples: solvedgym bench learn --episodes 2000000\n          \
+solvedgym bench learn --only q-learning"
+    )]
+    Learn(Learn),
+    /// Benchmark Hase und Igel: random playouts on the 2008 board (2, 3 and 6 hares, one thread,
+    /// plies/s; moves and card draws both count) and the exact solve of a small variant
+    /// (states/s).
+    #[command(after_help = "The playouts: 20,000 games for each number of hares.\n\
+Example: solvedgym bench hase")]
+    Hase(Common),
+    /// Benchmark the search AI: nodes, ms and nodes/s per move.
+    #[command(
+        after_help = "From fixed full-board Hase und Igel positions (the start and after \
+8, 16, 24, 32 moves of a seeded greedy game) with 2, 3 and 6 hares, one search per position on \
+one thread at each depth.\n\
+Examples: solvedgym bench search\n          \
+solvedgym bench search --depths 4-6 --players 2 --ai \"depth={depth},order\""
+    )]
+    Search(Search),
+    /// Benchmark Hackenbush values: seeded random positions per family, palette and size, by
+    /// the general method and with the theory's shortcuts.
+    #[command(
+        after_help = "Positions of seed 1: hotchpotch graphs of 16 edges and trees of 20 \
+(the pycgt anchor's sizes), blue-red and green graphs of 16, blue-red stalks and trees of 200 and \
+green graphs of 10,000 edges (shortcuts only), milliseconds per position.\n\
+Example: solvedgym bench values"
+    )]
+    Values(Common),
+}
+
+// The flags of every mode.
+#[derive(clap::Args)]
+#[command(mut_arg("json", |a| a.help("Print the results as JSON")))]
+struct Common {
+    /// Runs per case (the best time is reported).
+    #[arg(long, default_value_t = 3)]
+    repeat: usize,
+    #[command(flatten)]
+    output: Json,
+}
+
+#[derive(clap::Args)]
+struct Solvers {
+    /// Largest Fox & Hounds board for the layered solver.
+    #[arg(long, default_value_t = 10)]
+    max_size: usize,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(clap::Args)]
+struct Learn {
+    /// Training episodes per learner and run (default 2,000,000).
+    #[arg(long)]
+    episodes: Option<u64>,
+    /// Only this learner (q-learning, sarsa, mc, td0, td0.8, menace).
+    #[arg(long, value_name = "LEARNER")]
+    only: Option<String>,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(clap::Args)]
+struct Search {
+    /// The settings to time (repeatable; `{depth}` stands for each depth; default
+    /// "depth={depth},cutoffs=0-0-8-8-4", the same with chance=worst, and with chance=sample:
+    /// one card drawn per draw, the seed's tree, which did not branch on cards). A family stops
+    /// deepening after a depth that took over 1.5 s a move.
+    #[arg(long, value_name = "SETTINGS")]
+    ai: Vec<String>,
+    /// The depths.
+    #[arg(long, value_name = "A-B", default_value = "4-10", value_parser = super::parse::depths)]
+    depths: RangeInclusive<u32>,
+    /// Only these player counts (comma-separated; default 2,3,6).
+    #[arg(long, value_name = "N,..", value_delimiter = ',')]
+    players: Vec<usize>,
+    #[command(flatten)]
+    common: Common,
+}
+
+/// The settings `bench search` times without --ai.
+const SEARCH_SETTINGS: [&str; 3] = [
+    "depth={depth},cutoffs=0-0-8-8-4",
+    "depth={depth},cutoffs=0-0-8-8-4,chance=worst",
+    "depth={depth},cutoffs=0-0-8-8-4,chance=sample",
+];
+
+pub fn exec(args: Args) -> Result<()> {
+    match args.mode.unwrap_or(Mode::Solvers(args.solvers)) {
+        Mode::Solvers(Solvers { max_size, common }) => {
+            let exe = std::env::current_exe().context("locating the solvedgym executable")?;
+            measure(common.output.json, |each| {
+                bench::solvers(&exe, common.repeat, max_size, each)
+            })?;
+        }
+        Mode::Learn(Learn {
+            episodes,
+            only,
+            common,
+        }) => {
+            let episodes = episodes.unwrap_or(2_000_000).max(1);
+            measure(common.output.json, |each| {
+                bench::learners(common.repeat, episodes, only.as_deref(), each)
+            })?;
+        }
+        Mode::Hase(common) => {
+            measure(common.output.json, |each| {
+                bench::hase_und_igel(common.repeat, each)
+            })?;
+        }
+        Mode::Search(Search {
+            ai,
+            depths,
+            players,
+            common,
+        }) => {
+            let settings = if ai.is_empty() {
+                SEARCH_SETTINGS.map(String::from).to_vec()
+            } else {
+                ai
+            };
+            let players = if players.is_empty() {
+                bench::SEARCH_PLAYERS.to_vec()
+            } else {
+                players
+            };
+            let rows = measure(common.output.json, |each| {
+                bench::search(&settings, depths, &players, common.repeat, each)
+            })?;
+            if !common.output.json {
+                let mut stdout = std::io::stdout().lock();
+                for line in bench::search_goals(&rows) {
+                    writeln!(stdout, "{line}")?;
+                }
+            }
+        }
+        Mode::Values(common) => {
+            measure(common.output.json, |each| {
+                bench::values(common.repeat, each)
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs a benchmark, printing each row as it is measured, or with `json` all of them as one
+/// JSON array at the end.
+fn measure<R: Display + Serialize>(
+    json: bool,
+    bench: impl FnOnce(&mut dyn FnMut(&R)) -> Result<Vec<R>>,
+) -> Result<Vec<R>> {
+    let mut stdout = std::io::stdout().lock();
+    let rows = bench(&mut |row| {
+        if !json {
+            // The callback returns nothing: a row that cannot be written does not stop the
+            // benchmark.
+            let _ = writeln!(stdout, "{row}");
+        }
+    })?;
+    if json {
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&rows)?)?;
+    }
+    Ok(rows)
+}

@@ -1,0 +1,188 @@
+//! The game a command takes and its parameters: the game's name, then a flag for every
+//! parameter any registered game takes, generated from the registry (so clap's derive cannot
+//! declare them, and `GameArgs` implements clap's traits by hand).
+
+use anyhow::{Result, bail};
+use solvedgym::games::{AnyGame, GAMES, GameInfo};
+
+/// A game and its parameters on the command line: the game's name, then a flag for every
+/// parameter any registered game takes (`--rows 4`, `--escape square`), or `--param KEY=VALUE`.
+pub struct GameArgs {
+    game: String,
+    /// (key, value as typed)
+    params: Vec<(String, String)>,
+}
+
+/// Game parameters that commands take as their own flags (`--seed` seeds a game's random
+/// positions and `play`'s choices alike), so they are not generated again.
+const COMMAND_FLAGS: &[&str] = &["seed"];
+
+/// Every parameter name of the registered games, with the games that take it and its help.
+fn param_flags() -> Vec<(&'static str, String)> {
+    // Per key: each distinct help and the games that give it.
+    type Helps = Vec<(&'static str, Vec<&'static str>)>;
+    let mut flags: Vec<(&'static str, Helps)> = Vec::new();
+    for g in GAMES {
+        for &(key, doc) in g.fields {
+            if COMMAND_FLAGS.contains(&key) {
+                continue;
+            }
+            let doc = doc.trim();
+            let at = match flags.iter().position(|(k, _)| *k == key) {
+                Some(i) => i,
+                None => {
+                    flags.push((key, Vec::new()));
+                    flags.len() - 1
+                }
+            };
+            let helps = &mut flags[at].1;
+            match helps.iter_mut().find(|(d, _)| *d == doc) {
+                Some((_, games)) => games.push(g.name),
+                None => helps.push((doc, vec![g.name])),
+            }
+        }
+    }
+    flags
+        .into_iter()
+        .map(|(key, helps)| {
+            let text: Vec<String> = helps
+                .iter()
+                .map(|(doc, games)| format!("{}: {doc}", games.join(", ")))
+                .collect();
+            (key, text.join("; "))
+        })
+        .collect()
+}
+
+impl clap::FromArgMatches for GameArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let mut params = Vec::new();
+        for (key, _) in param_flags() {
+            if let Some(v) = m.get_one::<String>(key) {
+                params.push((key.to_string(), v.clone()));
+            }
+        }
+        for kv in m.get_many::<String>("param").into_iter().flatten() {
+            let Some((k, v)) = kv.split_once('=') else {
+                return Err(clap::Error::raw(
+                    clap::error::ErrorKind::ValueValidation,
+                    format!("--param {kv}: expected KEY=VALUE\n"),
+                ));
+            };
+            params.push((k.trim().to_string(), v.to_string()));
+        }
+        Ok(GameArgs {
+            game: m.get_one::<String>("game").cloned().unwrap_or_default(),
+            params,
+        })
+    }
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for GameArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        let mut cmd = cmd.arg(
+            clap::Arg::new("game")
+                .required(true)
+                .value_name("GAME")
+                .help("The game (see `solvedgym games`)"),
+        );
+        for (key, help) in param_flags() {
+            let mut arg = clap::Arg::new(key).value_name("VALUE").help(help);
+            arg = if key.contains('_') {
+                // `--max-rounds`, as flags are spelt; the config's `max_rounds` works too.
+                let dashed: &'static str = Box::leak(key.replace('_', "-").into_boxed_str());
+                arg.long(dashed).alias(key)
+            } else {
+                arg.long(key)
+            };
+            cmd = cmd.arg(arg);
+        }
+        cmd.arg(
+            clap::Arg::new("param")
+                .long("param")
+                .value_name("KEY=VALUE")
+                .action(clap::ArgAction::Append)
+                .help("Any game parameter, as KEY=VALUE (repeatable)"),
+        )
+    }
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl GameArgs {
+    /// Passes a command's own flag (`--seed`) to the game when the game takes it; `required`
+    /// makes it an error when it does not.
+    pub fn pass(&mut self, key: &str, value: Option<String>, required: bool) -> Result<()> {
+        let Some(value) = value else {
+            return Ok(());
+        };
+        match GameInfo::find(&self.game) {
+            Some(info) if info.takes(key) => {
+                self.params.push((key.to_string(), value));
+                Ok(())
+            }
+            Some(info) if required => bail!(
+                "--{key}: {} has no random positions to seed (its parameters: {})",
+                info.name,
+                info.params_help()
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    /// Takes the game's parameters that a position written in its notation carries (`moves
+    /// --state`), unless a flag gives them; a flag that says otherwise is refused.
+    pub fn take_from_position(&mut self, position: &serde_json::Value) -> Result<()> {
+        let (Some(info), Some(object)) = (GameInfo::find(&self.game), position.as_object()) else {
+            return Ok(());
+        };
+        for (key, value) in object {
+            if !info.takes(key) || value.is_null() {
+                continue;
+            }
+            let value = match value {
+                serde_json::Value::String(s) => format!("{s:?}"),
+                other => toml::Value::try_from(other)
+                    .map(|v| v.to_string())
+                    .unwrap_or_else(|_| other.to_string()),
+            };
+            match self.params.iter().find(|(k, _)| k == key) {
+                None => self.params.push((key.clone(), value)),
+                Some((_, given)) if given.trim_matches('"') != value.trim_matches('"') => {
+                    bail!(
+                        "--{} {given}: the position says {key} = {value}",
+                        key.replace('_', "-")
+                    )
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    pub fn build(&self) -> Result<AnyGame> {
+        let text_params = GameInfo::find(&self.game)
+            .map(|info| info.text_params())
+            .unwrap_or_default();
+        let mut table = toml::Table::new();
+        for (k, v) in &self.params {
+            // A TOML value (4, true, "area") or else the text itself (area).
+            let mut value = format!("v = {v}")
+                .parse::<toml::Table>()
+                .ok()
+                .and_then(|mut t| t.remove("v"))
+                .unwrap_or_else(|| toml::Value::String(v.to_string()));
+            // A parameter whose default is text takes digits as text (`--board 1234`).
+            if text_params.contains(&k.as_str()) && !value.is_str() {
+                value = toml::Value::String(v.trim_matches('"').to_string());
+            }
+            table.insert(k.clone(), value);
+        }
+        Ok(AnyGame::from_spec(&self.game, table)?)
+    }
+}

@@ -1,0 +1,73 @@
+//! Value parsers of the flags that need no game to check: a bad value is refused while the
+//! command line is read, before any work.
+
+use std::error::Error;
+use std::fmt;
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
+
+/// A value one of these parsers refuses for its meaning (not its spelling). `main` prints it as
+/// the commands print the refusals they make once they run (`error: MESSAGE`, exit code 1)
+/// rather than as clap's usage error, so a refusal reads the same wherever it is made; the
+/// message names the flag.
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Error for Refused {}
+
+/// The refusal behind a command-line error, where one of these parsers made it.
+pub fn refusal(error: &clap::Error) -> Option<&Refused> {
+    error.source()?.downcast_ref()
+}
+
+/// `--depths A-B` (or one depth `A`): depths from 1 to 64.
+pub fn depths(text: &str) -> Result<RangeInclusive<u32>, Refused> {
+    let (a, b) = text.split_once('-').unwrap_or((text, text));
+    let bad = || {
+        Refused(format!(
+            "--depths {text}: write A-B with 1 <= A <= B <= 64, e.g. 4-10"
+        ))
+    };
+    let a: u32 = a.trim().parse().map_err(|_| bad())?;
+    let b: u32 = b.trim().parse().map_err(|_| bad())?;
+    if a == 0 || a > b || b > 64 {
+        return Err(bad());
+    }
+    Ok(a..=b)
+}
+
+/// `--plot FILE`: an image to write, SVG or PNG by its ending
+/// ([`solvedgym::io::plot::is_svg`]).
+pub fn image(text: &str) -> Result<PathBuf, Refused> {
+    let path = PathBuf::from(text);
+    solvedgym::io::plot::is_svg(&path).map_err(|e| Refused(format!("--plot: {e:#}")))?;
+    Ok(path)
+}
+
+/// `rate --plot FILE`: [`image`], refused in `rate`'s words.
+pub fn rate_image(text: &str) -> Result<PathBuf, Refused> {
+    image(text).map_err(|_| Refused(format!("--plot {text}: the file name ends in .svg or .png")))
+}
+
+/// `play --fuzz P`: a probability ([`solvedgym::tools::play::check_fuzz`]). A value that is not
+/// a number at all is clap's error, as for any number.
+pub fn fuzz(text: &str) -> Result<f64, Box<dyn Error + Send + Sync>> {
+    let p: f64 = text.parse()?;
+    solvedgym::tools::play::check_fuzz(p).map_err(|e| Refused(format!("{e:#}")))?;
+    Ok(p)
+}
+
+/// `stats --games N`: at least one game.
+pub fn games(text: &str) -> Result<u64, Box<dyn Error + Send + Sync>> {
+    let n: u64 = text.parse()?;
+    if n == 0 {
+        return Err(Refused(format!("--games {n}: play at least one game")).into());
+    }
+    Ok(n)
+}

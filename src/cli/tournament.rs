@@ -1,0 +1,140 @@
+//! `solvedgym tournament`: AI entrants on seeded deals with the seats rotated.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use solvedgym::core::game::Game;
+use solvedgym::tools::tournament;
+use solvedgym::with_game;
+
+use super::game_args::GameArgs;
+use super::games;
+use super::output::{Output, Threads};
+
+/// A tournament between AI entrants (random, greedy, searches with their settings):
+/// seeded deals with the seats rotated; win rate and mean rank with 95% intervals, game
+/// length, and each search's positions and milliseconds per move.
+#[derive(clap::Args)]
+#[command(
+    after_help = help(),
+    mut_arg("threads", |a| a.help(
+        "Worker threads (default: all cores). Results do not depend on it (but ms/move does)"
+    )),
+)]
+pub struct Args {
+    #[command(flatten)]
+    game: GameArgs,
+    /// An entrant (at least two, each once): random, greedy (one ply on the game's
+    /// heuristic), or search settings, e.g. "depth=4" or "depth=8,order,cutoffs=0-0-8-8-4"
+    /// (see below).
+    #[arg(long = "ai", value_name = "AI", required = true)]
+    ai: Vec<String>,
+    /// Deals to play; each deal is played once per seating (see below).
+    #[arg(long, default_value_t = 100)]
+    games: u64,
+    /// The seed of the deals (the cards and dice, and random players' choices).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[command(flatten)]
+    threads: Threads,
+    #[command(flatten)]
+    output: Output,
+    /// Draw the win rates with their intervals as a bar chart to this file (.svg or .png).
+    #[arg(long, value_name = "FILE", value_parser = super::parse::image)]
+    plot: Option<PathBuf>,
+}
+
+pub fn exec(args: Args) -> Result<()> {
+    let Args {
+        mut game,
+        ai,
+        games,
+        seed,
+        threads,
+        output,
+        plot,
+    } = args;
+    threads.set()?;
+    let entrants = ai
+        .iter()
+        .map(|spec| {
+            tournament::parse_entrant(spec).map_err(|e| anyhow::anyhow!("--ai {spec}: {e}"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    game.pass("seed", Some(seed.to_string()), false)?;
+    let game = game.build()?;
+    let report = with_game!(&game, g => {
+        tournament::check(g, &entrants, games).context("--ai / --games")?;
+        if tournament::blind_search(g, &entrants) {
+            eprintln!(
+                "note: {} has no heuristic: a search values the positions at its depth \
+    limit as 0, so only a search to the end of the game plays well",
+                g.name()
+            );
+        }
+        let per_deal = tournament::games_per_deal(entrants.len(), g.num_players());
+        let bar = if output.progress() {
+            let bar = indicatif::ProgressBar::new(games * per_deal as u64);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{msg} [{bar:40.cyan/blue}] {human_pos}/{human_len} games ({eta} left)",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
+            bar.set_message(format!(
+                "{} entrants on {} threads",
+                entrants.len(),
+                rayon::current_num_threads()
+            ));
+            bar
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        let report = tournament::run(g, &entrants, games, seed, &|n| bar.inc(n))?;
+        bar.finish_and_clear();
+        report
+    });
+    if let Some(path) = &plot {
+        tournament::plot(&report, path)?;
+    }
+    let mut stdout = std::io::stdout().lock();
+    if output.json() {
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        writeln!(stdout, "{report}")?;
+        if let Some(path) = &plot {
+            writeln!(stdout, "plot: {}", path.display())?;
+        }
+    }
+    Ok(())
+}
+
+fn help() -> String {
+    format!(
+        "A deal is one seed: every game of a deal draws from it, so where play coincides the \
+cards and dice coincide and luck is paired across seats. With E entrants and P seats, E <= P seats \
+the entrants repeated in turn to P seats (A B A for 2 entrants and 3 seats) and plays the deal P \
+times, once per rotation of that list; E > P plays the deal once for every ordered choice of P \
+distinct entrants. Every entrant thus holds every seat equally often; --games counts deals.\n\n\
+Per entrant: games (seats held), win rate (a win shared by k tied players counts 1/k; equal play \
+wins 1/P) and mean rank (1 = first), each with its 95% interval over deals (the entrant's mean per \
+deal; mean ± 1.96·s/√n, clipped), player moves per game, and for searches positions and \
+milliseconds per move. Everything but the milliseconds and seconds is the same for a seed on any \
+machine and thread count; the milliseconds depend on the machine and on what else runs on it.\n\n\
+Search settings (comma-separated; games with a heuristic, or any game searched to its end): \
+depth=N (plies, default 4), order / no-order, prune / no-prune (alpha-beta), cutoffs=0-0-8-8-4 \
+(keep the best k moves at each ply; 0 = all), mode=paranoid | own | lead | hybrid, \
+chance=expectation | worst | leaf, table / no-table, stop / play-on, nodes=N or ms=N (iterative \
+deepening within a budget). Any other KEY=VALUE sets the game's evaluation for that entrant alone \
+(Hase und Igel: eval=FILE, ks=W, kc=W, kp=W), so entrants may differ only in their heuristic. An \
+entrant is named by its settings in full.\n\n\
+Examples:\n  solvedgym tournament hase-und-igel --players 3 --ai depth=1 --ai depth=2 --ai random --games 100\n  \
+solvedgym tournament hase-und-igel --players 2 --ai depth=2 --ai depth=2,kc=0 --games 50\n  \
+solvedgym tournament hase-und-igel --players 3 --ai \"depth=4\" --ai \"depth=8,order,cutoffs=0-0-8-8-4\" \
+--ai random --games 200 --seed 1 --json --plot notebooks-data/tournament.svg\n  \
+solvedgym tournament tictactoe --ai depth=9 --ai random --games 50\n\n{}",
+        games::help()
+    )
+}
