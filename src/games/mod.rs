@@ -312,4 +312,20 @@ mod tests {
         t.insert("cols".into(), 4.into());
         assert!(AnyGame::from_spec("hexapawn", t).is_err());
     }
+
+    /// A game's name is written once, in its spec: every game a spec builds answers to a
+    /// registered name (its own, or the spec it shares a type with: octapawn is a Hexapawn).
+    #[test]
+    fn every_game_answers_to_a_registered_name() {
+        for info in GAMES {
+            let game = info.default_game();
+            assert!(
+                GAMES.iter().any(|g| g.name == game.name()),
+                "{} builds a game named {}",
+                info.name,
+                game.name()
+            );
+            assert!(GameInfo::find(game.name()).is_some(), "{}", game.name());
+        }
+    }
 }
