@@ -241,3 +241,29 @@ fn the_check_sees_an_import_that_runs_up() {
         "learn/mod.rs:1: imports crate::ai, which stands beside `learn` in its layer"
     );
 }
+
+/// docs/layout.md names every file of `src/` (as `core/game.rs`), so the map cannot drift from
+/// the house: a file added, moved or removed fails here until the page says so.
+#[test]
+fn the_layout_page_names_every_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let page = std::fs::read_to_string(root.join("docs/layout.md")).expect("docs/layout.md");
+    let src = root.join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut missing: Vec<String> = files
+        .iter()
+        .map(|f| {
+            f.strip_prefix(&src)
+                .expect("under src")
+                .display()
+                .to_string()
+        })
+        .filter(|rel| !page.contains(&format!("`{rel}`")))
+        .collect();
+    missing.sort();
+    assert!(
+        missing.is_empty(),
+        "docs/layout.md does not name these files of src/: {missing:?}"
+    );
+}

@@ -114,7 +114,7 @@ struct Learn {
 struct Search {
     /// The settings to time (repeatable; `{depth}` stands for each depth; default
     /// "depth={depth},cutoffs=0-0-8-8-4", the same with chance=worst, and with chance=sample:
-    /// one card drawn per draw, the seed's tree, which did not branch on cards). A family stops
+    /// one card drawn per draw, the reference AI's tree, which did not branch on cards). A family stops
     /// deepening after a depth that took over 1.5 s a move.
     #[arg(long, value_name = "SETTINGS")]
     ai: Vec<String>,
