@@ -9,6 +9,8 @@ use anyhow::{Result, bail, ensure};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
+use super::config::{BandSpec, ExperimentConfig};
+use crate::eval::Metric;
 use crate::experiment::output::Curves;
 use crate::io::files::{FNV_OFFSET, fnv1a};
 use crate::io::plot::{Band, PlotSpec, Series, SeriesPoint};
@@ -206,6 +208,45 @@ fn point_seed(learner: &str, opponent: &str, metric: &str, episode: u64) -> u64 
     }
     eat(&episode.to_le_bytes());
     h
+}
+
+/// Labels and the reference line of a plotted metric, from what its conditions say of it: the
+/// reference is drawn where every condition recording the metric gives the same one.
+pub(super) fn plot_spec(
+    config: &ExperimentConfig,
+    recorded: &[Vec<Metric>],
+    metric: &str,
+) -> PlotSpec {
+    let defs: Vec<&Metric> = recorded
+        .iter()
+        .flatten()
+        .filter(|m| m.name == metric)
+        .collect();
+    let first = defs[0];
+    let reference = first
+        .reference
+        .clone()
+        .filter(|r| defs.iter().all(|m| m.reference.as_ref() == Some(r)));
+    let seat_note = first.seat.map_or(String::new(), |_| {
+        format!(" (as {})", metric.rsplit("_as_").next().unwrap_or(""))
+    });
+    PlotSpec {
+        file_stem: metric.to_string(),
+        title: format!("{}: {}{seat_note}", config.name(), first.title),
+        metric: metric.to_string(),
+        x_label: "games played".to_string(),
+        y_label: first.unit.clone(),
+        reference,
+        y_range: first.range,
+        band: match (config.band(), &first.interval) {
+            (_, Some((low, high))) => Band::Interval {
+                low: low.clone(),
+                high: high.clone(),
+            },
+            (BandSpec::Bootstrap95, None) => Band::Bootstrap95,
+            (BandSpec::MinMax, None) => Band::MinMax,
+        },
+    }
 }
 
 #[cfg(test)]
