@@ -513,25 +513,35 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// Renders example figures for visual inspection:
-    /// `SG_EXAMPLE_DIR=/some/dir cargo test --release -- --ignored render_example`.
+    /// The figures whose layout no other test reaches: a fixed y range cutting through the
+    /// data, and curves that fill every corner (four learners, five seeds each), so the legend
+    /// has no free corner. Every series must be labelled, and drawing again must give the same
+    /// bytes. With `SG_EXAMPLE_DIR` set, the figures are written (and kept) there to be looked
+    /// at: `SG_EXAMPLE_DIR=/some/dir cargo test --release busy_and_clipped`.
     #[test]
-    #[ignore = "renders example figures into $SG_EXAMPLE_DIR; run by hand"]
-    fn render_example() {
-        let dir = PathBuf::from(std::env::var("SG_EXAMPLE_DIR").expect("SG_EXAMPLE_DIR"));
+    fn busy_and_clipped_figures_are_complete_and_repeatable() {
+        let keep = std::env::var_os("SG_EXAMPLE_DIR").map(PathBuf::from);
+        let dir = keep.clone().unwrap_or_else(|| scratch_dir("busy"));
         let c = learning_curves();
         plot_metric(&dir, &c, &demo_spec("example", Band::Bootstrap95)).unwrap();
 
         let mut spec = demo_spec("example-fixed-minmax", Band::MinMax);
         spec.y_range = Some((0.0, 30.0));
-        plot_metric(&dir, &c, &spec).unwrap();
+        let paths = plot_metric(&dir, &c, &spec).unwrap();
+        let svg = std::fs::read_to_string(&paths[1]).unwrap();
+        for text in [
+            "q-learning vs random (n=3)",
+            "monte-carlo vs minimax (n=3)",
+            "min–max over seeds",
+            "optimal (solver)",
+        ] {
+            assert!(svg.contains(text), "clipped svg lacks {text:?}");
+        }
 
         // Curves that fill every corner, to exercise the legend headroom.
+        let learners = ["sarsa", "q-learning", "monte-carlo", "td(0)"];
         let mut busy = Curves::new("demo", "tictactoe", "abc123");
-        for (k, learner) in ["sarsa", "q-learning", "monte-carlo", "td(0)"]
-            .into_iter()
-            .enumerate()
-        {
+        for (k, learner) in learners.into_iter().enumerate() {
             for seed in 0..5u64 {
                 for episode in 0..=40u64 {
                     let t = episode as f64 / 40.0;
@@ -551,7 +561,42 @@ mod tests {
             y_range: None,
             band: Band::MinMax,
         };
-        plot_metric(&dir, &busy, &spec).unwrap();
+        let paths = plot_metric(&dir, &busy, &spec).unwrap();
+        assert_eq!(
+            paths,
+            [dir.join("example-busy.png"), dir.join("example-busy.svg")]
+        );
+        let png = std::fs::read(&paths[0]).unwrap();
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+        let svg = std::fs::read_to_string(&paths[1]).unwrap();
+        for learner in learners {
+            let label = format!("{learner} vs minimax (n=5)");
+            assert!(svg.contains(&label), "busy svg lacks {label:?}");
+        }
+        for text in [
+            "Draw rate against the perfect player",
+            "draw rate (fraction of games)",
+            "optimal (solver)",
+            "min–max over seeds",
+        ] {
+            assert!(svg.contains(text), "busy svg lacks {text:?}");
+        }
+
+        // The outputs of a study are compared byte for byte: so are two drawings.
+        let again = scratch_dir("busy-again");
+        let repeat = plot_metric(&again, &busy, &spec).unwrap();
+        for (a, b) in paths.iter().zip(&repeat) {
+            assert!(
+                std::fs::read(a).unwrap() == std::fs::read(b).unwrap(),
+                "{} differs from {}",
+                a.display(),
+                b.display()
+            );
+        }
+        std::fs::remove_dir_all(&again).unwrap();
+        if keep.is_none() {
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
     }
 
     impl PlotSpec {
