@@ -6,9 +6,10 @@
 
 use std::sync::{Mutex, PoisonError};
 
+use super::dp::{Lane, backward_lanes};
 use super::{
-    EvalError, Evaluator, ExpectedResult, FrozenPolicy, GraphTruth, Lane, Metric, Profile, Role,
-    backward_lanes, evaluate_profiles, minimax_return,
+    EvalError, Evaluator, ExpectedResult, FrozenPolicy, GraphTruth, Metric, Profile, Role,
+    evaluate_profiles, minimax_return,
 };
 use crate::core::game::{Game, GameResult, Player, Turn};
 use crate::core::graph::{StateGraph, StateId};

@@ -9,6 +9,8 @@ use anyhow::{Result, bail, ensure};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
+use super::config::{BandSpec, ExperimentConfig};
+use crate::eval::Metric;
 use crate::experiment::output::Curves;
 use crate::io::files::{FNV_OFFSET, fnv1a};
 use crate::io::plot::{Band, PlotSpec, Series, SeriesPoint};
@@ -206,6 +208,45 @@ fn point_seed(learner: &str, opponent: &str, metric: &str, episode: u64) -> u64 
     }
     eat(&episode.to_le_bytes());
     h
+}
+
+/// Labels and the reference line of a plotted metric, from what its conditions say of it: the
+/// reference is drawn where every condition recording the metric gives the same one.
+pub(super) fn plot_spec(
+    config: &ExperimentConfig,
+    recorded: &[Vec<Metric>],
+    metric: &str,
+) -> PlotSpec {
+    let defs: Vec<&Metric> = recorded
+        .iter()
+        .flatten()
+        .filter(|m| m.name == metric)
+        .collect();
+    let first = defs[0];
+    let reference = first
+        .reference
+        .clone()
+        .filter(|r| defs.iter().all(|m| m.reference.as_ref() == Some(r)));
+    let seat_note = first.seat.map_or(String::new(), |_| {
+        format!(" (as {})", metric.rsplit("_as_").next().unwrap_or(""))
+    });
+    PlotSpec {
+        file_stem: metric.to_string(),
+        title: format!("{}: {}{seat_note}", config.name(), first.title),
+        metric: metric.to_string(),
+        x_label: "games played".to_string(),
+        y_label: first.unit.clone(),
+        reference,
+        y_range: first.range,
+        band: match (config.band(), &first.interval) {
+            (_, Some((low, high))) => Band::Interval {
+                low: low.clone(),
+                high: high.clone(),
+            },
+            (BandSpec::Bootstrap95, None) => Band::Bootstrap95,
+            (BandSpec::MinMax, None) => Band::MinMax,
+        },
+    }
 }
 
 #[cfg(test)]
@@ -472,25 +513,35 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// Renders example figures for visual inspection:
-    /// `SG_EXAMPLE_DIR=/some/dir cargo test --release -- --ignored render_example`.
+    /// The figures whose layout no other test reaches: a fixed y range cutting through the
+    /// data, and curves that fill every corner (four learners, five seeds each), so the legend
+    /// has no free corner. Every series must be labelled, and drawing again must give the same
+    /// bytes. With `SG_EXAMPLE_DIR` set, the figures are written (and kept) there to be looked
+    /// at: `SG_EXAMPLE_DIR=/some/dir cargo test --release busy_and_clipped`.
     #[test]
-    #[ignore = "renders example figures into $SG_EXAMPLE_DIR; run by hand"]
-    fn render_example() {
-        let dir = PathBuf::from(std::env::var("SG_EXAMPLE_DIR").expect("SG_EXAMPLE_DIR"));
+    fn busy_and_clipped_figures_are_complete_and_repeatable() {
+        let keep = std::env::var_os("SG_EXAMPLE_DIR").map(PathBuf::from);
+        let dir = keep.clone().unwrap_or_else(|| scratch_dir("busy"));
         let c = learning_curves();
         plot_metric(&dir, &c, &demo_spec("example", Band::Bootstrap95)).unwrap();
 
         let mut spec = demo_spec("example-fixed-minmax", Band::MinMax);
         spec.y_range = Some((0.0, 30.0));
-        plot_metric(&dir, &c, &spec).unwrap();
+        let paths = plot_metric(&dir, &c, &spec).unwrap();
+        let svg = std::fs::read_to_string(&paths[1]).unwrap();
+        for text in [
+            "q-learning vs random (n=3)",
+            "monte-carlo vs minimax (n=3)",
+            "min–max over seeds",
+            "optimal (solver)",
+        ] {
+            assert!(svg.contains(text), "clipped svg lacks {text:?}");
+        }
 
         // Curves that fill every corner, to exercise the legend headroom.
+        let learners = ["sarsa", "q-learning", "monte-carlo", "td(0)"];
         let mut busy = Curves::new("demo", "tictactoe", "abc123");
-        for (k, learner) in ["sarsa", "q-learning", "monte-carlo", "td(0)"]
-            .into_iter()
-            .enumerate()
-        {
+        for (k, learner) in learners.into_iter().enumerate() {
             for seed in 0..5u64 {
                 for episode in 0..=40u64 {
                     let t = episode as f64 / 40.0;
@@ -510,7 +561,42 @@ mod tests {
             y_range: None,
             band: Band::MinMax,
         };
-        plot_metric(&dir, &busy, &spec).unwrap();
+        let paths = plot_metric(&dir, &busy, &spec).unwrap();
+        assert_eq!(
+            paths,
+            [dir.join("example-busy.png"), dir.join("example-busy.svg")]
+        );
+        let png = std::fs::read(&paths[0]).unwrap();
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+        let svg = std::fs::read_to_string(&paths[1]).unwrap();
+        for learner in learners {
+            let label = format!("{learner} vs minimax (n=5)");
+            assert!(svg.contains(&label), "busy svg lacks {label:?}");
+        }
+        for text in [
+            "Draw rate against the perfect player",
+            "draw rate (fraction of games)",
+            "optimal (solver)",
+            "min–max over seeds",
+        ] {
+            assert!(svg.contains(text), "busy svg lacks {text:?}");
+        }
+
+        // The outputs of a study are compared byte for byte: so are two drawings.
+        let again = scratch_dir("busy-again");
+        let repeat = plot_metric(&again, &busy, &spec).unwrap();
+        for (a, b) in paths.iter().zip(&repeat) {
+            assert!(
+                std::fs::read(a).unwrap() == std::fs::read(b).unwrap(),
+                "{} differs from {}",
+                a.display(),
+                b.display()
+            );
+        }
+        std::fs::remove_dir_all(&again).unwrap();
+        if keep.is_none() {
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
     }
 
     impl PlotSpec {

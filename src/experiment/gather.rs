@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
+use super::config;
+use super::plan::{conditions, config_hash, jobs, run_id, study_name};
 use super::store::{self, MANIFEST, Manifest, RUNS_DIR, Store};
-use super::{conditions, config, config_hash, jobs, run_id, study_name};
 use crate::io::files::write_atomic;
 
 /// A study as the shards stored it.

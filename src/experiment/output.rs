@@ -357,13 +357,4 @@ mod tests {
             }
         }
     }
-
-    /// Writes the sample table for inspection or cross-process comparison:
-    /// `SG_EXAMPLE_DIR=/some/dir cargo test --release -- --ignored write_example`.
-    #[test]
-    #[ignore = "writes example files into $SG_EXAMPLE_DIR; run by hand"]
-    fn write_example() {
-        let dir = PathBuf::from(std::env::var("SG_EXAMPLE_DIR").expect("SG_EXAMPLE_DIR"));
-        write_curves(&dir, &sample()).unwrap();
-    }
 }

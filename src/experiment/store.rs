@@ -16,7 +16,6 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use super::JobResult;
 use super::output::Curves;
 use crate::io::files::write_atomic;
 
@@ -91,6 +90,19 @@ struct Record {
     metrics: Vec<String>,
     /// The curve rows in order: episode, index into `metrics`, bits of the value.
     rows: Vec<(u64, u32, u64)>,
+}
+
+/// What a trained (or reloaded) learner left behind: the unit this store saves and loads, so
+/// it is defined beside the store (training makes one, the store keeps it bit for bit).
+pub(super) struct JobResult {
+    /// The first evaluation at which the greedy policy kept the value in 95% / 99% of the
+    /// positions of optimal play.
+    pub(super) reached: [Option<u64>; 2],
+    pub(super) curves: Curves,
+    pub(super) losses: u64,
+    pub(super) last_loss: u64,
+    pub(super) perfect: bool,
+    pub(super) final_metrics: Vec<(String, f64)>,
 }
 
 /// Who a run is: its learner's label, its opponent's name and its seed.

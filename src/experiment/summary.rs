@@ -8,6 +8,11 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use super::config::{Evaluation, ExperimentConfig, Seat};
+use super::plan::Condition;
+use super::store::JobResult;
+use crate::core::game::Game;
+use crate::core::graph::StateGraph;
 use crate::eval::{Metric, Role};
 use crate::learn::LearnerNote;
 use crate::truth::SolveReport;
@@ -331,5 +336,90 @@ impl fmt::Display for RunSummary {
             write!(f, "  wrote {}/: {}", dir.display(), names.join(", "))?;
         }
         Ok(())
+    }
+}
+
+fn reached_spread(jobs: &[JobResult], k: usize) -> Option<Spread> {
+    let v: Vec<f64> = jobs
+        .iter()
+        .filter_map(|j| j.reached[k].map(|e| e as f64))
+        .collect();
+    (!v.is_empty()).then(|| Spread::of(v))
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn summarise<G: Game>(
+    game: &G,
+    graph: Option<&StateGraph<G>>,
+    config: &ExperimentConfig,
+    conditions: &[Condition],
+    recorded: &[Vec<Metric>],
+    results: &[JobResult],
+    solution: Option<crate::truth::SolveReport>,
+    config_hash: &str,
+) -> RunSummary {
+    let per = config.seeds().len();
+    let share = |n: usize| n as f64 / per as f64;
+    let mut out = Vec::new();
+    for (c, cond) in conditions.iter().enumerate() {
+        let jobs = &results[c * per..(c + 1) * per];
+        let mut final_metrics = BTreeMap::new();
+        for (i, (name, _)) in jobs[0].final_metrics.iter().enumerate() {
+            final_metrics.insert(
+                name.clone(),
+                Spread::of(jobs.iter().map(|j| j.final_metrics[i].1)),
+            );
+        }
+        let measures_perfect = recorded[c].iter().any(|m| m.role == Role::Perfect);
+        out.push(ConditionSummary {
+            learner: cond.learner.label.clone(),
+            opponent: cond.opponent_name().to_string(),
+            seat: cond.learner.seat.describe(),
+            seeds: per,
+            episodes: config.episodes(),
+            losses: Spread::of(jobs.iter().map(|j| j.losses as f64)),
+            last_loss_episode: Spread::of(jobs.iter().map(|j| j.last_loss as f64)),
+            never_lost_share: share(jobs.iter().filter(|j| j.losses == 0).count()),
+            perfect_share: measures_perfect
+                .then(|| share(jobs.iter().filter(|j| j.perfect).count())),
+            final_metrics,
+            episodes_to_95: reached_spread(jobs, 0),
+            reached_95_share: share(jobs.iter().filter(|j| j.reached[0].is_some()).count()),
+            episodes_to_99: reached_spread(jobs, 1),
+            reached_99_share: share(jobs.iter().filter(|j| j.reached[1].is_some()).count()),
+            metrics: recorded[c].clone(),
+            seat_names: (0..game.num_players())
+                .map(|p| game.player_name(p).to_string())
+                .collect(),
+        });
+    }
+    let mut notes: BTreeMap<&'static str, Vec<_>> = BTreeMap::new();
+    if let Some(graph) = graph {
+        for l in config.learners() {
+            let seat = match &l.seat {
+                Seat::Player(p, name) => Some((*p, name.as_str())),
+                _ => None,
+            };
+            if let Some((key, note)) = l.config.note(&l.label, seat, graph) {
+                notes.entry(key).or_default().push(note);
+            }
+        }
+    }
+    let evaluation = match config.evaluation() {
+        Evaluation::Exact => "exact evaluation".to_string(),
+        Evaluation::Match { games } => {
+            format!("evaluated by matches, {games} games per reference")
+        }
+    };
+    RunSummary {
+        name: config.name().to_string(),
+        description: config.description().to_string(),
+        config_hash: config_hash.to_string(),
+        solution,
+        notes,
+        conditions: out,
+        game: game.name().to_string(),
+        evaluation,
+        written: Vec::new(),
     }
 }

@@ -1,0 +1,990 @@
+//! The dynamic programs of the exact evaluator: a policy measured against an oracle's truth over
+//! the enumerated state graph, computed (never sampled).
+//! [`ExactEvaluator`](super::exact::ExactEvaluator) turns them into a run's metrics;
+//! `solvedgym rate` and the tests call them directly.
+//!
+//! - Optimal-move rate: the probability that the policy plays a move keeping the best result
+//!   the position allows (win, draw, loss), averaged over three sets of positions of its seat:
+//!   every reachable one, the ones it can face (it plays its own moves, the other seats play
+//!   anything), and the ones on lines of optimal play (both sides play such moves); and along
+//!   play, each position weighted by the probability that games between given policies reach
+//!   it ([`optimal_rate_along_play`]).
+//! - Blunders: positions it can face that it wins with perfect play and where it may play a
+//!   move (or resign) that throws the win away; mistakes: drawn positions it may lose.
+//! - Expected result against given opponents: win/draw/loss probabilities and expected return by
+//!   dynamic programming over the state graph, chance events at their probabilities.
+//! - Worst case: the same against opponents that play to hurt it most (a best response).
+
+use thiserror::Error;
+
+use crate::core::game::{Action, Game, GameResult, Player, Turn};
+use crate::core::graph::{GraphError, StateGraph, StateId};
+use crate::core::policy::{Policy, resign_probability};
+use crate::truth::oracle::Oracle;
+use crate::truth::{Solution, Value};
+
+/// Why an evaluation could not be made.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum EvalError {
+    #[error(transparent)]
+    Graph(#[from] GraphError),
+    #[error(
+        "the exact evaluator reads every policy's full distribution; `{policy}` only chooses moves (use the match evaluator)"
+    )]
+    NoDistribution { policy: String },
+    #[error("the oracle does not know this position of the state graph:\n{state}")]
+    Unknown { state: String },
+}
+
+/// An oracle's verdicts tabulated over a state graph: the value of every state and, for every
+/// edge, whether the move keeps its mover's result (chance edges keep it). Where the truth is
+/// an expected result (chance, more than two players) there are no win/draw/loss values: the
+/// edges that keep the mover's best expected result come from the oracle, and `has_values` is
+/// false.
+pub struct GraphTruth {
+    values: Vec<Value>,
+    keeps: Vec<bool>,
+    has_values: bool,
+    /// The states on lines of optimal play by every seat (reachable along value-keeping
+    /// edges), found once: every evaluation reads them.
+    optimal_play: Vec<bool>,
+}
+
+impl GraphTruth {
+    /// Asks `oracle` about every state of `graph` (once; the evaluations read the tables).
+    pub fn new<G: Game>(graph: &StateGraph<G>, oracle: &dyn Oracle<G>) -> Result<Self, EvalError> {
+        let unknown = |id: StateId| EvalError::Unknown {
+            state: graph.game().render(graph.state(id)),
+        };
+        let has_values = (0..graph.len() as StateId)
+            .any(|id| graph.turn(id).player().is_some() && oracle.value(graph.state(id)).is_some());
+        if !has_values {
+            let mut keeps = Vec::with_capacity(graph.num_edges());
+            for id in 0..graph.len() as StateId {
+                let state = graph.state(id);
+                match graph.turn(id) {
+                    Turn::Player(_) => {
+                        for &a in graph.actions(id) {
+                            keeps.push(oracle.keeps_value(state, a).ok_or_else(|| unknown(id))?);
+                        }
+                    }
+                    _ => keeps.extend(graph.children(id).iter().map(|_| true)),
+                }
+            }
+            let optimal_play = reachable(graph, |id, i| keeps[graph.edge_range(id).start + i]);
+            return Ok(GraphTruth {
+                values: vec![Value::Draw; graph.len()],
+                keeps,
+                has_values,
+                optimal_play,
+            });
+        }
+        // Every position's value; a deal (chance at the start) has none and keeps a placeholder
+        // no metric reads (they look at players' positions).
+        let values = (0..graph.len() as StateId)
+            .map(|id| {
+                let s = graph.state(id);
+                match (oracle.value(s), graph.turn(id)) {
+                    (Some(v), _) => Ok(v),
+                    (None, Turn::Chance) => Ok(Value::Draw),
+                    (None, _) => Err(unknown(id)),
+                }
+            })
+            .collect::<Result<Vec<Value>, _>>()?;
+        let mut keeps = Vec::with_capacity(graph.num_edges());
+        for id in 0..graph.len() as StateId {
+            let children = graph.children(id).iter();
+            match graph.turn(id) {
+                Turn::Player(p) => {
+                    let best = values[id as usize].result_for(p);
+                    keeps.extend(children.map(|&c| values[c as usize].result_for(p) == best));
+                }
+                _ => keeps.extend(children.map(|_| true)),
+            }
+        }
+        let optimal_play = reachable(graph, |id, i| keeps[graph.edge_range(id).start + i]);
+        Ok(GraphTruth {
+            values,
+            keeps,
+            has_values,
+            optimal_play,
+        })
+    }
+    /// The value of state `id` (a placeholder where `has_values` is false).
+    pub fn value(&self, id: StateId) -> Value {
+        self.values[id as usize]
+    }
+    /// Aligned with the graph's edges.
+    pub fn keeps(&self) -> &[bool] {
+        &self.keeps
+    }
+    /// Whether the truth has win/draw/loss values (blunders, mistakes and value errors read
+    /// them).
+    pub fn has_values(&self) -> bool {
+        self.has_values
+    }
+}
+
+/// Probabilities of every edge of the graph under one policy per seat (seats without a policy
+/// get none), chance edges at their chance probabilities.
+pub struct Profile {
+    /// Aligned with the graph's edges; meaningless at seats without a policy.
+    pub(super) edge: Vec<f64>,
+    /// Probability of resigning at each state.
+    pub(super) resign: Vec<f64>,
+    /// Whether a policy was given for each state's mover (always true at chance states).
+    pub(super) known: Vec<bool>,
+}
+
+impl Profile {
+    pub fn new<G: Game>(
+        graph: &StateGraph<G>,
+        policies: &[Option<&dyn Policy<G>>],
+    ) -> Result<Self, EvalError> {
+        let game = graph.game();
+        let n = graph.len();
+        let mut edge = Vec::with_capacity(graph.num_edges());
+        let mut resign = vec![0.0; n];
+        let mut known = vec![false; n];
+        let mut probs = Vec::new();
+        for id in 0..n as StateId {
+            match graph.turn(id) {
+                Turn::Player(p) => match policies.get(p).copied().flatten() {
+                    Some(policy) => {
+                        if !policy.probabilities(
+                            game,
+                            graph.state(id),
+                            graph.actions(id),
+                            &mut probs,
+                        ) {
+                            return Err(EvalError::NoDistribution {
+                                policy: policy.name(),
+                            });
+                        }
+                        debug_assert_eq!(
+                            probs.len(),
+                            graph.actions(id).len(),
+                            "one probability per action"
+                        );
+                        edge.extend_from_slice(&probs);
+                        resign[id as usize] = resign_probability(&probs);
+                        known[id as usize] = true;
+                    }
+                    None => edge.extend(std::iter::repeat_n(f64::NAN, graph.actions(id).len())),
+                },
+                Turn::Chance => {
+                    edge.extend_from_slice(graph.probabilities(id));
+                    known[id as usize] = true;
+                }
+                Turn::Terminal => known[id as usize] = true,
+            }
+        }
+        Ok(Profile {
+            edge,
+            resign,
+            known,
+        })
+    }
+
+    fn probs<'a, G: Game>(&'a self, graph: &StateGraph<G>, id: StateId) -> &'a [f64] {
+        &self.edge[graph.edge_range(id)]
+    }
+
+    /// A profile in which the states of seat `p` come from `parts[owner(p)]` (chance and
+    /// terminal states from the first part): pairs a learner's profile with opponents' profiles
+    /// computed once, without asking any policy again.
+    pub fn mix<G: Game>(
+        graph: &StateGraph<G>,
+        parts: &[&Profile],
+        owner: impl Fn(Player) -> usize,
+    ) -> Profile {
+        let mut out = Profile {
+            edge: parts[0].edge.clone(),
+            resign: parts[0].resign.clone(),
+            known: parts[0].known.clone(),
+        };
+        for id in 0..graph.len() as StateId {
+            if let Turn::Player(p) = graph.turn(id) {
+                let part = parts[owner(p)];
+                let range = graph.edge_range(id);
+                out.edge[range.clone()].copy_from_slice(&part.edge[range]);
+                out.resign[id as usize] = part.resign[id as usize];
+                out.known[id as usize] = part.known[id as usize];
+            }
+        }
+        out
+    }
+}
+
+/// A policy frozen at one moment: another policy's probabilities at every reachable state,
+/// tabulated once (a [`Profile`]) and read back by state, however the original changes later.
+/// A learner's frozen copy, its opponent in training, is one.
+pub struct FrozenPolicy<'g, G: Game> {
+    graph: &'g StateGraph<G>,
+    profile: Profile,
+    name: String,
+}
+
+impl<'g, G: Game> FrozenPolicy<'g, G> {
+    /// Tabulates `policy` at every seat.
+    pub fn new(graph: &'g StateGraph<G>, policy: &dyn Policy<G>) -> Result<Self, EvalError> {
+        let everywhere = vec![Some(policy); graph.game().num_players()];
+        Ok(FrozenPolicy {
+            graph,
+            profile: Profile::new(graph, &everywhere)?,
+            name: format!("frozen {}", policy.name()),
+        })
+    }
+    /// The tabulated probabilities, for the evaluator.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+}
+
+impl<G: Game> Policy<G> for FrozenPolicy<'_, G> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn probabilities(
+        &self,
+        _game: &G,
+        state: &G::State,
+        legal: &[Action],
+        probs: &mut Vec<f64>,
+    ) -> bool {
+        probs.clear();
+        // Every state a game can reach is in the graph; the fallback serves states built by hand.
+        let Some(id) = self.graph.id(state) else {
+            probs.resize(legal.len(), 1.0 / legal.len() as f64);
+            return true;
+        };
+        let actions = self.graph.actions(id);
+        let tabulated = self.profile.probs(self.graph, id);
+        if actions == legal {
+            probs.extend_from_slice(tabulated);
+        } else {
+            probs.extend(legal.iter().map(|a| {
+                actions
+                    .iter()
+                    .position(|b| b == a)
+                    .map_or(0.0, |k| tabulated[k])
+            }));
+        }
+        true
+    }
+}
+
+/// How a policy's moves compare with perfect play.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct PolicyReport {
+    /// Mean probability of a value-keeping move over every reachable position of its seats.
+    pub optimal_rate_all: f64,
+    pub states_all: usize,
+    /// The same over the positions it can face against any opponent.
+    pub optimal_rate_faced: f64,
+    pub states_faced: usize,
+    /// The same over the positions on lines of optimal play by every seat.
+    pub optimal_rate_optimal_play: f64,
+    pub states_optimal_play: usize,
+    /// Faced positions won with perfect play where it may throw the win away.
+    pub blunders: usize,
+    /// Faced drawn positions where it may lose.
+    pub mistakes: usize,
+}
+
+/// Measures `policy`, played at `seats`, against the enumerated `solution`.
+pub fn evaluate_policy<G: Game>(
+    solution: &Solution<G>,
+    seats: &[Player],
+    policy: &dyn Policy<G>,
+) -> Result<PolicyReport, EvalError> {
+    let graph = solution.graph();
+    let policies: Vec<Option<&dyn Policy<G>>> = (0..graph.game().num_players())
+        .map(|p| seats.contains(&p).then_some(policy))
+        .collect();
+    let truth = GraphTruth::new(graph, solution)?;
+    Ok(evaluate_profile(
+        graph,
+        &truth,
+        seats,
+        &Profile::new(graph, &policies)?,
+    ))
+}
+
+/// [`evaluate_policy`] for a policy already tabulated in `profile` (at least at `seats`),
+/// against `truth` tabulated over `graph`.
+pub fn evaluate_profile<G: Game>(
+    graph: &StateGraph<G>,
+    truth: &GraphTruth,
+    seats: &[Player],
+    profile: &Profile,
+) -> PolicyReport {
+    evaluate_profiles(graph, truth, seats, &[profile])[0]
+}
+
+/// [`evaluate_profile`] of each of `profiles`, in one pass over the graph for all of them (the
+/// same figures, bit for bit).
+pub fn evaluate_profiles<G: Game>(
+    graph: &StateGraph<G>,
+    truth: &GraphTruth,
+    seats: &[Player],
+    profiles: &[&Profile],
+) -> Vec<PolicyReport> {
+    let n = graph.len();
+    let keep_edge = truth.keeps();
+
+    // Probability of a value-keeping move, and of a move that worsens a win or a draw.
+    let mut rates = vec![vec![f64::NAN; n]; profiles.len()];
+    let mut throws = vec![vec![false; n]; profiles.len()];
+    for id in 0..n as StateId {
+        let Turn::Player(p) = graph.turn(id) else {
+            continue;
+        };
+        if !seats.contains(&p) {
+            continue;
+        }
+        let keeps = &keep_edge[graph.edge_range(id)];
+        let result = truth.value(id).result_for(p);
+        for (k, profile) in profiles.iter().enumerate() {
+            let probs = profile.probs(graph, id);
+            let resign = profile.resign[id as usize];
+            rates[k][id as usize] = keep_probability(graph, truth, profile, id, p);
+            let worsening: f64 = probs
+                .iter()
+                .zip(keeps)
+                .filter(|(_, k)| !**k)
+                .map(|(p, _)| p)
+                .sum();
+            throws[k][id as usize] =
+                result != GameResult::Loss && (worsening > 0.0 || resign > 0.0);
+        }
+    }
+
+    let faced = faced_by(graph, seats, profiles);
+    let optimal_play = &truth.optimal_play;
+    let mut reports = Vec::with_capacity(profiles.len());
+    for ((rate, throws), faced) in rates.iter().zip(&throws).zip(&faced) {
+        let mean = |mask: &dyn Fn(usize) -> bool| -> (f64, usize) {
+            let (mut sum, mut count) = (0.0, 0);
+            for (i, &r) in rate.iter().enumerate() {
+                if !r.is_nan() && mask(i) {
+                    sum += r;
+                    count += 1;
+                }
+            }
+            (
+                if count == 0 {
+                    f64::NAN
+                } else {
+                    sum / count as f64
+                },
+                count,
+            )
+        };
+        let (optimal_rate_all, states_all) = mean(&|_| true);
+        let (optimal_rate_faced, states_faced) = mean(&|i| faced[i]);
+        let (optimal_rate_optimal_play, states_optimal_play) = mean(&|i| optimal_play[i]);
+        let mut blunders = 0;
+        let mut mistakes = 0;
+        for i in 0..n {
+            if faced[i]
+                && throws[i]
+                && let Turn::Player(p) = graph.turn(i as StateId)
+            {
+                match truth.value(i as StateId).result_for(p) {
+                    GameResult::Win => blunders += 1,
+                    GameResult::Draw => mistakes += 1,
+                    GameResult::Loss => {}
+                }
+            }
+        }
+        reports.push(PolicyReport {
+            optimal_rate_all,
+            states_all,
+            optimal_rate_faced,
+            states_faced,
+            optimal_rate_optimal_play,
+            states_optimal_play,
+            blunders,
+            mistakes,
+        });
+    }
+    reports
+}
+
+/// The states each of `profiles`, played at `seats`, can face against any opponent: reached
+/// by its own moves of positive probability and every move of the other seats (and of seats
+/// it has no policy for), as [`reachable`] finds them one profile at a time.
+fn faced_by<G: Game>(
+    graph: &StateGraph<G>,
+    seats: &[Player],
+    profiles: &[&Profile],
+) -> Vec<Vec<bool>> {
+    let Ok(order) = graph.post_order() else {
+        return profiles
+            .iter()
+            .map(|profile| {
+                reachable(graph, |id, i| {
+                    !profile.known[id as usize]
+                        || !matches!(graph.turn(id), Turn::Player(p) if seats.contains(&p))
+                        || profile.probs(graph, id)[i] > 0.0
+                })
+            })
+            .collect();
+    };
+    let mut seen = vec![vec![false; graph.len()]; profiles.len()];
+    for s in &mut seen {
+        s[graph.start() as usize] = true;
+    }
+    // Parents first, as `reachable` goes.
+    for &id in order.iter().rev() {
+        let i = id as usize;
+        if !seen.iter().any(|s| s[i]) {
+            continue;
+        }
+        let mine = matches!(graph.turn(id), Turn::Player(p) if seats.contains(&p));
+        let children = graph.children(id);
+        for (s, profile) in seen.iter_mut().zip(profiles) {
+            if !s[i] {
+                continue;
+            }
+            if mine && profile.known[i] {
+                for (&c, &p) in children.iter().zip(profile.probs(graph, id)) {
+                    if p > 0.0 {
+                        s[c as usize] = true;
+                    }
+                }
+            } else {
+                for &c in children {
+                    s[c as usize] = true;
+                }
+            }
+        }
+    }
+    seen
+}
+
+/// The probability that the mover `p` of state `id` plays a value-keeping move under
+/// `profile` (resigning keeps the value only where the position is lost).
+fn keep_probability<G: Game>(
+    graph: &StateGraph<G>,
+    truth: &GraphTruth,
+    profile: &Profile,
+    id: StateId,
+    p: Player,
+) -> f64 {
+    let keeps = &truth.keeps()[graph.edge_range(id)];
+    let mut r: f64 = profile
+        .probs(graph, id)
+        .iter()
+        .zip(keeps)
+        .filter(|(_, k)| **k)
+        .map(|(p, _)| p)
+        .sum();
+    if truth.value(id).result_for(p) == GameResult::Loss {
+        r += profile.resign[id as usize];
+    }
+    r
+}
+
+/// The optimal-move rate of `seat` along play: games start at the start and every seat plays
+/// its policy in `profile` (chance at its probabilities); each position of `seat` counts with
+/// the probability that a game reaches it. That is the expected number of `seat`'s
+/// value-keeping moves (a move's probability of keeping the value, as in
+/// [`evaluate_profile`]) over the expected number of its decisions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct AlongPlay {
+    pub optimal_rate: f64,
+    /// Expected decisions of the seat per game.
+    pub decisions: f64,
+}
+
+/// [`AlongPlay`] of `seat` when every seat plays its policy in `profile`.
+pub fn optimal_rate_along_play<G: Game>(
+    graph: &StateGraph<G>,
+    truth: &GraphTruth,
+    seat: Player,
+    profile: &Profile,
+) -> Result<AlongPlay, GraphError> {
+    let mut reach = vec![0.0; graph.len()];
+    reach[graph.start() as usize] = 1.0;
+    let (mut decisions, mut keeping) = (0.0, 0.0);
+    // Parents before children: the reverse of the post-order.
+    for &id in graph.post_order()?.iter().rev() {
+        let r = reach[id as usize];
+        if r == 0.0 || graph.turn(id).is_terminal() {
+            continue;
+        }
+        if graph.turn(id) == Turn::Player(seat) {
+            decisions += r;
+            keeping += r * keep_probability(graph, truth, profile, id, seat);
+        }
+        for (&c, &p) in graph.children(id).iter().zip(profile.probs(graph, id)) {
+            if p > 0.0 {
+                reach[c as usize] += r * p;
+            }
+        }
+    }
+    Ok(AlongPlay {
+        optimal_rate: if decisions > 0.0 {
+            keeping / decisions
+        } else {
+            f64::NAN
+        },
+        decisions,
+    })
+}
+
+/// States reachable from the start along edges `(state, edge index)` that `follow` accepts.
+///
+/// On an acyclic graph, one pass over the states parents first (the post-order reversed): a
+/// state's edges are followed once it is known to be reached. The states come in an order
+/// fixed in advance, so the processor works on several at once (their graph entries are cache
+/// misses on the larger games), where a depth-first search waits for each state's children
+/// before it can look at the next.
+fn reachable<G: Game>(
+    graph: &StateGraph<G>,
+    mut follow: impl FnMut(StateId, usize) -> bool,
+) -> Vec<bool> {
+    let mut seen = vec![false; graph.len()];
+    seen[graph.start() as usize] = true;
+    if let Ok(order) = graph.post_order() {
+        for &id in order.iter().rev() {
+            if seen[id as usize] {
+                for (i, &c) in graph.children(id).iter().enumerate() {
+                    if !seen[c as usize] && follow(id, i) {
+                        seen[c as usize] = true;
+                    }
+                }
+            }
+        }
+        return seen;
+    }
+    let mut stack = vec![graph.start()];
+    while let Some(id) = stack.pop() {
+        for (i, &c) in graph.children(id).iter().enumerate() {
+            if !seen[c as usize] && follow(id, i) {
+                seen[c as usize] = true;
+                stack.push(c);
+            }
+        }
+    }
+    seen
+}
+
+/// The exact distribution of one seat's result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct ExpectedResult {
+    pub win: f64,
+    pub draw: f64,
+    pub loss: f64,
+    pub expected_return: f64,
+}
+
+impl ExpectedResult {
+    fn of(result: GameResult, ret: f64) -> Self {
+        let mut r = ExpectedResult {
+            expected_return: ret,
+            ..Default::default()
+        };
+        match result {
+            GameResult::Win => r.win = 1.0,
+            GameResult::Draw => r.draw = 1.0,
+            GameResult::Loss => r.loss = 1.0,
+        }
+        r
+    }
+    fn add_scaled(&mut self, other: &Self, w: f64) {
+        self.win += w * other.win;
+        self.draw += w * other.draw;
+        self.loss += w * other.loss;
+        self.expected_return += w * other.expected_return;
+    }
+}
+
+/// `seat`'s exact result distribution from the start when seat `p` plays `policies[p]`.
+pub fn expected_result<G: Game>(
+    graph: &StateGraph<G>,
+    policies: &[&dyn Policy<G>],
+    seat: Player,
+) -> Result<ExpectedResult, EvalError> {
+    let opt: Vec<Option<&dyn Policy<G>>> = policies.iter().map(|&p| Some(p)).collect();
+    Ok(expected_result_of(
+        graph,
+        &Profile::new(graph, &opt)?,
+        seat,
+    )?)
+}
+
+/// [`expected_result`] for policies already tabulated in `profile` (every seat).
+pub fn expected_result_of<G: Game>(
+    graph: &StateGraph<G>,
+    profile: &Profile,
+    seat: Player,
+) -> Result<ExpectedResult, GraphError> {
+    let values = backward(graph, profile, seat, None)?;
+    Ok(values[graph.start() as usize])
+}
+
+/// What an adversary minimises in [`worst_case`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Objective {
+    ExpectedReturn,
+    WinProbability,
+}
+
+/// `seat`'s result when it plays `policy` and every other seat plays to minimise `objective`
+/// (a best response; chance events at their probabilities).
+pub fn worst_case<G: Game>(
+    graph: &StateGraph<G>,
+    seat: Player,
+    policy: &dyn Policy<G>,
+    objective: Objective,
+) -> Result<ExpectedResult, EvalError> {
+    let policies: Vec<Option<&dyn Policy<G>>> = (0..graph.game().num_players())
+        .map(|p| (p == seat).then_some(policy))
+        .collect();
+    Ok(worst_case_of(
+        graph,
+        seat,
+        &Profile::new(graph, &policies)?,
+        objective,
+    )?)
+}
+
+/// [`worst_case`] for a policy already tabulated in `profile` at `seat`; the profile's other
+/// seats are ignored (they play the best response).
+pub fn worst_case_of<G: Game>(
+    graph: &StateGraph<G>,
+    seat: Player,
+    profile: &Profile,
+    objective: Objective,
+) -> Result<ExpectedResult, GraphError> {
+    let values = backward(graph, profile, seat, Some((seat, objective)))?;
+    Ok(values[graph.start() as usize])
+}
+
+/// The return `seat` is guaranteed with perfect play when everyone else plays against it.
+pub fn minimax_return<G: Game>(graph: &StateGraph<G>, seat: Player) -> Result<f64, GraphError> {
+    let game = graph.game();
+    let mut value = vec![0.0; graph.len()];
+    for &id in graph.post_order()? {
+        let children = graph.children(id).iter().map(|&c| value[c as usize]);
+        value[id as usize] = match graph.turn(id) {
+            Turn::Terminal => game.returns(graph.state(id))[seat],
+            Turn::Player(p) if p == seat => children.fold(f64::NEG_INFINITY, f64::max),
+            Turn::Player(_) => children.fold(f64::INFINITY, f64::min),
+            Turn::Chance => graph
+                .probabilities(id)
+                .iter()
+                .zip(children)
+                .map(|(p, v)| p * v)
+                .sum(),
+        };
+    }
+    Ok(value[graph.start() as usize])
+}
+
+/// Who plays in one lane of [`backward_lanes`], and whose result it measures: `mine` at
+/// `seat`'s states and chance, and at the other seats' states `theirs`, or (`None`) an
+/// adversary minimising `seat`'s expected return.
+pub(crate) struct Lane<'p> {
+    pub seat: Player,
+    pub mine: &'p Profile,
+    pub theirs: Option<&'p Profile>,
+}
+
+/// Each lane's seat's result distribution from the start, by one backward pass over the graph
+/// for all of them: lane by lane the same arithmetic as [`expected_result_of`] on
+/// `Profile::mix(graph, &[mine, theirs], ..)` and, for an adversary lane, as [`worst_case_of`]
+/// of `mine` with [`Objective::ExpectedReturn`], so the same bits. One pass instead of one per
+/// lane (and per seat): a state's results for all lanes sit side by side, the graph and the
+/// terminal returns are read once, and no mixed profile is copied.
+///
+/// `values` is working room, reused from call to call (its contents do not matter): every
+/// state is written, children before parents, before it is read.
+#[inline(never)]
+pub(crate) fn backward_lanes<G: Game>(
+    graph: &StateGraph<G>,
+    lanes: &[Lane],
+    values: &mut Vec<ExpectedResult>,
+) -> Result<Vec<ExpectedResult>, GraphError> {
+    let game = graph.game();
+    let width = lanes.len();
+    values.resize(graph.len() * width, ExpectedResult::default());
+    for &id in graph.post_order()? {
+        let i = id as usize;
+        let turn = graph.turn(id);
+        if turn.is_terminal() {
+            let r = game.returns(graph.state(id));
+            for (l, lane) in lanes.iter().enumerate() {
+                values[i * width + l] = ExpectedResult::of(r.result_for(lane.seat), r[lane.seat]);
+            }
+            continue;
+        }
+        let children = graph.children(id);
+        for (l, lane) in lanes.iter().enumerate() {
+            // The profile `Profile::mix` would take this state from (the adversary's states
+            // are nobody's).
+            let profile = match turn {
+                Turn::Player(p) if p != lane.seat => lane.theirs,
+                _ => Some(lane.mine),
+            };
+            values[i * width + l] = match profile {
+                Some(profile) if profile.known[i] => {
+                    let mut v = ExpectedResult::default();
+                    for (&c, &p) in children.iter().zip(profile.probs(graph, id)) {
+                        if p > 0.0 {
+                            v.add_scaled(&values[c as usize * width + l], p);
+                        }
+                    }
+                    if let (Turn::Player(mover), r) = (turn, profile.resign[i])
+                        && r > 0.0
+                    {
+                        let ret = game.resignation_returns(graph.state(id), mover);
+                        v.add_scaled(
+                            &ExpectedResult::of(ret.result_for(lane.seat), ret[lane.seat]),
+                            r,
+                        );
+                    }
+                    v
+                }
+                _ => {
+                    assert!(
+                        lane.theirs.is_none(),
+                        "every seat has a policy or an adversary"
+                    );
+                    // The first child of least expected return, as `min_by` picks it.
+                    let mut best = values[children[0] as usize * width + l];
+                    for &c in &children[1..] {
+                        let v = values[c as usize * width + l];
+                        if v.expected_return.total_cmp(&best.expected_return)
+                            == std::cmp::Ordering::Less
+                        {
+                            best = v;
+                        }
+                    }
+                    best
+                }
+            };
+        }
+    }
+    let start = graph.start() as usize * width;
+    Ok(values[start..start + width].to_vec())
+}
+
+/// Result distributions of every state, children before parents. With an adversary
+/// `(seat, objective)`, every other seat minimises the objective; otherwise every seat plays
+/// its profile.
+fn backward<G: Game>(
+    graph: &StateGraph<G>,
+    profile: &Profile,
+    seat: Player,
+    adversary: Option<(Player, Objective)>,
+) -> Result<Vec<ExpectedResult>, GraphError> {
+    let game = graph.game();
+    let mut values = vec![ExpectedResult::default(); graph.len()];
+    for &id in graph.post_order()? {
+        let i = id as usize;
+        let state = graph.state(id);
+        values[i] = match graph.turn(id) {
+            Turn::Terminal => {
+                let r = game.returns(state);
+                ExpectedResult::of(r.result_for(seat), r[seat])
+            }
+            turn if profile.known[i]
+                && !matches!((turn, adversary), (Turn::Player(p), Some((s, _))) if p != s) =>
+            {
+                let mut v = ExpectedResult::default();
+                for (&c, &p) in graph.children(id).iter().zip(profile.probs(graph, id)) {
+                    if p > 0.0 {
+                        v.add_scaled(&values[c as usize], p);
+                    }
+                }
+                if let (Turn::Player(mover), r) = (turn, profile.resign[i])
+                    && r > 0.0
+                {
+                    let ret = game.resignation_returns(state, mover);
+                    v.add_scaled(&ExpectedResult::of(ret.result_for(seat), ret[seat]), r);
+                }
+                v
+            }
+            _ => {
+                let (_, objective) = adversary.expect("every seat has a policy or an adversary");
+                let key = |v: &ExpectedResult| match objective {
+                    Objective::ExpectedReturn => v.expected_return,
+                    Objective::WinProbability => v.win,
+                };
+                graph
+                    .children(id)
+                    .iter()
+                    .map(|&c| values[c as usize])
+                    .min_by(|a, b| key(a).total_cmp(&key(b)))
+                    .expect("a player state has moves")
+            }
+        };
+    }
+    Ok(values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::policy::RandomPolicy;
+    use crate::games::TicTacToe;
+    use crate::learn::Learner;
+    use crate::truth::OptimalPolicy;
+
+    #[test]
+    fn optimal_policy_is_perfect_and_random_is_not() {
+        let sol = Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        let opt = OptimalPolicy::new(&sol);
+        let r = evaluate_policy(&sol, &[0], &opt).unwrap();
+        assert!((r.optimal_rate_all - 1.0).abs() < 1e-12);
+        assert!((r.optimal_rate_faced - 1.0).abs() < 1e-12);
+        assert_eq!(r.blunders + r.mistakes, 0);
+        let rnd = evaluate_policy(&sol, &[0], &RandomPolicy).unwrap();
+        assert!(rnd.optimal_rate_all < 1.0 && rnd.mistakes > 0);
+        assert_eq!(
+            rnd.states_faced, rnd.states_all,
+            "random play faces every position"
+        );
+        // Optimal vs optimal draws; random x against optimal o never wins.
+        let g = sol.graph();
+        let both = expected_result(g, &[&opt, &opt], 0).unwrap();
+        assert!((both.draw - 1.0).abs() < 1e-12);
+        let vs = expected_result(g, &[&RandomPolicy, &opt], 0).unwrap();
+        assert_eq!(vs.win, 0.0);
+        assert!(vs.loss > 0.5);
+        let wc = worst_case(g, 0, &opt, Objective::ExpectedReturn).unwrap();
+        assert!(wc.expected_return.abs() < 1e-12);
+        assert_eq!(minimax_return(g, 0).unwrap(), 0.0);
+    }
+
+    #[test]
+    fn a_frozen_policy_plays_what_it_copied_and_a_shared_one_can_be_replaced() {
+        use crate::core::policy::SharedPolicy;
+        let sol = Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        let g = sol.graph();
+        let opt = OptimalPolicy::new(&sol);
+        let frozen = FrozenPolicy::new(g, &opt).unwrap();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for id in 0..g.len() as StateId {
+            if let Turn::Player(_) = g.turn(id) {
+                opt.probabilities(&TicTacToe, g.state(id), g.actions(id), &mut a);
+                frozen.probabilities(&TicTacToe, g.state(id), g.actions(id), &mut b);
+                assert_eq!(a, b, "state {id}");
+                // Asked in another order, it answers in that order.
+                let reversed: Vec<Action> = g.actions(id).iter().rev().copied().collect();
+                frozen.probabilities(&TicTacToe, g.state(id), &reversed, &mut b);
+                a.reverse();
+                assert_eq!(a, b, "state {id}, reversed");
+            }
+        }
+        // Shared: every clone plays the replacement.
+        let shared = SharedPolicy::new(frozen);
+        let clone = shared.clone();
+        let r = expected_result(g, &[&clone, &clone], 0).unwrap();
+        assert!((r.draw - 1.0).abs() < 1e-12);
+        shared.replace(FrozenPolicy::new(g, &RandomPolicy).unwrap());
+        let r = expected_result(g, &[&clone, &clone], 0).unwrap();
+        assert!((r.win - 0.5849).abs() < 1e-4, "{r:?}");
+        assert!(clone.name().contains("random"), "{}", clone.name());
+    }
+
+    #[test]
+    fn random_vs_random_tictactoe_matches_the_known_probabilities() {
+        // Checked against an independent walk over all 255,168 games with their probabilities.
+        let sol = Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        let r = expected_result(sol.graph(), &[&RandomPolicy, &RandomPolicy], 0).unwrap();
+        fn walk(
+            g: &TicTacToe,
+            s: &crate::games::tictactoe::TicTacToeState,
+            p: f64,
+            acc: &mut [f64; 3],
+        ) {
+            match g.turn(s) {
+                Turn::Terminal => match g.returns(s).winner() {
+                    Some(0) => acc[0] += p,
+                    Some(_) => acc[2] += p,
+                    None => acc[1] += p,
+                },
+                _ => {
+                    let mut legal = Vec::new();
+                    g.legal_actions(s, &mut legal);
+                    let q = p / legal.len() as f64;
+                    for a in legal {
+                        walk(g, &g.apply(s, a), q, acc);
+                    }
+                }
+            }
+        }
+        let mut acc = [0.0; 3];
+        walk(&TicTacToe, &TicTacToe.initial_state(), 1.0, &mut acc);
+        assert!((r.win - acc[0]).abs() < 1e-12);
+        assert!((r.draw - acc[1]).abs() < 1e-12);
+        assert!((r.loss - acc[2]).abs() < 1e-12);
+    }
+
+    #[test]
+    fn one_backward_pass_for_all_lanes_gives_the_bits_of_one_pass_each() {
+        use crate::learn::menace::{Matchbox, MatchboxConfig};
+        use crate::learn::q_learning::{QConfig, QLearner};
+        use crate::learn::tests::train_self_play;
+        // A half-trained Q-learner on tic-tac-toe, and HER on Hexapawn, which resigns.
+        fn check<G: Game>(sol: &Solution<G>, learner: &dyn Learner<G>) {
+            let g = sol.graph();
+            let everywhere = |p: &dyn Policy<G>| Profile::new(g, &[Some(p), Some(p)]).unwrap();
+            let optimal = everywhere(&OptimalPolicy::new(sol));
+            let random = everywhere(&RandomPolicy);
+            let behaviour = everywhere(learner.policy().as_ref());
+            let greedy = everywhere(learner.greedy_policy().as_ref());
+            let bits =
+                |r: &ExpectedResult| [r.win, r.draw, r.loss, r.expected_return].map(f64::to_bits);
+            let mut scratch = Vec::new();
+            for seat in 0..2 {
+                let lanes = [
+                    Lane {
+                        seat,
+                        mine: &behaviour,
+                        theirs: Some(&optimal),
+                    },
+                    Lane {
+                        seat,
+                        mine: &behaviour,
+                        theirs: Some(&random),
+                    },
+                    Lane {
+                        seat,
+                        mine: &greedy,
+                        theirs: Some(&optimal),
+                    },
+                    Lane {
+                        seat,
+                        mine: &behaviour,
+                        theirs: None,
+                    },
+                ];
+                let got = backward_lanes(g, &lanes, &mut scratch).unwrap();
+                for (lane, r) in lanes.iter().zip(&got).take(3) {
+                    let theirs = lane.theirs.unwrap();
+                    let mixed = Profile::mix(g, &[lane.mine, theirs], |p| usize::from(p != seat));
+                    let apart = expected_result_of(g, &mixed, seat).unwrap();
+                    assert_eq!(bits(r), bits(&apart), "seat {seat}");
+                }
+                let worst = worst_case_of(g, seat, &behaviour, Objective::ExpectedReturn).unwrap();
+                assert_eq!(bits(&got[3]), bits(&worst), "seat {seat}");
+            }
+        }
+        let sol = Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        let mut q = QLearner::new(&TicTacToe, "q", QConfig::default());
+        train_self_play(&TicTacToe, &mut q, 5_000, 1);
+        check(&sol, &q);
+        let hexapawn =
+            crate::games::Hexapawn::new(crate::games::HexapawnParams::default()).unwrap();
+        let sol = Solution::solve(&hexapawn, 1 << 20).unwrap();
+        let mut her = Matchbox::new("her", MatchboxConfig::her());
+        train_self_play(&hexapawn, &mut her, 200, 1);
+        check(&sol, &her);
+    }
+}

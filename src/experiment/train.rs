@@ -1,0 +1,552 @@
+//! Training one game of a study: its truth found once (every position for the exact evaluator,
+//! or the game's own solver for perfect play), its pending runs trained in parallel, each stored
+//! the moment it ends ([`run_game`]); one run is one learner trained against its opponent (or
+//! itself) and evaluated on the config's schedule ([`run_job`]). The study-wide progress bar
+//! ([`Progress`]) lives here, as training is what it counts.
+
+use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+use super::config::{self, Evaluation, ExperimentConfig, Seat};
+use super::figures::{plot_metric, plot_spec};
+use super::opponents::{OpponentSpec, copy_of};
+use super::output::{Curves, write_curves};
+use super::plan::{Condition, Plan, conditions, config_hash, jobs, run_id};
+use super::store::JobResult;
+use super::summary::{RunSummary, THRESHOLDS, summarise};
+use crate::core::env::{AecEnv, Env};
+use crate::core::game::{Game, GameResult, Player};
+use crate::core::graph::StateGraph;
+use crate::core::policy::{Policy, RandomPolicy, SharedPolicy};
+use crate::core::random::{derive_seed, rng};
+use crate::eval::exact::{ExactEvaluator, ExactTruth};
+use crate::eval::matches::{MatchEvaluator, Reference};
+use crate::eval::{Evaluator, Metric, Profile, Role};
+use crate::io::files::write_atomic;
+use crate::learn::{Learner, play_self, play_vs_opponent};
+use crate::truth::OptimalPolicy;
+use crate::truth::oracle::Oracle;
+use crate::truth::{DEFAULT_STATE_LIMIT, Solve, SolveOptions};
+
+/// The study-wide progress: one bar over the episodes still to train, with the runs done.
+pub(super) struct Progress {
+    pub(super) bar: ProgressBar,
+    on: bool,
+    done: AtomicUsize,
+    all: usize,
+}
+
+impl Progress {
+    pub(super) fn new(on: bool, episodes: u64, done: usize, all: usize) -> Progress {
+        let bar = if on && episodes > 0 {
+            let bar = ProgressBar::new(episodes);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{prefix} {msg} [{bar:25.cyan/blue}] {human_pos}/{human_len} episodes, {rate} ({eta} left)",
+                )
+                .expect("valid template")
+                .with_key(
+                    "rate",
+                    |state: &indicatif::ProgressState, w: &mut dyn fmt::Write| {
+                        let _ = write!(w, "{}/s", indicatif::HumanCount(state.per_sec() as u64));
+                    },
+                )
+                .progress_chars("=> "),
+            );
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_prefix(format!("{done}/{all} runs"));
+        Progress {
+            bar,
+            on,
+            done: AtomicUsize::new(done),
+            all,
+        }
+    }
+    /// A line above the bar (stderr, also when it is not a terminal).
+    pub(super) fn note(&self, line: impl fmt::Display) {
+        if self.on {
+            self.bar.suspend(|| eprintln!("{line}"));
+        }
+    }
+    fn run_done(&self) {
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        self.bar.set_prefix(format!("{done}/{} runs", self.all));
+    }
+}
+
+/// What a run knows of its game, found once: every position with its value (the exact
+/// evaluator), or the game's own solver (perfect play for opponents), or nothing.
+struct Truth<'s, G: Game> {
+    exact: Option<ExactTruth<'s, G>>,
+    oracle: Option<&'s dyn Oracle<G>>,
+    /// The state graph frozen copies are tabulated over.
+    graph: Option<&'s StateGraph<G>>,
+    /// The fixed training opponent of each condition, tabulated for the exact evaluator.
+    opponents: Vec<Option<Profile>>,
+}
+
+/// Whether the runs of `game` enumerate its positions: for the exact evaluator, or wherever the
+/// game allows it (the match evaluator plays perfect play from them; frozen copies are
+/// tabulated over them).
+pub(super) fn enumerates<G: Game>(game: &G, config: &ExperimentConfig) -> bool {
+    config.evaluation() == Evaluation::Exact
+        || game
+            .capabilities()
+            .enumeration_refusal(DEFAULT_STATE_LIMIT)
+            .is_none()
+}
+
+/// Runs the pending runs of one game of a study, storing each as it ends; with `finish`, reads
+/// back the stored ones and writes the game's outputs into its folder.
+pub(super) fn run_game<G: Solve>(
+    game: &G,
+    config: &ExperimentConfig,
+    plan: &Plan,
+    finish: bool,
+    progress: &Progress,
+) -> Result<Option<RunSummary>> {
+    let dir = &plan.dir;
+    let resolved = config.resolved_toml();
+    let config_hash = config_hash(&resolved);
+    let conditions = conditions(config);
+    let jobs = jobs(config, conditions.len());
+    // The truth: every position where the game allows it (the exact evaluator reads them all;
+    // the match evaluator plays perfect play from them; frozen copies are tabulated over them),
+    // else the game's own solver where an opponent plays perfectly.
+    let exact = config.evaluation() == Evaluation::Exact;
+    let needs_oracle = conditions
+        .iter()
+        .any(|c| c.opponent.is_some_and(|o| o.policy.needs_oracle()));
+    let solution = if enumerates(game, config) {
+        progress.note(format_args!("solving {} ...", game.name()));
+        let solution = crate::truth::enumerate(game, DEFAULT_STATE_LIMIT)
+            .with_context(|| format!("solving {} for the evaluator", game.name()))?;
+        progress.note(format_args!(
+            "  {}: {} states, {} ({:.3} s)",
+            game.name(),
+            solution.graph().len(),
+            solution.describe_start(),
+            solution.seconds()
+        ));
+        Some(solution)
+    } else {
+        None
+    };
+    let own = if solution.is_none() && needs_oracle {
+        progress.note(format_args!(
+            "solving {} with its own solver for perfect play ...",
+            game.name()
+        ));
+        let options = SolveOptions {
+            counts: false,
+            progress: progress.on,
+            ..SolveOptions::default()
+        };
+        Some(progress.bar.suspend(|| game.solve(&options))?)
+    } else {
+        None
+    };
+    let oracle: Option<&dyn Oracle<G>> = match (&solution, &own) {
+        (Some(s), _) => Some(s.as_oracle()),
+        (None, Some(o)) => Some(o.as_ref()),
+        (None, None) => None,
+    };
+    let exact_truth = match (&solution, exact) {
+        (Some(s), true) => Some(ExactTruth::new(s.graph(), s.as_oracle())?),
+        _ => None,
+    };
+    let opponents = conditions
+        .iter()
+        .map(|c| match (&exact_truth, c.opponent) {
+            (Some(t), Some(o)) if o.frozen().is_none() => {
+                Ok(Some(t.tabulate(o.policy.build(oracle).as_ref())?))
+            }
+            _ => Ok(None),
+        })
+        .collect::<Result<_>>()?;
+    let truth = Truth {
+        exact: exact_truth,
+        oracle,
+        graph: solution.as_ref().map(|s| s.graph()),
+        opponents,
+    };
+    let mut report = oracle.map(|o| o.report());
+    if let Some(r) = &mut report {
+        // The summary must be the same bytes on every run.
+        r.seconds = None;
+    }
+
+    // What each condition records, known before any training: the runner's own figures, the
+    // evaluator's metrics and the learner's statistics.
+    let recorded: Vec<Vec<Metric>> = conditions
+        .iter()
+        .enumerate()
+        .map(|(c, cond)| {
+            let learner = cond.learner.config.build(game, cond.learner.label.clone());
+            let mut metrics = runner_metrics(game, &truth, cond);
+            metrics.extend_from_slice(
+                evaluator(game, config, &truth, c, cond, 0, learner.as_ref()).metrics(),
+            );
+            metrics.extend(learner.statistics().into_iter().map(|(m, _)| m));
+            metrics
+        })
+        .collect();
+    // `<metric>_as_*` plots the metric for every seat (a study's games name their seats apart).
+    let plot_metrics: Vec<String> = config
+        .plot_metrics()
+        .iter()
+        .flat_map(|m| match m.strip_suffix("_as_*") {
+            Some(base) => (0..game.num_players())
+                .map(|p| format!("{base}_as_{}", game.player_name(p)))
+                .collect(),
+            None => vec![m.clone()],
+        })
+        .collect();
+    let mut names: Vec<&str> = Vec::new();
+    for m in recorded.iter().flatten() {
+        if !names.contains(&m.name.as_str()) {
+            names.push(&m.name);
+        }
+    }
+    if let Some(missing) = plot_metrics.iter().find(|m| !names.contains(&m.as_str())) {
+        anyhow::bail!(
+            "`plots.metrics`: this experiment records no metric `{missing}`; it records: {}",
+            names.join(", ")
+        );
+    }
+
+    match (plan.pending.len(), plan.stored_before) {
+        (0, stored) => progress.note(format_args!(
+            "{}: its {stored} runs are stored; read back",
+            config.name()
+        )),
+        (pending, stored) => progress.note(format_args!(
+            "{}: {pending} runs x {} episodes on {} threads{}",
+            config.name(),
+            config.episodes(),
+            rayon::current_num_threads(),
+            match stored {
+                0 => String::new(),
+                n => format!(" ({n} stored before: read back)"),
+            }
+        )),
+    }
+    progress.bar.set_message(config.name().to_string());
+    // Each run is stored the moment it ends: an interruption loses only the runs under way.
+    if !plan.pending.is_empty() {
+        plan.store.create()?;
+    }
+    let computed: Vec<(usize, JobResult)> = plan
+        .pending
+        .par_iter()
+        .map(|&run| {
+            let (c, seed) = jobs[run];
+            let job = run_job(game, &truth, c, config, &conditions[c], seed, &progress.bar)?;
+            plan.store.save(run_id(&conditions, &jobs, run), &job)?;
+            progress.run_done();
+            Ok((run, job))
+        })
+        .collect::<Result<_>>()?;
+    if !finish {
+        return Ok(None);
+    }
+    // Every run in order, those of earlier invocations read back.
+    let mut computed = computed.into_iter().peekable();
+    let mut results = Vec::with_capacity(jobs.len());
+    for run in 0..jobs.len() {
+        match computed.next_if(|(r, _)| *r == run) {
+            Some((_, job)) => results.push(job),
+            None => results.push(plan.store.load(run_id(&conditions, &jobs, run))?),
+        }
+    }
+
+    let mut curves = Curves::new(config.name(), game.name(), &config_hash);
+    for r in &results {
+        curves.append(r.curves.clone());
+    }
+    let summary = summarise(
+        game,
+        truth.graph,
+        config,
+        &conditions,
+        &recorded,
+        &results,
+        report,
+        &config_hash,
+    );
+
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    write_curves(dir, &curves)?;
+    write_atomic(&dir.join("config.toml"), resolved.as_bytes())?;
+    write_atomic(
+        &dir.join("summary.json"),
+        format!("{}\n", serde_json::to_string_pretty(&summary)?).as_bytes(),
+    )?;
+    write_atomic(&dir.join("summary.md"), summary.table().as_bytes())?;
+    let mut written = vec![
+        dir.join("curves.parquet"),
+        dir.join("curves.csv"),
+        dir.join("config.toml"),
+        dir.join("summary.json"),
+        dir.join("summary.md"),
+    ];
+    for metric in &plot_metrics {
+        let spec = plot_spec(config, &recorded, metric);
+        written.extend(plot_metric(dir, &curves, &spec)?);
+    }
+    Ok(Some(RunSummary { written, ..summary }))
+}
+
+/// The seat a condition's losses and results are counted at: its one seat, or the first.
+fn first_seat(cond: &Condition) -> Player {
+    match &cond.learner.seat {
+        Seat::Player(p, _) => *p,
+        Seat::SelfPlay | Seat::Alternate => 0,
+    }
+}
+
+/// The figures the runner records itself: the mean result and the losses since the last
+/// evaluation, and the losses so far.
+fn runner_metrics<G: Game>(game: &G, truth: &Truth<G>, cond: &Condition) -> Vec<Metric> {
+    let never_loses = truth
+        .exact
+        .as_ref()
+        .is_some_and(|t| t.value(first_seat(cond)) >= 0.0);
+    let _ = game;
+    let mut cumulative = Metric::new(
+        "cumulative_losses",
+        "Losses so far",
+        "cumulative losses (games)",
+    );
+    if never_loses {
+        cumulative = cumulative.reference(0.0, "perfect play never loses (solver)");
+    }
+    vec![
+        Metric::new(
+            "result",
+            "Mean result of the games played",
+            "mean return (+1 win, -1 loss)",
+        ),
+        Metric::new("losses", "Losses between two evaluations", "losses (games)"),
+        cumulative,
+    ]
+}
+
+/// The evaluator of condition `c` for the job seeded `seed` (the match evaluator's deals come
+/// from it); `learner` tells whether the learner learns values.
+fn evaluator<'t, G: Game>(
+    game: &G,
+    config: &ExperimentConfig,
+    truth: &'t Truth<'t, G>,
+    c: usize,
+    cond: &Condition,
+    seed: u64,
+    learner: &dyn Learner<G>,
+) -> Box<dyn Evaluator<G> + 't> {
+    let seats = cond.learner.seat.players(game.num_players());
+    let copy = cond.opponent.is_some_and(|o| o.frozen().is_some());
+    match (config.evaluation(), &truth.exact) {
+        (Evaluation::Exact, Some(exact)) => Box::new(ExactEvaluator::new(
+            exact,
+            seats,
+            truth.opponents[c].as_ref(),
+            copy,
+            learner.learns_values(),
+        )),
+        (evaluation, _) => {
+            let games = match evaluation {
+                Evaluation::Match { games } => games.get(),
+                Evaluation::Exact => config::DEFAULT_MATCH_GAMES.get(),
+            };
+            let mut references: Vec<Reference<'t, G>> =
+                vec![("random".into(), Some(Box::new(RandomPolicy)))];
+            if let Some(oracle) = truth.oracle {
+                references.push(("optimal".into(), Some(Box::new(OptimalPolicy::new(oracle)))));
+            }
+            if let Some(options) = config.reference_ai() {
+                let ai = crate::ai::search::SearchPolicy::new(options.clone());
+                references.push(("ai".into(), Some(Box::new(ai))));
+            }
+            if let Some(o) = cond.opponent {
+                let policy = (!copy).then(|| o.policy.build(truth.oracle));
+                references.push(("opponent".into(), policy));
+            }
+            Box::new(MatchEvaluator::new(
+                game,
+                seats,
+                references,
+                games,
+                derive_seed(seed, 3),
+            ))
+        }
+    }
+}
+
+/// One run: the learner of condition `condition` trained with seed `seed` against its opponent
+/// (or itself), evaluated every `eval_interval` episodes and at the end.
+fn run_job<G: Game>(
+    game: &G,
+    truth: &Truth<G>,
+    condition: usize,
+    config: &ExperimentConfig,
+    cond: &Condition,
+    seed: u64,
+    bar: &ProgressBar,
+) -> Result<JobResult> {
+    let mut learner = cond.learner.config.build(game, cond.learner.label.clone());
+    let mut rng = rng(derive_seed(seed, 1));
+    let env_seed = derive_seed(seed, 2);
+    let seats = cond.learner.seat.players(game.num_players());
+    let evaluator = evaluator(game, config, truth, condition, cond, seed, learner.as_ref());
+    let roles: Vec<Role> = evaluator.metrics().iter().map(|m| m.role).collect();
+    let mut job = JobResult {
+        reached: [None; 2],
+        curves: Curves::default(),
+        losses: 0,
+        last_loss: 0,
+        perfect: false,
+        final_metrics: Vec::new(),
+    };
+    let label = cond.learner.label.as_str();
+    let opponent_name = cond.opponent_name();
+
+    enum Arena<'p, G: Game> {
+        /// One environment per seat the learner takes (in turn, when seats alternate).
+        Seats(Vec<Env<'p, G>>),
+        SelfPlay(Box<AecEnv<G>>),
+    }
+    // A frozen copy of the learner, shared by the environments and refreshed every so often.
+    let copy = match (cond.opponent.and_then(OpponentSpec::frozen), truth.graph) {
+        (Some((refresh, play)), Some(graph)) => {
+            let policy = SharedPolicy::new(copy_of(graph, learner.as_ref(), play)?);
+            Some((policy, refresh, play, graph))
+        }
+        _ => None,
+    };
+    let mut arena = match cond.opponent {
+        Some(o) => {
+            let mut envs = Vec::with_capacity(seats.len());
+            for (k, &seat) in seats.iter().enumerate() {
+                let opponents = (0..game.num_players())
+                    .map(|p| {
+                        (p != seat).then(|| match &copy {
+                            Some((shared, ..)) => Box::new(shared.clone()) as Box<dyn Policy<G>>,
+                            None => o.policy.build(truth.oracle),
+                        })
+                    })
+                    .collect();
+                let seed = if k == 0 {
+                    env_seed
+                } else {
+                    derive_seed(env_seed, k as u64)
+                };
+                envs.push(
+                    Env::with_opponents(game.clone(), seat, opponents, seed)
+                        .context("building the environment")?,
+                );
+            }
+            Arena::Seats(envs)
+        }
+        None => Arena::SelfPlay(Box::new(AecEnv::new(game.clone(), env_seed))),
+    };
+
+    // Every evaluation: the evaluator's metrics, then the learner's statistics.
+    let evaluate = |learner: &dyn Learner<G>,
+                    curves: &mut Curves,
+                    episode: u64|
+     -> Result<Vec<(String, f64)>> {
+        let current_copy = copy.as_ref().map(|(shared, ..)| shared.read());
+        let values = evaluator.evaluate(learner, current_copy.as_deref())?;
+        let mut metrics: Vec<(String, f64)> = evaluator
+            .metrics()
+            .iter()
+            .zip(values)
+            .map(|(m, v)| (m.name.clone(), v))
+            .collect();
+        metrics.extend(learner.statistics().into_iter().map(|(m, v)| (m.name, v)));
+        for (m, v) in &metrics {
+            curves.push(label, opponent_name, seed, episode, m, *v);
+        }
+        Ok(metrics)
+    };
+    let note_thresholds = |reached: &mut [Option<u64>; 2], metrics: &[(String, f64)], episode| {
+        let rate = roles
+            .iter()
+            .zip(metrics)
+            .find(|(r, _)| **r == Role::Threshold)
+            .map(|(_, (_, v))| *v);
+        for (r, t) in reached.iter_mut().zip(THRESHOLDS) {
+            if r.is_none() && rate.is_some_and(|v| v >= t - 1e-12) {
+                *r = Some(episode);
+            }
+        }
+    };
+
+    // Games are summarised at each evaluation: the mean result and the losses since the last
+    // one (with eval_interval = 1, every game on its own).
+    job.curves
+        .push(label, opponent_name, seed, 0, "cumulative_losses", 0.0);
+    let mut metrics = evaluate(learner.as_ref(), &mut job.curves, 0)?;
+    note_thresholds(&mut job.reached, &metrics, 0);
+    let (mut result_sum, mut games_since, mut losses_since) = (0.0, 0u64, 0u64);
+    let mut pending = 0;
+    for episode in 1..=config.episodes() {
+        let (outcome, seat) = match &mut arena {
+            Arena::Seats(envs) => {
+                let turn = ((episode - 1) % envs.len() as u64) as usize;
+                let env = &mut envs[turn];
+                (
+                    play_vs_opponent(env, learner.as_mut(), &mut rng),
+                    env.seat(),
+                )
+            }
+            Arena::SelfPlay(env) => (play_self(env, learner.as_mut(), &mut rng), seats[0]),
+        };
+        let result = outcome
+            .returns
+            .map_or(GameResult::Draw, |r| r.result_for(seat));
+        result_sum += outcome.reward;
+        games_since += 1;
+        if result == GameResult::Loss {
+            job.losses += 1;
+            job.last_loss = episode;
+            losses_since += 1;
+        }
+        if episode % config.eval_interval() == 0 || episode == config.episodes() {
+            let mut push = |metric: &str, value: f64| {
+                job.curves
+                    .push(label, opponent_name, seed, episode, metric, value)
+            };
+            push("result", result_sum / games_since as f64);
+            push("losses", losses_since as f64);
+            push("cumulative_losses", job.losses as f64);
+            (result_sum, games_since, losses_since) = (0.0, 0, 0);
+            metrics = evaluate(learner.as_ref(), &mut job.curves, episode)?;
+            note_thresholds(&mut job.reached, &metrics, episode);
+        }
+        // Evaluated against the copy it trained against; the next episodes meet a new one.
+        if let Some((shared, refresh, play, graph)) = &copy
+            && episode % refresh == 0
+        {
+            shared.replace(copy_of(graph, learner.as_ref(), *play)?);
+        }
+        pending += 1;
+        if pending == 64 || episode == config.episodes() {
+            bar.inc(pending);
+            pending = 0;
+        }
+    }
+    job.perfect = roles
+        .iter()
+        .zip(&metrics)
+        .any(|(r, (_, v))| *r == Role::Perfect && *v == 1.0);
+    job.final_metrics = metrics;
+    Ok(job)
+}
