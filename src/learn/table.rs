@@ -1,9 +1,10 @@
 //! Value tables: one row of numbers per state (one per legal action for action values, one for
-//! state or afterstate values), created the first time the state is met.
+//! state or afterstate values), all in one flat `Vec<f64>`.
 //!
-//! A state finds its row through the game's dense [`Game::state_index`] when the game has one
-//! of at most [`DENSE_LIMIT`] entries (one `u64` each), through a hash map otherwise. Rows are
-//! appended to one flat `Vec<f64>`: after warm-up, learning allocates nothing per step.
+//! Where a state's row lies ([`Layout`]): where the game's dense action index puts it, every
+//! row in place from the start; or appended the first time the state is met, found through the
+//! game's dense [`Game::state_index`] when it has one of at most [`DENSE_LIMIT`] entries,
+//! through a hash map otherwise. After warm-up, learning allocates nothing per step.
 
 use std::collections::HashMap;
 
@@ -21,8 +22,8 @@ pub type StateMap<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
 #[derive(Clone)]
 pub enum RowIndex<G: Game> {
     /// Dense index -> the row's place, packed as (first value + 1) | length << 32 (0: no row
-    /// yet): one load finds the row, no second lookup of where it starts (the lookups are
-    /// cache misses on the larger games, and each one waited for the last).
+    /// yet): one load finds the row, where a separate lookup of its start would be a second
+    /// cache miss, waiting on the first, on the larger games.
     Dense(Vec<u64>),
     /// The row's first value and its length.
     Hashed(StateMap<G::State, (u32, u32)>),
@@ -95,11 +96,11 @@ pub const SLOTS_LIMIT: usize = 1 << 24;
 #[derive(Clone)]
 enum Layout<G: Game> {
     /// Rows appended as states are met, found through a [`RowIndex`].
-    Rows(RowIndex<G>),
+    Appended(RowIndex<G>),
     /// Every row in place from the start, where the game's dense action index puts it
     /// ([`Game::action_index`]): a row is found without a load. One flag per state index says
-    /// whether the state was met (a byte: reads and sets it with fewer instructions than a bit).
-    Slots { met: Vec<bool> },
+    /// whether the state was met (a byte: read and set with fewer instructions than a bit).
+    ByActionIndex { met: Vec<bool> },
 }
 
 /// Rows of values keyed by state.
@@ -115,14 +116,14 @@ impl<G: Game> Table<G> {
     pub fn new(game: &G, initial: f64) -> Self {
         match (game.action_index_len(), game.state_index_len()) {
             (Some(slots), Some(states)) if slots <= SLOTS_LIMIT && states <= SLOTS_LIMIT => Table {
-                layout: Layout::Slots {
+                layout: Layout::ByActionIndex {
                     met: vec![false; states],
                 },
                 rows: 0,
                 values: vec![initial; slots],
             },
             _ => Table {
-                layout: Layout::Rows(RowIndex::new(game)),
+                layout: Layout::Appended(RowIndex::new(game)),
                 rows: 0,
                 values: Vec::new(),
             },
@@ -133,8 +134,8 @@ impl<G: Game> Table<G> {
     #[inline]
     pub fn row(&self, game: &G, state: &G::State) -> Option<std::ops::Range<usize>> {
         match &self.layout {
-            Layout::Rows(keys) => keys.find(game, state),
-            Layout::Slots { met } => {
+            Layout::Appended(keys) => keys.find(game, state),
+            Layout::ByActionIndex { met } => {
                 let i = game.state_index(state);
                 met[i].then(|| game.action_index(state))
             }
@@ -152,7 +153,7 @@ impl<G: Game> Table<G> {
         initial: f64,
     ) -> std::ops::Range<usize> {
         match &mut self.layout {
-            Layout::Rows(keys) => {
+            Layout::Appended(keys) => {
                 let next = self.values.len();
                 let (row, new) = keys.find_or_insert(game, state, next, len);
                 if new {
@@ -161,20 +162,22 @@ impl<G: Game> Table<G> {
                 }
                 row
             }
-            Layout::Slots { met } => row_in_place(game, state, len, met, &mut self.rows),
+            Layout::ByActionIndex { met } => {
+                row_by_action_index(game, state, len, met, &mut self.rows)
+            }
         }
     }
 
-    /// The table as its parts, if its rows are laid out in place by the action index.
+    /// The table as its parts, if its rows are laid out by the action index.
     #[inline]
-    pub fn in_place(&mut self) -> Option<InPlace<'_>> {
+    pub fn by_action_index(&mut self) -> Option<ActionIndexedRows<'_>> {
         match &mut self.layout {
-            Layout::Slots { met } => Some(InPlace {
+            Layout::ByActionIndex { met } => Some(ActionIndexedRows {
                 met,
                 values: &mut self.values,
                 rows: &mut self.rows,
             }),
-            Layout::Rows(_) => None,
+            Layout::Appended(_) => None,
         }
     }
 
@@ -199,9 +202,10 @@ impl<G: Game> Table<G> {
     }
 }
 
-/// Where a learner finds and keeps its rows of values during a move: a [`Table`], or a view of
-/// one laid out in place ([`Table::in_place`]) whose parts a loop can keep in registers.
-pub trait RowsOf<G: Game> {
+/// Rows of values keyed by state, as a move reads and writes them: a [`Table`], or one laid out
+/// by the action index borrowed as its parts ([`Table::by_action_index`]), which a loop can
+/// keep in registers.
+pub trait StateRows<G: Game> {
     /// As [`Table::row_or_insert`].
     fn row_or_insert(
         &mut self,
@@ -214,7 +218,7 @@ pub trait RowsOf<G: Game> {
     fn values_mut(&mut self) -> &mut [f64];
 }
 
-impl<G: Game> RowsOf<G> for Table<G> {
+impl<G: Game> StateRows<G> for Table<G> {
     #[inline(always)]
     fn row_or_insert(
         &mut self,
@@ -237,13 +241,13 @@ impl<G: Game> RowsOf<G> for Table<G> {
 
 /// A [`Table`] laid out by the action index, borrowed as its parts: the flags of the states
 /// met, the values and the count of rows.
-pub struct InPlace<'a> {
+pub struct ActionIndexedRows<'a> {
     met: &'a mut [bool],
     values: &'a mut [f64],
     rows: &'a mut usize,
 }
 
-impl<G: Game> RowsOf<G> for InPlace<'_> {
+impl<G: Game> StateRows<G> for ActionIndexedRows<'_> {
     #[inline(always)]
     fn row_or_insert(
         &mut self,
@@ -252,7 +256,7 @@ impl<G: Game> RowsOf<G> for InPlace<'_> {
         len: usize,
         _initial: f64,
     ) -> std::ops::Range<usize> {
-        row_in_place(game, state, len, self.met, self.rows)
+        row_by_action_index(game, state, len, self.met, self.rows)
     }
     #[inline(always)]
     fn values(&self) -> &[f64] {
@@ -267,7 +271,7 @@ impl<G: Game> RowsOf<G> for InPlace<'_> {
 /// The row of `state` in a table laid out by the action index, its state flagged as met (and
 /// counted in `rows` the first time).
 #[inline(always)]
-fn row_in_place<G: Game>(
+fn row_by_action_index<G: Game>(
     game: &G,
     state: &G::State,
     len: usize,
