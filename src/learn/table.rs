@@ -1,10 +1,11 @@
 //! Value tables: one row of numbers per state (one per legal action for action values, one for
 //! state or afterstate values), all in one flat `Vec<f64>`.
 //!
-//! Where a state's row lies ([`Layout`]): where the game's dense action index puts it, every
-//! row in place from the start; or appended the first time the state is met, found through the
-//! game's dense [`Game::state_index`] when it has one of at most [`DENSE_LIMIT`] entries,
-//! through a hash map otherwise. After warm-up, learning allocates nothing per step.
+//! Where a state's row lies ([`Layout`]): where a dense index of the game puts it, every row in
+//! place from the start (by the action index for action values, by the state index for one
+//! value per state); or appended the first time the state is met, found through the game's
+//! dense [`Game::state_index`] when it has one of at most [`DENSE_LIMIT`] entries, through a
+//! hash map otherwise. After warm-up, learning allocates nothing per step.
 
 use std::collections::HashMap;
 
@@ -89,7 +90,7 @@ impl<G: Game> RowIndex<G> {
     }
 }
 
-/// Largest dense action index a table lays its rows out by (8 bytes per entry: 128 MiB).
+/// Largest dense index a table lays its rows out by (8 bytes per entry: 128 MiB).
 pub const SLOTS_LIMIT: usize = 1 << 24;
 
 /// Where a [`Table`]'s rows lie.
@@ -101,6 +102,9 @@ enum Layout<G: Game> {
     /// ([`Game::action_index`]): a row is found without a load. One flag per state index says
     /// whether the state was met (a byte: read and set with fewer instructions than a bit).
     ByActionIndex { met: Vec<bool> },
+    /// One value per state, in place from the start at the game's dense state index
+    /// ([`Game::state_index`]), with its flag of whether the state was met.
+    ByStateIndex { met: Vec<bool> },
 }
 
 /// Rows of values keyed by state.
@@ -112,7 +116,8 @@ pub struct Table<G: Game> {
 }
 
 impl<G: Game> Table<G> {
-    /// An empty table whose rows start at `initial`.
+    /// An empty table of action values (a row per state, a value per legal action) that start
+    /// at `initial`.
     pub fn new(game: &G, initial: f64) -> Self {
         match (game.action_index_len(), game.state_index_len()) {
             (Some(slots), Some(states)) if slots <= SLOTS_LIMIT && states <= SLOTS_LIMIT => Table {
@@ -130,6 +135,22 @@ impl<G: Game> Table<G> {
         }
     }
 
+    /// An empty table of one value per state (rows of length 1) that start at `initial`: by the
+    /// state index when the game has one of at most [`DENSE_LIMIT`] entries, else as
+    /// [`Table::new`] lays it out.
+    pub fn of_state_values(game: &G, initial: f64) -> Self {
+        match game.state_index_len() {
+            Some(n) if n <= DENSE_LIMIT => Table {
+                layout: Layout::ByStateIndex {
+                    met: vec![false; n],
+                },
+                rows: 0,
+                values: vec![initial; n],
+            },
+            _ => Table::new(game, initial),
+        }
+    }
+
     /// The row of `state`, if it has one: the range of its values.
     #[inline]
     pub fn row(&self, game: &G, state: &G::State) -> Option<std::ops::Range<usize>> {
@@ -139,12 +160,28 @@ impl<G: Game> Table<G> {
                 let i = game.state_index(state);
                 met[i].then(|| game.action_index(state))
             }
+            Layout::ByStateIndex { met } => {
+                let i = game.state_index(state);
+                met[i].then_some(i..i + 1)
+            }
+        }
+    }
+
+    /// The first value of `state`'s row, `initial` if it has none (the `initial` the table was
+    /// made with: rows laid out in place hold it already, and are read without their flag).
+    #[inline]
+    pub fn first_value(&self, game: &G, state: &G::State, initial: f64) -> f64 {
+        match &self.layout {
+            Layout::ByStateIndex { .. } => self.values[game.state_index(state)],
+            _ => self
+                .row(game, state)
+                .map_or(initial, |r| self.values[r.start]),
         }
     }
 
     /// The row of `state`, created with `len` values equal to `initial` if it has none (the
-    /// `initial` the table was made with: rows laid out by the action index hold it already).
-    #[inline]
+    /// `initial` the table was made with: rows laid out in place hold it already).
+    #[inline(always)]
     pub fn row_or_insert(
         &mut self,
         game: &G,
@@ -165,6 +202,14 @@ impl<G: Game> Table<G> {
             Layout::ByActionIndex { met } => {
                 row_by_action_index(game, state, len, met, &mut self.rows)
             }
+            Layout::ByStateIndex { met } => {
+                let i = game.state_index(state);
+                if !met[i] {
+                    met[i] = true;
+                    self.rows += 1;
+                }
+                i..i + 1
+            }
         }
     }
 
@@ -177,7 +222,7 @@ impl<G: Game> Table<G> {
                 values: &mut self.values,
                 rows: &mut self.rows,
             }),
-            Layout::Appended(_) => None,
+            _ => None,
         }
     }
 
@@ -193,7 +238,7 @@ impl<G: Game> Table<G> {
     pub fn rows(&self) -> usize {
         self.rows
     }
-    /// Number of values in all rows (laid out by the action index: in every row, met or not).
+    /// Number of values in all rows (laid out in place: in every row, met or not).
     pub fn len(&self) -> usize {
         self.values.len()
     }
@@ -331,5 +376,31 @@ mod tests {
     fn rows_are_found_again_by_dense_index_and_by_hash() {
         exercise(&TicTacToe); // dense
         exercise(&Hexapawn::new(HexapawnParams { rows: 4, cols: 4 }).unwrap()); // hashed
+    }
+
+    #[test]
+    fn one_value_per_state_is_kept_in_place_by_the_state_index() {
+        let game = TicTacToe;
+        let mut t = Table::of_state_values(&game, 0.25);
+        let s0 = game.initial_state();
+        let s1 = game.apply(&s0, 4);
+        assert!(t.row(&game, &s1).is_none());
+        assert_eq!(t.first_value(&game, &s1, 0.25), 0.25);
+        let r = t.row_or_insert(&game, &s1, 1, 0.25);
+        assert_eq!(r, game.state_index(&s1)..game.state_index(&s1) + 1);
+        t.values_mut()[r.start] = -1.0;
+        assert_eq!(t.row(&game, &s1), Some(r.clone()));
+        assert_eq!(t.row_or_insert(&game, &s1, 1, 0.25), r);
+        assert_eq!(t.first_value(&game, &s1, 0.25), -1.0);
+        assert_eq!(t.rows(), 1);
+        // A game without a dense state index: rows appended by hashed key.
+        let big = Hexapawn::new(HexapawnParams { rows: 4, cols: 4 }).unwrap();
+        let mut t = Table::of_state_values(&big, 0.5);
+        let s = big.initial_state();
+        assert_eq!(t.first_value(&big, &s, 0.5), 0.5);
+        let r = t.row_or_insert(&big, &s, 1, 0.5);
+        t.values_mut()[r.start] = 2.0;
+        assert_eq!(t.first_value(&big, &s, 0.5), 2.0);
+        assert_eq!(t.rows(), 1);
     }
 }

@@ -21,7 +21,7 @@ use super::backup::{
     Backup, Pending, discount, epsilon_greedy, epsilon_greedy_probabilities, max_of,
 };
 use super::schedule::{Decay, Epsilon, Schedule, checked};
-use super::table::{DENSE_LIMIT, Table};
+use super::table::Table;
 use super::{Decision, Learner, Position};
 use crate::core::game::{Action, Game, MAX_PLAYERS, Player, Returns};
 use crate::core::policy::Policy;
@@ -97,85 +97,6 @@ impl TdConfig {
     }
 }
 
-/// Afterstate values by state. A game with a dense index of at most [`DENSE_LIMIT`] entries
-/// has one value per index, set to the initial value from the start: a lookup is one load, not
-/// the row's place and then its value (two cache misses, the second waiting for the first, on
-/// the larger games). Other games keep a [`Table`] of one-value rows. Either way an index (what
-/// the pending backups and the traces hold) names one afterstate's value.
-#[derive(Clone)]
-enum Values<G: Game> {
-    Dense {
-        values: Vec<f64>,
-        /// One bit per index: whether the afterstate was met (for the count of them).
-        met: Vec<u64>,
-        rows: usize,
-    },
-    Rows(Table<G>),
-}
-
-impl<G: Game> Values<G> {
-    fn new(game: &G, initial: f64) -> Self {
-        match game.state_index_len() {
-            Some(n) if n <= DENSE_LIMIT => Values::Dense {
-                values: vec![initial; n],
-                met: vec![0; n.div_ceil(64)],
-                rows: 0,
-            },
-            _ => Values::Rows(Table::new(game, initial)),
-        }
-    }
-
-    /// The value of `after`, the initial value if it was never met.
-    #[inline]
-    fn get(&self, game: &G, after: &G::State, initial: f64) -> f64 {
-        match self {
-            Values::Dense { values, .. } => values[game.state_index(after)],
-            Values::Rows(t) => t.row(game, after).map_or(initial, |r| t.values()[r.start]),
-        }
-    }
-
-    /// The index of the value of `after`, which is marked met if it was not.
-    #[inline]
-    fn index_or_insert(&mut self, game: &G, after: &G::State, initial: f64) -> u32 {
-        match self {
-            Values::Dense { met, rows, .. } => {
-                let i = game.state_index(after);
-                let bit = 1u64 << (i % 64);
-                if met[i / 64] & bit == 0 {
-                    met[i / 64] |= bit;
-                    *rows += 1;
-                }
-                i as u32
-            }
-            Values::Rows(t) => t.row_or_insert(game, after, 1, initial).start as u32,
-        }
-    }
-
-    #[inline]
-    fn values(&self) -> &[f64] {
-        match self {
-            Values::Dense { values, .. } => values,
-            Values::Rows(t) => t.values(),
-        }
-    }
-
-    #[inline]
-    fn values_mut(&mut self) -> &mut [f64] {
-        match self {
-            Values::Dense { values, .. } => values,
-            Values::Rows(t) => t.values_mut(),
-        }
-    }
-
-    /// Afterstates met.
-    fn rows(&self) -> usize {
-        match self {
-            Values::Dense { rows, .. } => *rows,
-            Values::Rows(t) => t.rows(),
-        }
-    }
-}
-
 /// One backup chain's eligibility traces.
 #[derive(Clone, Debug, Default)]
 struct Chain {
@@ -189,8 +110,8 @@ struct Chain {
 pub struct Td<G: Game> {
     name: String,
     config: TdConfig,
-    /// Afterstate values.
-    table: Values<G>,
+    /// Afterstate values, one per afterstate ([`Table::of_state_values`]).
+    table: Table<G>,
     /// The afterstates chosen and not yet backed up (indices of their values).
     pending: Pending<u32>,
     chains: [Chain; MAX_PLAYERS],
@@ -209,7 +130,7 @@ impl<G: Game> Td<G> {
     pub fn new(game: &G, name: impl Into<String>, config: TdConfig) -> Self {
         Td {
             name: name.into(),
-            table: Values::new(game, config.initial),
+            table: Table::of_state_values(game, config.initial),
             pending: Pending::new(game.num_players()),
             chains: Default::default(),
             two_player: game.num_players() == 2,
@@ -240,7 +161,10 @@ impl<G: Game> Td<G> {
         if game.turn(after).is_terminal() {
             (game.returns(after)[mover], true)
         } else {
-            (self.table.get(game, after, self.config.initial), false)
+            (
+                self.table.first_value(game, after, self.config.initial),
+                false,
+            )
         }
     }
 
@@ -330,7 +254,7 @@ impl<G: Game> Learner<G> for Td<G> {
             self.values.push(if terminal {
                 game.returns(after)[d.seat]
             } else {
-                self.table.get(game, after, self.config.initial)
+                self.table.first_value(game, after, self.config.initial)
             });
         }
         // Choose a move ε-greedily on those values.
@@ -346,8 +270,10 @@ impl<G: Game> Learner<G> for Td<G> {
         // Remember the afterstate chosen, unless the game ends there (its value is exact).
         if !self.ends_game[choice] {
             let after = &self.afters[choice];
-            let index = self.table.index_or_insert(game, after, self.config.initial);
-            self.pending.remember(d.seat, d.ply, index);
+            let row = self
+                .table
+                .row_or_insert(game, after, 1, self.config.initial);
+            self.pending.remember(d.seat, d.ply, row.start as u32);
         }
         Some(choice)
     }
@@ -536,7 +462,7 @@ mod tests {
         l.begin_episode();
         // Make O's greedy move 4 (the blunder) by valuing its afterstate highest.
         let blunder = game.apply(&before, 4);
-        let item = l.table.index_or_insert(&game, &blunder, 0.0) as usize;
+        let item = l.table.row_or_insert(&game, &blunder, 1, 0.0).start;
         l.table.values_mut()[item] = 0.9;
         let o = l.act(
             &game,
