@@ -181,7 +181,7 @@ impl<G: Game> Table<G> {
 
     /// The row of `state`, created with `len` values equal to `initial` if it has none (the
     /// `initial` the table was made with: rows laid out in place hold it already).
-    #[inline(always)]
+    #[inline]
     pub fn row_or_insert(
         &mut self,
         game: &G,
@@ -202,14 +202,29 @@ impl<G: Game> Table<G> {
             Layout::ByActionIndex { met } => {
                 row_by_action_index(game, state, len, met, &mut self.rows)
             }
-            Layout::ByStateIndex { met } => {
-                let i = game.state_index(state);
-                if !met[i] {
-                    met[i] = true;
-                    self.rows += 1;
-                }
-                i..i + 1
-            }
+            Layout::ByStateIndex { .. } => self.state_row_or_insert(game, state),
+        }
+    }
+
+    /// [`Table::row_or_insert`] in a table of one value per state. Out of line, for speed: its
+    /// learners ask [`Table::value_index_or_insert`], and inlined in `row_or_insert` this kept
+    /// Monte-Carlo's move from inlining the other layouts (measured).
+    #[inline(never)]
+    fn state_row_or_insert(&mut self, game: &G, state: &G::State) -> std::ops::Range<usize> {
+        let Layout::ByStateIndex { met } = &mut self.layout else {
+            unreachable!("a table of one value per state");
+        };
+        let i = flag_met(game, state, met, &mut self.rows);
+        i..i + 1
+    }
+
+    /// The index of the one value of `state` in a table of one value per state
+    /// ([`Table::of_state_values`]), its row created with `initial` if it has none.
+    #[inline]
+    pub fn value_index_or_insert(&mut self, game: &G, state: &G::State, initial: f64) -> usize {
+        match &mut self.layout {
+            Layout::ByStateIndex { met } => flag_met(game, state, met, &mut self.rows),
+            _ => self.row_or_insert(game, state, 1, initial).start,
         }
     }
 
@@ -333,6 +348,17 @@ fn row_by_action_index<G: Game>(
     row
 }
 
+/// The state index of `state`, flagged as met (and counted in `rows` the first time).
+#[inline(always)]
+fn flag_met<G: Game>(game: &G, state: &G::State, met: &mut [bool], rows: &mut usize) -> usize {
+    let i = game.state_index(state);
+    if !met[i] {
+        met[i] = true;
+        *rows += 1;
+    }
+    i
+}
+
 /// A row's first value and length as stored, checked to fit.
 fn checked(start: usize, len: usize) -> (u32, u32) {
     assert!(
@@ -391,6 +417,7 @@ mod tests {
         t.values_mut()[r.start] = -1.0;
         assert_eq!(t.row(&game, &s1), Some(r.clone()));
         assert_eq!(t.row_or_insert(&game, &s1, 1, 0.25), r);
+        assert_eq!(t.value_index_or_insert(&game, &s1, 0.25), r.start);
         assert_eq!(t.first_value(&game, &s1, 0.25), -1.0);
         assert_eq!(t.rows(), 1);
         // A game without a dense state index: rows appended by hashed key.
@@ -399,6 +426,7 @@ mod tests {
         let s = big.initial_state();
         assert_eq!(t.first_value(&big, &s, 0.5), 0.5);
         let r = t.row_or_insert(&big, &s, 1, 0.5);
+        assert_eq!(t.value_index_or_insert(&big, &s, 0.5), r.start);
         t.values_mut()[r.start] = 2.0;
         assert_eq!(t.first_value(&big, &s, 0.5), 2.0);
         assert_eq!(t.rows(), 1);

@@ -270,10 +270,10 @@ impl<G: Game> Learner<G> for Td<G> {
         // Remember the afterstate chosen, unless the game ends there (its value is exact).
         if !self.ends_game[choice] {
             let after = &self.afters[choice];
-            let row = self
+            let index = self
                 .table
-                .row_or_insert(game, after, 1, self.config.initial);
-            self.pending.remember(d.seat, d.ply, row.start as u32);
+                .value_index_or_insert(game, after, self.config.initial);
+            self.pending.remember(d.seat, d.ply, index as u32);
         }
         Some(choice)
     }
@@ -462,7 +462,7 @@ mod tests {
         l.begin_episode();
         // Make O's greedy move 4 (the blunder) by valuing its afterstate highest.
         let blunder = game.apply(&before, 4);
-        let item = l.table.row_or_insert(&game, &blunder, 1, 0.0).start;
+        let item = l.table.value_index_or_insert(&game, &blunder, 0.0);
         l.table.values_mut()[item] = 0.9;
         let o = l.act(
             &game,

@@ -3,14 +3,15 @@
 //! Every move is `QLearner::act`'s with one table: choose ε-greedily, back up the decision it
 //! follows, remember this one; the same random draws and the same floating-point operations in
 //! the same order (`learn::tests` holds the two together, episode by episode). Only where things
-//! are kept and what is worked out twice differ, for speed (measured on tic-tac-toe self-play):
+//! are kept and what is worked out twice differ, for speed:
 //!
-//! - the pending decisions, the generator and, for a table laid out by the action index, the
+//! - the pending decisions, the generator, ε and, for a table laid out by the action index, the
 //!   table's parts are locals of the episode, which stay in registers from move to move, not
-//!   fields behind `&mut self` (about 25 %);
+//!   fields behind `&mut self` (measured on tic-tac-toe self-play: 3–4 % more episodes a second
+//!   for the episode in one piece, 5 % more for the table's parts);
 //! - Q-learning's target reads the maximum that the greedy choice's scan found, not a second
 //!   scan of the row;
-//! - with γ = 1 no γ^k is worked out.
+//! - with γ = 1 no γ^k is worked out, by a flag rather than a test on γ (see [`powered`]).
 
 use super::{Algorithm, Entry, QLearner};
 use crate::core::env::AecEnv;
