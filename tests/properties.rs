@@ -101,7 +101,7 @@ proptest! {
             while let Turn::Player(p) = game.turn(&s) {
                 game.legal_actions(&s, &mut legal);
                 let a = if p == 0 {
-                    match learner.act(&game, &Decision { state: &s, seat: 0, legal: &legal, ply: 0 }, &mut rng) { Some(a) => a, None => break }
+                    match learner.act(&game, &Decision { state: &s, seat: 0, legal: &legal, ply: 0 }, &mut rng) { Some(k) => legal[k], None => break }
                 } else {
                     legal[0]
                 };

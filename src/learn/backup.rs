@@ -18,14 +18,16 @@
 
 use rand::RngExt;
 
-use super::schedule::Paced;
+use super::schedule::Epsilon;
 use crate::core::game::{MAX_PLAYERS, Player};
 use crate::core::random::SgRng;
 
 /// A decision waiting for its target.
 #[derive(Clone, Copy, Debug)]
 pub struct Backup<T> {
-    pub item: T,
+    /// What the learner updates for the decision: the index of the value it chose (and, for
+    /// double Q-learning, which table it updates).
+    pub entry: T,
     /// The seat that made the decision.
     pub seat: Player,
     /// +1, or -1 for a negamax backup from the other seat.
@@ -55,52 +57,52 @@ impl<T: Copy> Pending<T> {
     }
 
     pub fn clear(&mut self) {
-        // All of them: a fixed number of stores, where the seats in play would be a loop.
+        // Every slot, not only the seats in play: a fixed number of stores instead of a loop.
         self.slots = [None; MAX_PLAYERS];
         self.last = None;
     }
 
-    /// The decision that a new decision by `seat` at `ply` backs up, if any.
+    /// Takes out the earlier decision that a new decision by `seat` at `ply` backs up, if any.
     #[inline]
-    pub fn take(&mut self, seat: Player, ply: u32) -> Option<Backup<T>> {
+    pub fn take_previous(&mut self, seat: Player, ply: u32) -> Option<Backup<T>> {
         if self.two_player
             && let Some(q) = self.last
             && q != seat
-            && let Some((item, at)) = self.slots[q].take()
+            && let Some((entry, at)) = self.slots[q].take()
         {
             return Some(Backup {
-                item,
+                entry,
                 seat: q,
                 sign: -1.0,
                 plies: ply - at,
             });
         }
-        self.slots[seat].take().map(|(item, at)| Backup {
-            item,
+        self.slots[seat].take().map(|(entry, at)| Backup {
+            entry,
             seat,
             sign: 1.0,
             plies: ply - at,
         })
     }
 
-    /// Records the decision `item` by `seat` at `ply`.
+    /// Remembers the decision by `seat` at `ply`, which updates `entry`.
     #[inline]
-    pub fn push(&mut self, seat: Player, ply: u32, item: T) {
-        self.slots[seat] = Some((item, ply));
+    pub fn remember(&mut self, seat: Player, ply: u32, entry: T) {
+        self.slots[seat] = Some((entry, ply));
         self.last = Some(seat);
     }
 
     /// At the end of an episode of `plies` plies: the decisions still waiting, with the plies
     /// from each to the end. Clears them.
     #[inline]
-    pub fn finish(&mut self, plies: u32) -> impl Iterator<Item = Backup<T>> + '_ {
+    pub fn take_last(&mut self, plies: u32) -> impl Iterator<Item = Backup<T>> + '_ {
         self.last = None;
         self.slots[..self.players]
             .iter_mut()
             .enumerate()
             .filter_map(move |(seat, slot)| {
-                slot.take().map(|(item, at)| Backup {
-                    item,
+                slot.take().map(|(entry, at)| Backup {
+                    entry,
                     seat,
                     sign: 1.0,
                     plies: plies - at,
@@ -119,8 +121,7 @@ pub fn discount(gamma: f64, plies: u32) -> f64 {
     }
 }
 
-/// γ^k by `powi`, out of line: inlined into [`discount`], the compiler sees that γ^k is 1
-/// when γ is 1 anyway, drops the test and calls `powi` at every backup.
+/// γ^k by `powi`. Out of line for speed: inlined, `powi` ran at every backup, γ = 1 or not.
 #[inline(never)]
 fn power(gamma: f64, plies: u32) -> f64 {
     gamma.powi(plies as i32)
@@ -132,7 +133,8 @@ pub fn max_of(values: &[f64]) -> f64 {
     values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
 }
 
-/// An exploration rate as ε-greedy choice reads it: a number, or a [`Paced`] schedule.
+/// An exploration rate as ε-greedy choice reads it: a number, or an [`Epsilon`] following its
+/// schedule.
 pub trait Exploration: Copy {
     /// ε > 0: a draw is made at all.
     fn positive(self) -> bool;
@@ -151,14 +153,14 @@ impl Exploration for f64 {
     }
 }
 
-impl Exploration for &Paced {
+impl Exploration for &Epsilon {
     #[inline(always)]
     fn positive(self) -> bool {
-        Paced::positive(self)
+        Epsilon::positive(self)
     }
     #[inline(always)]
     fn below(self, u: f64) -> bool {
-        Paced::below(self, u)
+        Epsilon::below(self, u)
     }
 }
 
@@ -178,11 +180,8 @@ pub fn epsilon_greedy_and_max(
     epsilon: impl Exploration,
     rng: &mut SgRng,
 ) -> (usize, Option<f64>) {
-    // Drawn from a copy written back at the end: the generator's state stays in registers
-    // through the loop instead of a store and a load at every tie. The copy never leaves this
-    // function (the uniform draw, not inlined, is made on `rng` itself): were it passed by
-    // reference it would live in memory, written a word at a time and read back two at once,
-    // which the store buffer cannot forward.
+    // For speed, a copy of the generator that never leaves this function, written back at the
+    // end: it stays in registers through the scan (measured on Q-learning's self-play).
     let mut local = rng.clone();
     if epsilon.positive() && epsilon.below(local.random::<f64>()) {
         *rng = local;
@@ -265,32 +264,32 @@ mod tests {
     #[test]
     fn self_play_backs_up_from_the_other_seat_with_a_sign_flip() {
         let mut p: Pending<u32> = Pending::new(2);
-        assert!(p.take(0, 0).is_none());
-        p.push(0, 0, 10);
-        let b = p.take(1, 1).unwrap();
-        assert_eq!((b.item, b.seat, b.sign, b.plies), (10, 0, -1.0, 1));
-        p.push(1, 1, 11);
-        let b = p.take(0, 2).unwrap();
-        assert_eq!((b.item, b.seat, b.sign), (11, 1, -1.0));
-        p.push(0, 2, 12);
-        let ends: Vec<_> = p.finish(5).collect();
+        assert!(p.take_previous(0, 0).is_none());
+        p.remember(0, 0, 10);
+        let b = p.take_previous(1, 1).unwrap();
+        assert_eq!((b.entry, b.seat, b.sign, b.plies), (10, 0, -1.0, 1));
+        p.remember(1, 1, 11);
+        let b = p.take_previous(0, 2).unwrap();
+        assert_eq!((b.entry, b.seat, b.sign), (11, 1, -1.0));
+        p.remember(0, 2, 12);
+        let ends: Vec<_> = p.take_last(5).collect();
         assert_eq!(ends.len(), 1);
-        assert_eq!((ends[0].item, ends[0].plies), (12, 3));
+        assert_eq!((ends[0].entry, ends[0].plies), (12, 3));
     }
 
     #[test]
     fn one_seat_backs_up_from_its_own_next_decision() {
         let mut p: Pending<u32> = Pending::new(2);
-        p.push(1, 1, 7);
-        let b = p.take(1, 3).unwrap();
-        assert_eq!((b.item, b.sign, b.plies), (7, 1.0, 2));
+        p.remember(1, 1, 7);
+        let b = p.take_previous(1, 3).unwrap();
+        assert_eq!((b.entry, b.sign, b.plies), (7, 1.0, 2));
         // Three players: every seat on its own chain.
         let mut p: Pending<u32> = Pending::new(3);
-        p.push(0, 0, 1);
-        p.push(1, 1, 2);
-        let b = p.take(1, 4).unwrap();
-        assert_eq!((b.item, b.sign), (2, 1.0));
-        assert_eq!(p.finish(6).map(|b| b.item).collect::<Vec<_>>(), [1]);
+        p.remember(0, 0, 1);
+        p.remember(1, 1, 2);
+        let b = p.take_previous(1, 4).unwrap();
+        assert_eq!((b.entry, b.sign), (2, 1.0));
+        assert_eq!(p.take_last(6).map(|b| b.entry).collect::<Vec<_>>(), [1]);
     }
 
     #[test]

@@ -450,7 +450,9 @@ impl<G: Game> Learner<G> for Matchbox<G> {
         self.moves_made = [0; MAX_PLAYERS];
     }
 
-    fn act(&mut self, game: &G, decision: &Decision<G>, rng: &mut SgRng) -> Option<Action> {
+    fn act(&mut self, game: &G, decision: &Decision<G>, rng: &mut SgRng) -> Option<usize> {
+        // Open the box of the position (its symmetric images share it) if it is new, draw a
+        // bead at random, remember it for the end of the episode, play its move.
         let (state, seat, legal) = (decision.state, decision.seat, decision.legal);
         let (key, sym) = self.key(game, state);
         let move_number = self.moves_made[seat];
@@ -482,12 +484,12 @@ impl<G: Game> Learner<G> for Matchbox<G> {
             })
             .expect("r < total");
         let action = game.transform_action(&key, moves[slot], game.inverse_symmetry(sym));
-        debug_assert!(legal.contains(&action));
         self.history.push(Played {
             bead: range.start + slot,
             seat,
         });
-        Some(action)
+        let place = legal.iter().position(|&a| a == action);
+        Some(place.expect("a box move maps to a legal action"))
     }
 
     fn end_episode(&mut self, _game: &G, returns: &Returns, _plies: u32) {
@@ -664,6 +666,21 @@ mod tests {
     use crate::core::random::rng;
     use crate::games::{Hexapawn, HexapawnParams, TicTacToe};
 
+    impl<G: Game> crate::learn::tests::Inspect<G> for Matchbox<G> {
+        fn tables(&self) -> Vec<u64> {
+            let mut out: Vec<u64> = self.boxes.beads.iter().map(|&n| n as u64).collect();
+            out.extend(self.boxes.moves.iter().map(|&m| m as u64));
+            out.extend(
+                self.boxes
+                    .ranges
+                    .iter()
+                    .flat_map(|&(s, n)| [s as u64, n as u64]),
+            );
+            out.extend(self.moves_made.iter().map(|&n| n as u64));
+            out
+        }
+    }
+
     fn at<'a, G: Game>(state: &'a G::State, legal: &'a [Action]) -> Decision<'a, G> {
         Decision {
             state,
@@ -671,6 +688,17 @@ mod tests {
             legal,
             ply: 0,
         }
+    }
+
+    /// The action `learner` plays at `state` (`None`: it resigns).
+    fn play<G: Game>(
+        learner: &mut Matchbox<G>,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        rng: &mut SgRng,
+    ) -> Option<Action> {
+        learner.act(game, &at(state, legal), rng).map(|k| legal[k])
     }
 
     #[test]
@@ -681,7 +709,7 @@ mod tests {
         let s = game.initial_state();
         let mut legal = Vec::new();
         game.legal_actions(&s, &mut legal);
-        her.act(&game, &at(&s, &legal), &mut rng(1)).unwrap();
+        play(&mut her, &game, &s, &legal, &mut rng(1)).unwrap();
         let b = her.box_for(&game, &s).unwrap();
         assert_eq!(b.moves.len(), 2);
         assert_eq!(b.beads, [1, 1]);
@@ -704,10 +732,10 @@ mod tests {
         let s0 = game.initial_state();
         let mut legal = Vec::new();
         game.legal_actions(&s0, &mut legal);
-        let a0 = her.act(&game, &at(&s0, &legal), &mut r).unwrap();
+        let a0 = play(&mut her, &game, &s0, &legal, &mut r).unwrap();
         let s1 = game.apply(&game.apply(&s0, a0), if a0 == 4 { 0 } else { 4 });
         game.legal_actions(&s1, &mut legal);
-        let a1 = her.act(&game, &at(&s1, &legal), &mut r).unwrap();
+        let a1 = play(&mut her, &game, &s1, &legal, &mut r).unwrap();
         her.end_episode(&game, &Returns::win(2, 1), 0);
         let first = her.box_for(&game, &s0).unwrap();
         assert_eq!(first.total(), 9, "the first move's bead stays");
@@ -718,7 +746,7 @@ mod tests {
         // A win changes nothing.
         her.begin_episode();
         game.legal_actions(&s0, &mut legal);
-        her.act(&game, &at(&s0, &legal), &mut r).unwrap();
+        play(&mut her, &game, &s0, &legal, &mut r).unwrap();
         her.end_episode(&game, &Returns::win(2, 0), 0);
         assert_eq!(her.box_for(&game, &s0).unwrap().total(), 9);
     }
@@ -737,7 +765,7 @@ mod tests {
         let mut r = rng(2);
         for _ in 0..6 {
             m.begin_episode();
-            m.act(&game, &at(&s0, &legal), &mut r).unwrap();
+            play(&mut m, &game, &s0, &legal, &mut r).unwrap();
             m.end_episode(&game, &Returns::win(2, 0), 0);
         }
         let b = m.box_for(&game, &s0).unwrap();
@@ -760,13 +788,13 @@ mod tests {
         let s0 = game.initial_state();
         // Empty the box after one particular reply, by losing from it once per bead.
         game.legal_actions(&s0, &mut legal);
-        let first = her.act(&game, &at(&s0, &legal), &mut r).unwrap();
+        let first = play(&mut her, &game, &s0, &legal, &mut r).unwrap();
         her.end_episode(&game, &Returns::zeros(2), 0);
         let s1 = game.apply(&game.apply(&s0, first), if first == 4 { 0 } else { 4 });
         game.legal_actions(&s1, &mut legal);
         for _ in 0..legal.len() {
             her.begin_episode();
-            her.act(&game, &at(&s1, &legal), &mut r).unwrap();
+            play(&mut her, &game, &s1, &legal, &mut r).unwrap();
             her.end_episode(&game, &Returns::win(2, 1), 0);
         }
         assert_eq!(her.box_for(&game, &s1).unwrap().total(), 0);
@@ -775,7 +803,7 @@ mod tests {
         her.begin_episode();
         game.legal_actions(&s0, &mut legal);
         let a = loop {
-            let a = her.act(&game, &at(&s0, &legal), &mut r).unwrap();
+            let a = play(&mut her, &game, &s0, &legal, &mut r).unwrap();
             if a == first {
                 break a;
             }
@@ -783,7 +811,7 @@ mod tests {
         };
         game.legal_actions(&s1, &mut legal);
         assert_eq!(
-            her.act(&game, &at(&s1, &legal), &mut r),
+            play(&mut her, &game, &s1, &legal, &mut r),
             None,
             "empty box: resign"
         );
@@ -804,11 +832,11 @@ mod tests {
         // Three distinct first moves up to symmetry (corner, edge, centre): lose each once.
         for _ in 0..3 {
             her.begin_episode();
-            her.act(&game, &at(&s0, &legal), &mut r).unwrap();
+            play(&mut her, &game, &s0, &legal, &mut r).unwrap();
             her.end_episode(&game, &Returns::win(2, 1), 0);
         }
         her.begin_episode();
-        assert_eq!(her.act(&game, &at(&s0, &legal), &mut r), None);
+        assert_eq!(play(&mut her, &game, &s0, &legal, &mut r), None);
         let mut probs = Vec::new();
         her.policy().probabilities(&game, &s0, &legal, &mut probs);
         assert!(probs.iter().all(|&p| p == 0.0));
@@ -823,7 +851,7 @@ mod tests {
         let mut legal = Vec::new();
         game.legal_actions(&s0, &mut legal);
         menace.begin_episode();
-        let a = menace.act(&game, &at(&s0, &legal), &mut r).unwrap();
+        let a = play(&mut menace, &game, &s0, &legal, &mut r).unwrap();
         let b0 = menace.box_for(&game, &s0).unwrap().clone();
         assert_eq!(
             b0.beads,
@@ -832,7 +860,7 @@ mod tests {
         );
         let s1 = game.apply(&game.apply(&s0, a), if a == 4 { 0 } else { 4 });
         game.legal_actions(&s1, &mut legal);
-        menace.act(&game, &at(&s1, &legal), &mut r).unwrap();
+        play(&mut menace, &game, &s1, &legal, &mut r).unwrap();
         assert!(
             menace
                 .box_for(&game, &s1)
@@ -846,7 +874,7 @@ mod tests {
         for _ in 0..10 {
             menace.begin_episode();
             game.legal_actions(&s0, &mut legal);
-            menace.act(&game, &at(&s0, &legal), &mut r).unwrap();
+            play(&mut menace, &game, &s0, &legal, &mut r).unwrap();
             menace.end_episode(&game, &Returns::win(2, 1), 0);
         }
         assert!(

@@ -3,6 +3,13 @@
 //! A [`Learner`] picks moves at the seats it holds and learns from what happens; it never sees
 //! the solution. [`play_vs_opponent`] trains it at one seat of an [`Env`] against a fixed
 //! opponent policy; [`play_self`] lets it hold every seat of an [`AecEnv`].
+//!
+//! Each learner's file opens with its algorithm: [`Learner::act`] makes one decision as the
+//! textbook box reads, [`Learner::end_episode`] backs up the last ones. What the learners share
+//! lies beside them: [`backup`] (which earlier decision a new one backs up, ε-greedy choice),
+//! [`table`] (values keyed by state), [`schedule`] (ε and α by episode). A learner may add a
+//! fast path that gives the same bytes, tested against `act` in `tests.rs`:
+//! `q_learning/fast.rs` plays a one-table self-play episode in one piece.
 
 pub mod backup;
 pub mod metric;
@@ -193,32 +200,38 @@ pub struct Decision<'a, G: Game> {
     pub ply: u32,
 }
 
+/// A learner: it picks moves at the seats it holds and learns from what happens.
+///
+/// **The definition.** [`Learner::act`] is one decision, written as the algorithm's textbook box
+/// reads (choose, back up the decision it follows, remember it), and [`Learner::end_episode`]
+/// backs up the last decisions with the returns; [`Learner::policy`],
+/// [`Learner::greedy_policy`] and [`Learner::value`] read what it learned.
+///
+/// **The fast paths** answer as the definition does, faster, and must give the same bytes (the
+/// same random draws in the same order, the same floating-point operations):
+/// - [`Learner::play_self`], a whole self-play episode: by default `act` at every move
+///   ([`play_self_by_moves`]); one-table Q-learning plays it in one piece
+///   (`q_learning/fast.rs`);
+/// - [`Learner::position`], the evaluator's questions at one position answered together.
+///
+/// The tests in `learn/tests.rs` hold them to the definition for every learner: self-play
+/// through `play_self` and through `act` gives the same episodes, generator, tables,
+/// statistics, policies and values (`self_play_gives_the_bytes_of_act_for_every_kind` and the
+/// property test `fast_paths_give_the_bytes_of_act`), and `position` answers as the policies
+/// and the value do.
 pub trait Learner<G: Game>: Send {
     /// A short description for tables and legends ("her", "menace").
     fn name(&self) -> String;
     /// Called before the first move of each episode.
     fn begin_episode(&mut self) {}
-    /// The learner's move (`None` = resign). It may learn from what it sees now about its
-    /// earlier choices (temporal-difference learners do) and remember the choice.
-    fn act(&mut self, game: &G, decision: &Decision<G>, rng: &mut SgRng) -> Option<Action>;
-    /// [`Learner::act`], the move given as its place in `decision.legal` (counting from 0): what
-    /// the episode loops play, so the environment need not look the action up. A learner that
-    /// chooses by place answers here and lets `act` name the action; by default the place of
-    /// `act`'s action (`decision.legal.len()`, no place, if it is not legal: the environment
-    /// refuses it).
-    fn act_at(&mut self, game: &G, decision: &Decision<G>, rng: &mut SgRng) -> Option<usize> {
-        let action = self.act(game, decision, rng)?;
-        Some(
-            decision
-                .legal
-                .iter()
-                .position(|&a| a == action)
-                .unwrap_or(decision.legal.len()),
-        )
-    }
-    /// Plays one episode in which the learner holds every seat ([`play_self`]). By default move
-    /// by move ([`play_self_by_moves`]); a learner may play the episode in one piece, its state
-    /// for the episode kept in locals, as long as it learns and chooses exactly as move by move.
+    /// The learner's decision at `decision`: the place of its move in `decision.legal`
+    /// (counting from 0), or `None` to resign. It may learn now from what it sees about its
+    /// earlier decisions (temporal-difference learners do) and remember this one.
+    fn act(&mut self, game: &G, decision: &Decision<G>, rng: &mut SgRng) -> Option<usize>;
+    /// Plays one episode in which the learner holds every seat ([`play_self`]): a fast path. By
+    /// default move by move ([`play_self_by_moves`]); a learner may play the episode in one
+    /// piece, its state for the episode kept in locals, as long as it learns and chooses
+    /// exactly as `act` does.
     fn play_self(&mut self, env: &mut AecEnv<G>, rng: &mut SgRng) -> EpisodeOutcome {
         play_self_by_moves(env, self, rng)
     }
@@ -249,9 +262,9 @@ pub trait Learner<G: Game>: Send {
         1.0
     }
     /// What the exact evaluator asks at every position of a seat it holds, answered together
-    /// from one look at its tables: the distributions of [`Learner::policy`] and
+    /// from one look at its tables: a fast path. The distributions of [`Learner::policy`] and
     /// [`Learner::greedy_policy`] over `legal` (the legal actions of `state`, ascending) and,
-    /// if `value` is asked for, [`Learner::value`]. Must give exactly what those give.
+    /// if `value` is asked for, [`Learner::value`]; must give exactly what those give.
     /// `false`: not offered (the evaluator asks them apart).
     fn position(&self, game: &G, state: &G::State, legal: &[Action], out: &mut Position) -> bool {
         let _ = (game, state, legal, out);
@@ -314,8 +327,12 @@ pub fn play_vs_opponent<G: Game, L: Learner<G> + ?Sized>(
             legal: &legal,
             ply: env.info().ply,
         };
-        let choice = learner.act(env.game(), &decision, rng);
-        match choice {
+        let action = learner.act(env.game(), &decision, rng).map(|k| {
+            *legal
+                .get(k)
+                .expect("the learner chose a place among the legal actions")
+        });
+        match action {
             Some(a) => env.step(a).expect("the learner chose an illegal action"),
             None => env.resign().expect("the episode is running"),
         };
@@ -342,7 +359,7 @@ pub fn play_self<G: Game, L: Learner<G> + ?Sized>(
 }
 
 /// Plays one episode in which the learner holds every seat, asking it for each move
-/// ([`Learner::act_at`]).
+/// ([`Learner::act`]).
 pub fn play_self_by_moves<G: Game, L: Learner<G> + ?Sized>(
     env: &mut AecEnv<G>,
     learner: &mut L,
@@ -351,7 +368,7 @@ pub fn play_self_by_moves<G: Game, L: Learner<G> + ?Sized>(
     learner.begin_episode();
     env.reset(None);
     env.play_out(|game, state, seat, legal, ply| {
-        learner.act_at(
+        learner.act(
             game,
             &Decision {
                 state,
@@ -394,229 +411,4 @@ pub(crate) fn finish<G: Game, L: Learner<G> + ?Sized>(
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-    use crate::eval::{evaluate_policy, expected_result, minimax_return};
-    use crate::truth::OptimalPolicy;
-    use crate::truth::Solution;
-
-    /// Trains `learner` by self-play for `episodes` episodes.
-    pub fn train_self_play<G: Game, L: Learner<G>>(
-        game: &G,
-        learner: &mut L,
-        episodes: u64,
-        seed: u64,
-    ) {
-        let mut env = AecEnv::new(game.clone(), crate::core::random::derive_seed(seed, 2));
-        let mut rng = crate::core::random::rng(seed);
-        for _ in 0..episodes {
-            play_self(&mut env, learner, &mut rng);
-        }
-    }
-
-    /// Whether the learner's greedy play achieves the game value against optimal play from
-    /// either seat and keeps the value in at least 99% of the positions of optimal play.
-    pub fn learns<G: Game, L: Learner<G>>(game: &G, learner: &L, what: &str) -> Result<(), String> {
-        let solution = Solution::solve(game, 10_000_000).unwrap();
-        let graph = solution.graph();
-        let greedy = learner.greedy_policy();
-        let optimal = OptimalPolicy::new(&solution);
-        for seat in 0..2 {
-            let policies: Vec<&dyn Policy<G>> = (0..2)
-                .map(|p| {
-                    if p == seat {
-                        greedy.as_ref() as &dyn Policy<G>
-                    } else {
-                        &optimal
-                    }
-                })
-                .collect();
-            let r = expected_result(graph, &policies, seat).unwrap();
-            let value = minimax_return(graph, seat).unwrap();
-            if r.expected_return < value - 1e-9 {
-                return Err(format!(
-                    "{what} on {}: {} as {} against optimal play, the game value is {value}",
-                    game.name(),
-                    r.expected_return,
-                    game.player_name(seat)
-                ));
-            }
-        }
-        let report = evaluate_policy(&solution, &[0, 1], greedy.as_ref()).unwrap();
-        if report.optimal_rate_optimal_play < 0.99 {
-            return Err(format!(
-                "{what} on {}: optimal-move rate along optimal play {}",
-                game.name(),
-                report.optimal_rate_optimal_play
-            ));
-        }
-        Ok(())
-    }
-
-    /// Every learner kind after some training, on a game with symmetries (tic-tac-toe) and
-    /// one where HER resigns (Hexapawn).
-    fn trained<G: Game>(game: &G) -> Vec<Box<dyn Learner<G>>> {
-        use crate::learn::menace::{Matchbox, MatchboxConfig};
-        use crate::learn::monte_carlo::{McConfig, MonteCarlo};
-        use crate::learn::q_learning::{Algorithm, QConfig, QLearner};
-        use crate::learn::td::{Td, TdConfig};
-        let double = QConfig {
-            double: true,
-            ..QConfig::new(Algorithm::Sarsa)
-        };
-        let mut learners: Vec<Box<dyn Learner<G>>> = vec![
-            Box::new(QLearner::new(game, "q", QConfig::default())),
-            Box::new(QLearner::new(game, "double sarsa", double)),
-            Box::new(MonteCarlo::new(game, "mc", McConfig::default())),
-            Box::new(Td::new(game, "td", TdConfig::new(0.8))),
-            Box::new(Matchbox::<G>::new("menace", MatchboxConfig::menace())),
-            Box::new(Matchbox::<G>::new("her", MatchboxConfig::her())),
-        ];
-        for learner in &mut learners {
-            let mut env = AecEnv::new(game.clone(), 5);
-            let mut rng = crate::core::random::rng(6);
-            for _ in 0..3_000 {
-                play_self(&mut env, learner.as_mut(), &mut rng);
-            }
-        }
-        learners
-    }
-
-    fn bits(v: &[f64]) -> Vec<u64> {
-        v.iter().map(|x| x.to_bits()).collect()
-    }
-
-    fn answers_as_apart<G: Game>(game: &G) {
-        let graph = crate::core::graph::StateGraph::build(game, 1 << 20).unwrap();
-        let (mut b, mut g) = (Vec::new(), Vec::new());
-        let mut at = Position {
-            want_value: true,
-            ..Position::default()
-        };
-        for learner in trained(game) {
-            let (behaviour, greedy) = (learner.policy(), learner.greedy_policy());
-            for id in 0..graph.len() as crate::core::graph::StateId {
-                if graph.turn(id).player().is_none() {
-                    continue;
-                }
-                let (state, legal) = (graph.state(id), graph.actions(id));
-                assert!(learner.position(game, state, legal, &mut at));
-                behaviour.probabilities(game, state, legal, &mut b);
-                greedy.probabilities(game, state, legal, &mut g);
-                let what = format!("{} at state {id}", learner.name());
-                assert_eq!(bits(&at.behaviour), bits(&b), "{what}");
-                assert_eq!(bits(&at.greedy), bits(&g), "{what}");
-                let value = learner.value(game, state);
-                assert_eq!(
-                    at.value.map(f64::to_bits),
-                    value.map(f64::to_bits),
-                    "{what}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn a_position_is_answered_bit_for_bit_as_the_policies_and_value_answer_it() {
-        answers_as_apart(&crate::games::TicTacToe);
-        answers_as_apart(
-            &crate::games::Hexapawn::new(crate::games::HexapawnParams::default()).unwrap(),
-        );
-    }
-
-    /// `act_at` names the place of the action `act` chooses, drawing the same numbers, for every
-    /// kind of learner (natively or by the default), and a learner that plays a self-play
-    /// episode in one piece (`Learner::play_self`: Q-learning with one table) plays it as move
-    /// by move: self-play through `act` and `step`, and through `play_self`, give the same
-    /// episodes, the same tables and the same generator state.
-    #[test]
-    fn act_at_and_act_choose_alike_for_every_learner() {
-        // Tables laid out in place (a tabulated game) and rows appended by hashed key (Hexapawn
-        // 4x4 by its rules).
-        let ttt =
-            crate::core::tabulated::Tabulated::new(&crate::games::TicTacToe, 1 << 20).unwrap();
-        let hexapawn =
-            crate::games::Hexapawn::new(crate::games::HexapawnParams { rows: 4, cols: 4 }).unwrap();
-        let kinds = [
-            ("q-learning", ""),
-            ("q-learning", "algorithm = \"sarsa\""),
-            (
-                "q-learning",
-                "algorithm = \"expected-sarsa\"\ninitial = 0.25",
-            ),
-            ("q-learning", "gamma = 0.9\nepsilon = 0.3"),
-            ("q-learning", "initial = -0.0"),
-            ("q-learning", "algorithm = \"sarsa\"\ndouble = true"),
-            ("monte-carlo", ""),
-            ("td", "lambda = 0.8"),
-            ("matchbox", "scheme = \"menace\""),
-        ];
-        for (kind, keys) in kinds {
-            let table: toml::Table = keys.parse().unwrap();
-            let config = LearnerConfig::deserialize(kind, toml::Value::Table(table))
-                .unwrap()
-                .unwrap();
-            act_at_and_act_alike(&ttt, &config, 300, &format!("tic-tac-toe {kind} {keys}"));
-            act_at_and_act_alike(&hexapawn, &config, 100, &format!("hexapawn {kind} {keys}"));
-        }
-    }
-
-    /// [`act_at_and_act_choose_alike_for_every_learner`] on one game: `episodes` episodes both
-    /// ways, then both learners' policies and values at every position (those the episodes met
-    /// if the game does not number its positions).
-    fn act_at_and_act_alike<G: Game>(game: &G, config: &LearnerConfig, episodes: usize, what: &str)
-    where
-        G::State: std::fmt::Debug,
-    {
-        let mut by_action = config.build(game, what.to_string());
-        let mut by_place = config.build(game, what.to_string());
-        let (mut env_a, mut env_p) = (AecEnv::new(game.clone(), 1), AecEnv::new(game.clone(), 1));
-        let (mut rng_a, mut rng_p) = (crate::core::random::rng(2), crate::core::random::rng(2));
-        let mut met = Vec::new();
-        for _ in 0..episodes {
-            by_action.begin_episode();
-            env_a.reset(None);
-            while let Some(seat) = env_a.agent_selection() {
-                met.push(env_a.state().clone());
-                let decision = Decision {
-                    state: env_a.state(),
-                    seat,
-                    legal: env_a.legal_actions(),
-                    ply: env_a.ply(),
-                };
-                match by_action.act(env_a.game(), &decision, &mut rng_a) {
-                    Some(a) => env_a.step(a).unwrap(),
-                    None => env_a.resign().unwrap(),
-                }
-            }
-            let a = finish(
-                env_a.game(),
-                env_a.returns(),
-                0,
-                by_action.as_mut(),
-                env_a.ply(),
-                env_a.resigned(),
-            );
-            let p = play_self(&mut env_p, by_place.as_mut(), &mut rng_p);
-            assert_eq!(a, p, "{what}");
-        }
-        assert_eq!(rng_a, rng_p, "{what}");
-        assert_eq!(by_action.statistics(), by_place.statistics(), "{what}");
-        // Every position when the game numbers them, else those the episodes met.
-        if let Some(n) = game.state_index_len() {
-            met = (0..n).filter_map(|i| game.state_from_index(i)).collect();
-        }
-        let mut legal = Vec::new();
-        for s in &met {
-            let (mut pa, mut pp) = (Vec::new(), Vec::new());
-            game.legal_actions(s, &mut legal);
-            if legal.is_empty() {
-                continue;
-            }
-            by_action.policy().probabilities(game, s, &legal, &mut pa);
-            by_place.policy().probabilities(game, s, &legal, &mut pp);
-            assert_eq!(pa, pp, "{what}: position {s:?}");
-            assert_eq!(by_action.value(game, s), by_place.value(game, s), "{what}");
-        }
-    }
-}
+pub(crate) mod tests;

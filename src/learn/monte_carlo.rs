@@ -14,7 +14,7 @@ use serde::de::{self, MapAccess, Unexpected, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::backup::{discount, epsilon_greedy, max_of, row_probabilities};
-use super::schedule::{Decay, Paced, Schedule, checked};
+use super::schedule::{Decay, Epsilon, Schedule, checked};
 use super::table::Table;
 use super::{Decision, Learner, Position};
 use crate::core::game::{Action, Game, Player, Returns};
@@ -141,9 +141,10 @@ impl Default for McConfig {
     }
 }
 
+/// A decision of the episode: the index of the value it chose, who chose it and when.
 #[derive(Clone, Copy, Debug)]
 struct Visit {
-    slot: u32,
+    entry: u32,
     seat: Player,
     ply: u32,
 }
@@ -157,7 +158,7 @@ pub struct MonteCarlo<G: Game> {
     counts: Vec<u32>,
     episode_visits: Vec<Visit>,
     episode: u64,
-    epsilon: Paced,
+    epsilon: Epsilon,
 }
 
 impl<G: Game> MonteCarlo<G> {
@@ -168,7 +169,7 @@ impl<G: Game> MonteCarlo<G> {
             counts: Vec::new(),
             episode_visits: Vec::new(),
             episode: 0,
-            epsilon: Paced::new(config.epsilon),
+            epsilon: Epsilon::new(config.epsilon),
             config,
         }
     }
@@ -192,17 +193,14 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
         self.episode_visits.clear();
     }
 
-    fn act(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<Action> {
-        self.act_at(game, d, rng).map(|k| d.legal[k])
-    }
-
-    fn act_at(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<usize> {
+    fn act(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<usize> {
+        // Choose ε-greedily on Q(s, ·), and remember the decision for the episode's end.
         let row = self
             .table
             .row_or_insert(game, d.state, d.legal.len(), self.config.initial);
         let choice = epsilon_greedy(&self.table.values()[row.clone()], &self.epsilon, rng);
         self.episode_visits.push(Visit {
-            slot: (row.start + choice) as u32,
+            entry: (row.start + choice) as u32,
             seat: d.seat,
             ply: d.ply,
         });
@@ -216,17 +214,19 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
             StepSize::Schedule(a) => Some(a.at(self.episode)),
         };
         let values = self.table.values_mut();
+        // Q(s, a) ← Q(s, a) + α [G − Q(s, a)] for each decision (its first visit only, unless
+        // every visit counts), G the deciding seat's return discounted to the decision.
         for (i, v) in self.episode_visits.iter().enumerate() {
             if self.config.visits == Visits::First
-                && self.episode_visits[..i].iter().any(|u| u.slot == v.slot)
+                && self.episode_visits[..i].iter().any(|u| u.entry == v.entry)
             {
                 continue;
             }
             let g = discount(self.config.gamma, plies - v.ply - 1) * returns[v.seat];
-            let slot = v.slot as usize;
-            self.counts[slot] = self.counts[slot].saturating_add(1);
-            let step = alpha.unwrap_or(1.0 / self.counts[slot] as f64);
-            values[slot] += step * (g - values[slot]);
+            let entry = v.entry as usize;
+            self.counts[entry] = self.counts[entry].saturating_add(1);
+            let step = alpha.unwrap_or(1.0 / self.counts[entry] as f64);
+            values[entry] += step * (g - values[entry]);
         }
         self.episode_visits.clear();
         self.episode += 1;
@@ -305,6 +305,15 @@ mod tests {
     use crate::games::{Hexapawn, HexapawnParams, TicTacToe};
     use crate::learn::tests::{learns, train_self_play};
 
+    impl<G: Game> crate::learn::tests::Inspect<G> for MonteCarlo<G> {
+        fn tables(&self) -> Vec<u64> {
+            let mut out: Vec<u64> = self.table.values().iter().map(|x| x.to_bits()).collect();
+            out.extend(self.counts.iter().map(|&n| n as u64));
+            out.extend([self.table.rows() as u64, self.episode]);
+            out
+        }
+    }
+
     #[test]
     fn first_and_every_visit_learn_tictactoe_and_hexapawn_by_self_play() {
         let mut failures = Vec::new();
@@ -377,6 +386,7 @@ mod tests {
                 },
                 &mut r,
             )
+            .map(|k| legal[k])
             .unwrap();
         let s1 = game.apply(&s0, a0);
         let mut legal1 = Vec::new();
@@ -392,6 +402,7 @@ mod tests {
                 },
                 &mut r,
             )
+            .map(|k| legal1[k])
             .unwrap();
         l.end_episode(&game, &Returns::win(2, 1), 2);
         let i0 = legal.iter().position(|&a| a == a0).unwrap();
@@ -416,7 +427,7 @@ mod tests {
             },
             &mut r,
         );
-        assert_eq!(again, Some(a0));
+        assert_eq!(again.map(|k| legal[k]), Some(a0));
         l.end_episode(&game, &Returns::zeros(2), 1);
         assert_eq!(l.q_values(&game, &s0).unwrap()[i0], -0.5);
     }

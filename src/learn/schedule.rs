@@ -122,28 +122,29 @@ impl Schedule {
     }
 }
 
-/// An exploration rate ε followed episode by episode, for the test `u < ε` against a uniform
-/// draw `u` made at every move ([`Paced::below`]). It answers exactly as the value
-/// [`Schedule::at`] gives, bit for bit, but follows an exponential decay by one multiplication
-/// per episode instead of an `exp2` and a division (those took about 4 % of Q-learning's
-/// self-play on tic-tac-toe). The running product stays within [`SLACK`] of the value; only a
-/// draw that falls that close to it, about one move in 2^29, has the value worked out.
+/// An exploration rate ε that follows its schedule episode by episode, for the test `u < ε`
+/// against a uniform draw `u` made at every move ([`Epsilon::below`]). It answers exactly as
+/// the value [`Schedule::at`] gives, bit for bit. An exponential decay is followed by one
+/// multiplication per episode instead of an `exp2` and a division (measured: 4 % of
+/// Q-learning's self-play on tic-tac-toe); the running product stays within [`SLACK`] of the
+/// value, and only a draw that falls that close to it, about one move in 2^29, has the value
+/// worked out.
 ///
 /// Why the product stays that close: it restarts from the value every [`RESYNC`] episodes, and
 /// each multiplication adds a relative error of about 2^-52 (the rounding, and the rounding of
 /// the factor 2^(-1/half_life)), so after 1,024 of them the decay term is within 2^-42 of the
 /// value's (itself within about 2^-52 of the exact power, absolutely, however large the
 /// exponent); the schedule's values lie in [0, 1], so ε is within 2^-41 of it, 2^11 times
-/// inside the slack. Below [`FLOOR`] the value is worked out every episode, as before: there
-/// whether ε is 0 (no draw at all) must be known exactly.
+/// inside the slack. Below [`FLOOR`] the value is worked out at every episode: there whether ε
+/// is 0 (no draw at all) must be known exactly.
 #[derive(Clone, Debug)]
-pub struct Paced {
+pub struct Epsilon {
     schedule: Schedule,
     episode: u64,
     /// `at(episode)`, when worked out this episode.
     known: Option<f64>,
     /// Work the value out at every episode (for a learner that reads it at every move).
-    always: bool,
+    exact: bool,
     /// Within [`SLACK`] of `at(episode)` (equal to it when `known` holds it).
     approx: f64,
     /// An exponential decay's 2^(-episode / half_life), as a running product.
@@ -154,38 +155,38 @@ pub struct Paced {
     since: u32,
 }
 
-/// How far [`Paced`]'s running product may be from the value it follows.
+/// How far [`Epsilon`]'s running product may be from the value it follows.
 pub const SLACK: f64 = 1.0 / (1u64 << 30) as f64;
-/// Episodes between restarts of [`Paced`]'s running product.
+/// Episodes between restarts of [`Epsilon`]'s running product.
 pub const RESYNC: u32 = 1024;
-/// Below this, [`Paced`] works the value out at every episode.
+/// Below this, [`Epsilon`] works the value out at every episode.
 pub const FLOOR: f64 = 1.0 / (1u64 << 20) as f64;
 
-impl Paced {
+impl Epsilon {
     /// The schedule at episode 0. Its values must lie in [0, 1] (an exploration rate).
     pub fn new(schedule: Schedule) -> Self {
-        Self::with_value_known(schedule, false)
+        Self::with_exact_value(schedule, false)
     }
 
-    /// The schedule at episode 0, its value worked out at every episode (`always`: for a
+    /// The schedule at episode 0, its value worked out at every episode when `exact` (for a
     /// learner that reads the value itself at every move, not only `u < ε`).
-    pub fn with_value_known(schedule: Schedule, always: bool) -> Self {
+    pub fn with_exact_value(schedule: Schedule, exact: bool) -> Self {
         let factor = match schedule {
             Schedule::Decay(Decay::Exponential { half_life, .. }) => (-1.0 / half_life).exp2(),
             _ => 1.0,
         };
-        let mut paced = Paced {
+        let mut epsilon = Epsilon {
             schedule,
             episode: 0,
             known: None,
-            always,
+            exact,
             approx: 0.0,
             decay: 1.0,
             factor,
             since: 0,
         };
-        paced.restart();
-        paced
+        epsilon.restart();
+        epsilon
     }
 
     /// On to the next episode.
@@ -194,7 +195,7 @@ impl Paced {
         self.episode += 1;
         if let Schedule::Decay(Decay::Exponential { start, end, .. }) = self.schedule
             && self.since < RESYNC
-            && !self.always
+            && !self.exact
         {
             self.decay *= self.factor;
             let approx = end + (start - end) * self.decay;
@@ -379,22 +380,22 @@ mod tests {
         assert!(Schedule::Constant(0.3).check(0.0..=1.0).is_ok());
     }
 
-    /// Every answer of a paced schedule is the one its value gives, at every episode, for draws
-    /// anywhere and right next to the value; and the value is the schedule's.
-    fn paced_agrees(schedule: Schedule, episodes: u64, seed: u64) {
-        for always in [false, true] {
-            paced_agrees_in(Paced::with_value_known(schedule, always), episodes, seed);
+    /// Every answer of an [`Epsilon`] is the one its schedule's value gives, at every episode,
+    /// for draws anywhere and right next to the value; and its value is the schedule's.
+    fn epsilon_agrees(schedule: Schedule, episodes: u64, seed: u64) {
+        for exact in [false, true] {
+            epsilon_agrees_in(Epsilon::with_exact_value(schedule, exact), episodes, seed);
         }
     }
 
-    fn paced_agrees_in(mut paced: Paced, episodes: u64, seed: u64) {
+    fn epsilon_agrees_in(mut epsilon: Epsilon, episodes: u64, seed: u64) {
         use rand::RngExt;
-        let schedule = paced.schedule;
+        let schedule = epsilon.schedule;
         let mut r = crate::core::random::rng(seed);
         for episode in 0..episodes {
-            assert_eq!(paced.episode(), episode);
+            assert_eq!(epsilon.episode(), episode);
             let v = schedule.at(episode);
-            assert_eq!(paced.positive(), v > 0.0, "episode {episode}");
+            assert_eq!(epsilon.positive(), v > 0.0, "episode {episode}");
             let mut draws: Vec<f64> = (0..4).map(|_| r.random::<f64>()).collect();
             // Next to the value: the nearest draws of 53 bits either side, and the value.
             let k = (v * (1u64 << 53) as f64).floor();
@@ -403,21 +404,21 @@ mod tests {
             }
             for u in draws {
                 assert_eq!(
-                    paced.below(u),
+                    epsilon.below(u),
                     u < v,
                     "episode {episode}, u = {u}, value {v}"
                 );
             }
-            assert_eq!(paced.value().to_bits(), v.to_bits(), "episode {episode}");
-            if paced.always {
-                assert_eq!(paced.known, Some(v));
+            assert_eq!(epsilon.value().to_bits(), v.to_bits(), "episode {episode}");
+            if epsilon.exact {
+                assert_eq!(epsilon.known, Some(v));
             }
-            paced.next_episode();
+            epsilon.next_episode();
         }
     }
 
     #[test]
-    fn paced_schedules_answer_as_their_values() {
+    fn epsilon_answers_as_its_schedules_value() {
         let exp = |start, end, half_life| {
             Schedule::Decay(Decay::Exponential {
                 start,
@@ -427,14 +428,14 @@ mod tests {
         };
         // The learners' default (down to the floor and past it), a decay to a floor of its own,
         // a fast and a very slow one, a rising one, and the plain schedules.
-        paced_agrees(exp(1.0, 0.0, 1_000.0), 30_000, 1);
-        paced_agrees(exp(0.5, 0.05, 333.3), 5_000, 2);
-        paced_agrees(exp(1.0, 0.0, 0.7), 3_000, 3);
-        paced_agrees(exp(0.3, 0.0, 1e9), 5_000, 4);
-        paced_agrees(exp(0.0, 1.0, 50.0), 3_000, 5);
-        paced_agrees(Schedule::Constant(0.1), 100, 6);
-        paced_agrees(Schedule::Constant(0.0), 100, 7);
-        paced_agrees(
+        epsilon_agrees(exp(1.0, 0.0, 1_000.0), 30_000, 1);
+        epsilon_agrees(exp(0.5, 0.05, 333.3), 5_000, 2);
+        epsilon_agrees(exp(1.0, 0.0, 0.7), 3_000, 3);
+        epsilon_agrees(exp(0.3, 0.0, 1e9), 5_000, 4);
+        epsilon_agrees(exp(0.0, 1.0, 50.0), 3_000, 5);
+        epsilon_agrees(Schedule::Constant(0.1), 100, 6);
+        epsilon_agrees(Schedule::Constant(0.0), 100, 7);
+        epsilon_agrees(
             Schedule::Decay(Decay::Linear {
                 start: 1.0,
                 end: 0.0,
@@ -446,7 +447,7 @@ mod tests {
     }
 
     #[test]
-    fn a_paced_decay_stays_well_inside_its_slack() {
+    fn an_epsilon_decay_stays_well_inside_its_slack() {
         // The running product against the value over many restarts: the bound the exactness
         // rests on, with room to spare (a tenth of the slack would still be far inside it).
         let schedule = Schedule::Decay(Decay::Exponential {
@@ -454,11 +455,11 @@ mod tests {
             end: 0.0,
             half_life: 100_000.0,
         });
-        let mut paced = Paced::new(schedule);
+        let mut epsilon = Epsilon::new(schedule);
         let mut worst = 0.0f64;
         for episode in 0..1_000_000u64 {
-            worst = worst.max((paced.approx - schedule.at(episode)).abs());
-            paced.next_episode();
+            worst = worst.max((epsilon.approx - schedule.at(episode)).abs());
+            epsilon.next_episode();
         }
         assert!(worst < SLACK / 1024.0, "{worst:e}");
     }

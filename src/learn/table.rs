@@ -1,9 +1,11 @@
 //! Value tables: one row of numbers per state (one per legal action for action values, one for
-//! state or afterstate values), created the first time the state is met.
+//! state or afterstate values), all in one flat `Vec<f64>`.
 //!
-//! A state finds its row through the game's dense [`Game::state_index`] when the game has one
-//! of at most [`DENSE_LIMIT`] entries (one `u64` each), through a hash map otherwise. Rows are
-//! appended to one flat `Vec<f64>`: after warm-up, learning allocates nothing per step.
+//! Where a state's row lies ([`Layout`]): where a dense index of the game puts it, every row in
+//! place from the start (by the action index for action values, by the state index for one
+//! value per state); or appended the first time the state is met, found through the game's
+//! dense [`Game::state_index`] when it has one of at most [`DENSE_LIMIT`] entries, through a
+//! hash map otherwise. After warm-up, learning allocates nothing per step.
 
 use std::collections::HashMap;
 
@@ -21,8 +23,8 @@ pub type StateMap<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
 #[derive(Clone)]
 pub enum RowIndex<G: Game> {
     /// Dense index -> the row's place, packed as (first value + 1) | length << 32 (0: no row
-    /// yet): one load finds the row, no second lookup of where it starts (the lookups are
-    /// cache misses on the larger games, and each one waited for the last).
+    /// yet): one load finds the row, where a separate lookup of its start would be a second
+    /// cache miss, waiting on the first, on the larger games.
     Dense(Vec<u64>),
     /// The row's first value and its length.
     Hashed(StateMap<G::State, (u32, u32)>),
@@ -88,18 +90,21 @@ impl<G: Game> RowIndex<G> {
     }
 }
 
-/// Largest dense action index a table lays its rows out by (8 bytes per entry: 128 MiB).
+/// Largest dense index a table lays its rows out by (8 bytes per entry: 128 MiB).
 pub const SLOTS_LIMIT: usize = 1 << 24;
 
 /// Where a [`Table`]'s rows lie.
 #[derive(Clone)]
 enum Layout<G: Game> {
     /// Rows appended as states are met, found through a [`RowIndex`].
-    Rows(RowIndex<G>),
+    Appended(RowIndex<G>),
     /// Every row in place from the start, where the game's dense action index puts it
     /// ([`Game::action_index`]): a row is found without a load. One flag per state index says
-    /// whether the state was met (a byte: reads and sets it with fewer instructions than a bit).
-    Slots { met: Vec<bool> },
+    /// whether the state was met (a byte: read and set with fewer instructions than a bit).
+    ByActionIndex { met: Vec<bool> },
+    /// One value per state, in place from the start at the game's dense state index
+    /// ([`Game::state_index`]), with its flag of whether the state was met.
+    ByStateIndex { met: Vec<bool> },
 }
 
 /// Rows of values keyed by state.
@@ -111,21 +116,38 @@ pub struct Table<G: Game> {
 }
 
 impl<G: Game> Table<G> {
-    /// An empty table whose rows start at `initial`.
+    /// An empty table of action values (a row per state, a value per legal action) that start
+    /// at `initial`.
     pub fn new(game: &G, initial: f64) -> Self {
         match (game.action_index_len(), game.state_index_len()) {
             (Some(slots), Some(states)) if slots <= SLOTS_LIMIT && states <= SLOTS_LIMIT => Table {
-                layout: Layout::Slots {
+                layout: Layout::ByActionIndex {
                     met: vec![false; states],
                 },
                 rows: 0,
                 values: vec![initial; slots],
             },
             _ => Table {
-                layout: Layout::Rows(RowIndex::new(game)),
+                layout: Layout::Appended(RowIndex::new(game)),
                 rows: 0,
                 values: Vec::new(),
             },
+        }
+    }
+
+    /// An empty table of one value per state (rows of length 1) that start at `initial`: by the
+    /// state index when the game has one of at most [`DENSE_LIMIT`] entries, else as
+    /// [`Table::new`] lays it out.
+    pub fn of_state_values(game: &G, initial: f64) -> Self {
+        match game.state_index_len() {
+            Some(n) if n <= DENSE_LIMIT => Table {
+                layout: Layout::ByStateIndex {
+                    met: vec![false; n],
+                },
+                rows: 0,
+                values: vec![initial; n],
+            },
+            _ => Table::new(game, initial),
         }
     }
 
@@ -133,16 +155,32 @@ impl<G: Game> Table<G> {
     #[inline]
     pub fn row(&self, game: &G, state: &G::State) -> Option<std::ops::Range<usize>> {
         match &self.layout {
-            Layout::Rows(keys) => keys.find(game, state),
-            Layout::Slots { met } => {
+            Layout::Appended(keys) => keys.find(game, state),
+            Layout::ByActionIndex { met } => {
                 let i = game.state_index(state);
                 met[i].then(|| game.action_index(state))
+            }
+            Layout::ByStateIndex { met } => {
+                let i = game.state_index(state);
+                met[i].then_some(i..i + 1)
             }
         }
     }
 
+    /// The first value of `state`'s row, `initial` if it has none (the `initial` the table was
+    /// made with: rows laid out in place hold it already, and are read without their flag).
+    #[inline]
+    pub fn first_value(&self, game: &G, state: &G::State, initial: f64) -> f64 {
+        match &self.layout {
+            Layout::ByStateIndex { .. } => self.values[game.state_index(state)],
+            _ => self
+                .row(game, state)
+                .map_or(initial, |r| self.values[r.start]),
+        }
+    }
+
     /// The row of `state`, created with `len` values equal to `initial` if it has none (the
-    /// `initial` the table was made with: rows laid out by the action index hold it already).
+    /// `initial` the table was made with: rows laid out in place hold it already).
     #[inline]
     pub fn row_or_insert(
         &mut self,
@@ -152,7 +190,7 @@ impl<G: Game> Table<G> {
         initial: f64,
     ) -> std::ops::Range<usize> {
         match &mut self.layout {
-            Layout::Rows(keys) => {
+            Layout::Appended(keys) => {
                 let next = self.values.len();
                 let (row, new) = keys.find_or_insert(game, state, next, len);
                 if new {
@@ -161,20 +199,45 @@ impl<G: Game> Table<G> {
                 }
                 row
             }
-            Layout::Slots { met } => row_in_place(game, state, len, met, &mut self.rows),
+            Layout::ByActionIndex { met } => {
+                row_by_action_index(game, state, len, met, &mut self.rows)
+            }
+            Layout::ByStateIndex { .. } => self.state_row_or_insert(game, state),
         }
     }
 
-    /// The table as its parts, if its rows are laid out in place by the action index.
+    /// [`Table::row_or_insert`] in a table of one value per state. Out of line, for speed: its
+    /// learners ask [`Table::value_index_or_insert`], and inlined in `row_or_insert` this kept
+    /// Monte-Carlo's move from inlining the other layouts (measured).
+    #[inline(never)]
+    fn state_row_or_insert(&mut self, game: &G, state: &G::State) -> std::ops::Range<usize> {
+        let Layout::ByStateIndex { met } = &mut self.layout else {
+            unreachable!("a table of one value per state");
+        };
+        let i = flag_met(game, state, met, &mut self.rows);
+        i..i + 1
+    }
+
+    /// The index of the one value of `state` in a table of one value per state
+    /// ([`Table::of_state_values`]), its row created with `initial` if it has none.
     #[inline]
-    pub fn in_place(&mut self) -> Option<InPlace<'_>> {
+    pub fn value_index_or_insert(&mut self, game: &G, state: &G::State, initial: f64) -> usize {
         match &mut self.layout {
-            Layout::Slots { met } => Some(InPlace {
+            Layout::ByStateIndex { met } => flag_met(game, state, met, &mut self.rows),
+            _ => self.row_or_insert(game, state, 1, initial).start,
+        }
+    }
+
+    /// The table as its parts, if its rows are laid out by the action index.
+    #[inline]
+    pub fn by_action_index(&mut self) -> Option<ActionIndexedRows<'_>> {
+        match &mut self.layout {
+            Layout::ByActionIndex { met } => Some(ActionIndexedRows {
                 met,
                 values: &mut self.values,
                 rows: &mut self.rows,
             }),
-            Layout::Rows(_) => None,
+            _ => None,
         }
     }
 
@@ -190,7 +253,7 @@ impl<G: Game> Table<G> {
     pub fn rows(&self) -> usize {
         self.rows
     }
-    /// Number of values in all rows (laid out by the action index: in every row, met or not).
+    /// Number of values in all rows (laid out in place: in every row, met or not).
     pub fn len(&self) -> usize {
         self.values.len()
     }
@@ -199,9 +262,10 @@ impl<G: Game> Table<G> {
     }
 }
 
-/// Where a learner finds and keeps its rows of values during a move: a [`Table`], or a view of
-/// one laid out in place ([`Table::in_place`]) whose parts a loop can keep in registers.
-pub trait RowsOf<G: Game> {
+/// Rows of values keyed by state, as a move reads and writes them: a [`Table`], or one laid out
+/// by the action index borrowed as its parts ([`Table::by_action_index`]), which a loop can
+/// keep in registers.
+pub trait StateRows<G: Game> {
     /// As [`Table::row_or_insert`].
     fn row_or_insert(
         &mut self,
@@ -214,7 +278,7 @@ pub trait RowsOf<G: Game> {
     fn values_mut(&mut self) -> &mut [f64];
 }
 
-impl<G: Game> RowsOf<G> for Table<G> {
+impl<G: Game> StateRows<G> for Table<G> {
     #[inline(always)]
     fn row_or_insert(
         &mut self,
@@ -237,13 +301,13 @@ impl<G: Game> RowsOf<G> for Table<G> {
 
 /// A [`Table`] laid out by the action index, borrowed as its parts: the flags of the states
 /// met, the values and the count of rows.
-pub struct InPlace<'a> {
+pub struct ActionIndexedRows<'a> {
     met: &'a mut [bool],
     values: &'a mut [f64],
     rows: &'a mut usize,
 }
 
-impl<G: Game> RowsOf<G> for InPlace<'_> {
+impl<G: Game> StateRows<G> for ActionIndexedRows<'_> {
     #[inline(always)]
     fn row_or_insert(
         &mut self,
@@ -252,7 +316,7 @@ impl<G: Game> RowsOf<G> for InPlace<'_> {
         len: usize,
         _initial: f64,
     ) -> std::ops::Range<usize> {
-        row_in_place(game, state, len, self.met, self.rows)
+        row_by_action_index(game, state, len, self.met, self.rows)
     }
     #[inline(always)]
     fn values(&self) -> &[f64] {
@@ -267,7 +331,7 @@ impl<G: Game> RowsOf<G> for InPlace<'_> {
 /// The row of `state` in a table laid out by the action index, its state flagged as met (and
 /// counted in `rows` the first time).
 #[inline(always)]
-fn row_in_place<G: Game>(
+fn row_by_action_index<G: Game>(
     game: &G,
     state: &G::State,
     len: usize,
@@ -282,6 +346,17 @@ fn row_in_place<G: Game>(
     let row = game.action_index(state);
     debug_assert_eq!(row.len(), len, "a row per legal action");
     row
+}
+
+/// The state index of `state`, flagged as met (and counted in `rows` the first time).
+#[inline(always)]
+fn flag_met<G: Game>(game: &G, state: &G::State, met: &mut [bool], rows: &mut usize) -> usize {
+    let i = game.state_index(state);
+    if !met[i] {
+        met[i] = true;
+        *rows += 1;
+    }
+    i
 }
 
 /// A row's first value and length as stored, checked to fit.
@@ -327,5 +402,33 @@ mod tests {
     fn rows_are_found_again_by_dense_index_and_by_hash() {
         exercise(&TicTacToe); // dense
         exercise(&Hexapawn::new(HexapawnParams { rows: 4, cols: 4 }).unwrap()); // hashed
+    }
+
+    #[test]
+    fn one_value_per_state_is_kept_in_place_by_the_state_index() {
+        let game = TicTacToe;
+        let mut t = Table::of_state_values(&game, 0.25);
+        let s0 = game.initial_state();
+        let s1 = game.apply(&s0, 4);
+        assert!(t.row(&game, &s1).is_none());
+        assert_eq!(t.first_value(&game, &s1, 0.25), 0.25);
+        let r = t.row_or_insert(&game, &s1, 1, 0.25);
+        assert_eq!(r, game.state_index(&s1)..game.state_index(&s1) + 1);
+        t.values_mut()[r.start] = -1.0;
+        assert_eq!(t.row(&game, &s1), Some(r.clone()));
+        assert_eq!(t.row_or_insert(&game, &s1, 1, 0.25), r);
+        assert_eq!(t.value_index_or_insert(&game, &s1, 0.25), r.start);
+        assert_eq!(t.first_value(&game, &s1, 0.25), -1.0);
+        assert_eq!(t.rows(), 1);
+        // A game without a dense state index: rows appended by hashed key.
+        let big = Hexapawn::new(HexapawnParams { rows: 4, cols: 4 }).unwrap();
+        let mut t = Table::of_state_values(&big, 0.5);
+        let s = big.initial_state();
+        assert_eq!(t.first_value(&big, &s, 0.5), 0.5);
+        let r = t.row_or_insert(&big, &s, 1, 0.5);
+        assert_eq!(t.value_index_or_insert(&big, &s, 0.5), r.start);
+        t.values_mut()[r.start] = 2.0;
+        assert_eq!(t.first_value(&big, &s, 0.5), 2.0);
+        assert_eq!(t.rows(), 1);
     }
 }

@@ -20,8 +20,8 @@ use serde::{Deserialize, Serialize};
 use super::backup::{
     Backup, Pending, discount, epsilon_greedy, epsilon_greedy_probabilities, max_of,
 };
-use super::schedule::{Decay, Paced, Schedule, checked};
-use super::table::{DENSE_LIMIT, Table};
+use super::schedule::{Decay, Epsilon, Schedule, checked};
+use super::table::Table;
 use super::{Decision, Learner, Position};
 use crate::core::game::{Action, Game, MAX_PLAYERS, Player, Returns};
 use crate::core::policy::Policy;
@@ -97,85 +97,6 @@ impl TdConfig {
     }
 }
 
-/// Afterstate values by state. A game with a dense index of at most [`DENSE_LIMIT`] entries
-/// has one value per index, set to the initial value from the start: a lookup is one load, not
-/// the row's place and then its value (two cache misses, the second waiting for the first, on
-/// the larger games). Other games keep a [`Table`] of one-value rows. Either way an item (what
-/// the pending backups and the traces hold) names one afterstate's value.
-#[derive(Clone)]
-enum Values<G: Game> {
-    Dense {
-        values: Vec<f64>,
-        /// One bit per index: whether the afterstate was met (for the count of them).
-        met: Vec<u64>,
-        rows: usize,
-    },
-    Rows(Table<G>),
-}
-
-impl<G: Game> Values<G> {
-    fn new(game: &G, initial: f64) -> Self {
-        match game.state_index_len() {
-            Some(n) if n <= DENSE_LIMIT => Values::Dense {
-                values: vec![initial; n],
-                met: vec![0; n.div_ceil(64)],
-                rows: 0,
-            },
-            _ => Values::Rows(Table::new(game, initial)),
-        }
-    }
-
-    /// The value of `after`, the initial value if it was never met.
-    #[inline]
-    fn get(&self, game: &G, after: &G::State, initial: f64) -> f64 {
-        match self {
-            Values::Dense { values, .. } => values[game.state_index(after)],
-            Values::Rows(t) => t.row(game, after).map_or(initial, |r| t.values()[r.start]),
-        }
-    }
-
-    /// The item of `after`, which is met now if it was not.
-    #[inline]
-    fn item_or_insert(&mut self, game: &G, after: &G::State, initial: f64) -> u32 {
-        match self {
-            Values::Dense { met, rows, .. } => {
-                let i = game.state_index(after);
-                let bit = 1u64 << (i % 64);
-                if met[i / 64] & bit == 0 {
-                    met[i / 64] |= bit;
-                    *rows += 1;
-                }
-                i as u32
-            }
-            Values::Rows(t) => t.row_or_insert(game, after, 1, initial).start as u32,
-        }
-    }
-
-    #[inline]
-    fn values(&self) -> &[f64] {
-        match self {
-            Values::Dense { values, .. } => values,
-            Values::Rows(t) => t.values(),
-        }
-    }
-
-    #[inline]
-    fn values_mut(&mut self) -> &mut [f64] {
-        match self {
-            Values::Dense { values, .. } => values,
-            Values::Rows(t) => t.values_mut(),
-        }
-    }
-
-    /// Afterstates met.
-    fn rows(&self) -> usize {
-        match self {
-            Values::Dense { rows, .. } => *rows,
-            Values::Rows(t) => t.rows(),
-        }
-    }
-}
-
 /// One backup chain's eligibility traces.
 #[derive(Clone, Debug, Default)]
 struct Chain {
@@ -189,15 +110,15 @@ struct Chain {
 pub struct Td<G: Game> {
     name: String,
     config: TdConfig,
-    /// Afterstate values.
-    table: Values<G>,
-    /// Pending afterstates (value indices).
+    /// Afterstate values, one per afterstate ([`Table::of_state_values`]).
+    table: Table<G>,
+    /// The afterstates chosen and not yet backed up (indices of their values).
     pending: Pending<u32>,
     chains: [Chain; MAX_PLAYERS],
     two_player: bool,
     episode: u64,
     alpha: f64,
-    epsilon: Paced,
+    epsilon: Epsilon,
     values: Vec<f64>,
     afters: Vec<G::State>,
     /// Whether each of `afters` ends the game.
@@ -209,13 +130,13 @@ impl<G: Game> Td<G> {
     pub fn new(game: &G, name: impl Into<String>, config: TdConfig) -> Self {
         Td {
             name: name.into(),
-            table: Values::new(game, config.initial),
+            table: Table::of_state_values(game, config.initial),
             pending: Pending::new(game.num_players()),
             chains: Default::default(),
             two_player: game.num_players() == 2,
             episode: 0,
             alpha: config.alpha.at(0),
-            epsilon: Paced::new(config.epsilon),
+            epsilon: Epsilon::new(config.epsilon),
             values: Vec::new(),
             afters: Vec::new(),
             ends_game: Vec::new(),
@@ -240,7 +161,10 @@ impl<G: Game> Td<G> {
         if game.turn(after).is_terminal() {
             (game.returns(after)[mover], true)
         } else {
-            (self.table.get(game, after, self.config.initial), false)
+            (
+                self.table.first_value(game, after, self.config.initial),
+                false,
+            )
         }
     }
 
@@ -314,11 +238,10 @@ impl<G: Game> Learner<G> for Td<G> {
         }
     }
 
-    fn act(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<Action> {
-        self.act_at(game, d, rng).map(|k| d.legal[k])
-    }
-
-    fn act_at(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<usize> {
+    fn act(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<usize> {
+        // The value of each move's afterstate to the mover: exact if it ends the game. Which
+        // ones end it is found first, then the lookups in a loop of their own, for speed: their
+        // cache misses overlap.
         self.values.clear();
         self.ends_game.clear();
         game.apply_each(d.state, d.legal, &mut self.afters);
@@ -327,26 +250,30 @@ impl<G: Game> Learner<G> for Td<G> {
                 .iter()
                 .map(|after| game.turn(after).is_terminal()),
         );
-        // The values apart from the rules: the table lookups of the afterstates do not wait
-        // for each other, so the processor overlaps their cache misses (`afterstate_value`).
         for (after, &terminal) in self.afters.iter().zip(&self.ends_game) {
             self.values.push(if terminal {
                 game.returns(after)[d.seat]
             } else {
-                self.table.get(game, after, self.config.initial)
+                self.table.first_value(game, after, self.config.initial)
             });
         }
+        // Choose a move ε-greedily on those values.
         let choice = epsilon_greedy(&self.values, &self.epsilon, rng);
         let value = self.values[choice];
-        if let Some(b) = self.pending.take(d.seat, d.ply) {
+        // V(x) ← V(x) + α [±γ^k V(x') − V(x)] for the afterstate x chosen before, x' the one
+        // chosen now (negated when it is the other seat's), with the traces of TD(λ).
+        if let Some(b) = self.pending.take_previous(d.seat, d.ply) {
             let link = b.sign * discount(self.config.gamma, b.plies);
-            let delta = link * value - self.table.values()[b.item as usize];
-            self.backup(self.chain_of(b.seat), b.item, delta, link);
+            let delta = link * value - self.table.values()[b.entry as usize];
+            self.backup(self.chain_of(b.seat), b.entry, delta, link);
         }
-        let after = &self.afters[choice];
+        // Remember the afterstate chosen, unless the game ends there (its value is exact).
         if !self.ends_game[choice] {
-            let item = self.table.item_or_insert(game, after, self.config.initial);
-            self.pending.push(d.seat, d.ply, item);
+            let after = &self.afters[choice];
+            let index = self
+                .table
+                .value_index_or_insert(game, after, self.config.initial);
+            self.pending.remember(d.seat, d.ply, index as u32);
         }
         Some(choice)
     }
@@ -354,12 +281,13 @@ impl<G: Game> Learner<G> for Td<G> {
     fn end_episode(&mut self, _game: &G, returns: &Returns, plies: u32) {
         // A reused buffer: `backup` needs `self` while the pending decisions are read.
         let mut ends = std::mem::take(&mut self.ends);
-        ends.extend(self.pending.finish(plies));
+        ends.extend(self.pending.take_last(plies));
         for b in ends.drain(..) {
-            // The afterstate is `b.plies - 1` plies before the last move's return.
+            // V(x) ← V(x) + α [γ^(k-1) G − V(x)]: the afterstate is `b.plies - 1` plies before
+            // the last move's return G.
             let link = discount(self.config.gamma, b.plies.saturating_sub(1));
-            let delta = link * returns[b.seat] - self.table.values()[b.item as usize];
-            self.backup(self.chain_of(b.seat), b.item, delta, link);
+            let delta = link * returns[b.seat] - self.table.values()[b.entry as usize];
+            self.backup(self.chain_of(b.seat), b.entry, delta, link);
         }
         self.ends = ends;
         self.episode += 1;
@@ -467,6 +395,23 @@ mod tests {
     use crate::games::{Hexapawn, HexapawnParams, TicTacToe};
     use crate::learn::tests::{learns, train_self_play};
 
+    impl<G: Game> crate::learn::tests::Inspect<G> for Td<G> {
+        fn tables(&self) -> Vec<u64> {
+            let mut out: Vec<u64> = self.table.values().iter().map(|x| x.to_bits()).collect();
+            for chain in &self.chains {
+                out.extend(
+                    chain
+                        .traces
+                        .iter()
+                        .flat_map(|&(i, e)| [i as u64, e.to_bits()]),
+                );
+                out.push(chain.link.to_bits());
+            }
+            out.extend([self.table.rows() as u64, self.episode, self.alpha.to_bits()]);
+            out
+        }
+    }
+
     #[test]
     fn td0_and_td_lambda_learn_tictactoe_and_hexapawn_by_self_play() {
         let mut failures = Vec::new();
@@ -517,7 +462,7 @@ mod tests {
         l.begin_episode();
         // Make O's greedy move 4 (the blunder) by valuing its afterstate highest.
         let blunder = game.apply(&before, 4);
-        let item = l.table.item_or_insert(&game, &blunder, 0.0) as usize;
+        let item = l.table.value_index_or_insert(&game, &blunder, 0.0);
         l.table.values_mut()[item] = 0.9;
         let o = l.act(
             &game,
@@ -529,7 +474,7 @@ mod tests {
             },
             &mut r,
         );
-        assert_eq!(o, Some(4));
+        assert_eq!(o.map(|k| legal[k]), Some(4));
         game.legal_actions(&s, &mut legal);
         let x = l.act(
             &game,
@@ -541,7 +486,7 @@ mod tests {
             },
             &mut r,
         );
-        assert_eq!(x, Some(2));
+        assert_eq!(x.map(|k| legal[k]), Some(2));
         assert!((l.table.values()[item] + 1.0).abs() < 1e-12);
     }
 }

@@ -1,0 +1,486 @@
+//! Tests of the learners together: each learns the small games, and its fast paths give the
+//! bytes of its definition ([`Learner`]).
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::core::random::SgRng;
+use crate::eval::{evaluate_policy, expected_result, minimax_return};
+use crate::learn::schedule::{Decay, Schedule};
+use crate::truth::OptimalPolicy;
+use crate::truth::Solution;
+
+/// Trains `learner` by self-play for `episodes` episodes.
+pub fn train_self_play<G: Game, L: Learner<G>>(
+    game: &G,
+    learner: &mut L,
+    episodes: u64,
+    seed: u64,
+) {
+    let mut env = AecEnv::new(game.clone(), crate::core::random::derive_seed(seed, 2));
+    let mut rng = crate::core::random::rng(seed);
+    for _ in 0..episodes {
+        play_self(&mut env, learner, &mut rng);
+    }
+}
+
+/// Whether the learner's greedy play achieves the game value against optimal play from
+/// either seat and keeps the value in at least 99% of the positions of optimal play.
+pub fn learns<G: Game, L: Learner<G>>(game: &G, learner: &L, what: &str) -> Result<(), String> {
+    let solution = Solution::solve(game, 10_000_000).unwrap();
+    let graph = solution.graph();
+    let greedy = learner.greedy_policy();
+    let optimal = OptimalPolicy::new(&solution);
+    for seat in 0..2 {
+        let policies: Vec<&dyn Policy<G>> = (0..2)
+            .map(|p| {
+                if p == seat {
+                    greedy.as_ref() as &dyn Policy<G>
+                } else {
+                    &optimal
+                }
+            })
+            .collect();
+        let r = expected_result(graph, &policies, seat).unwrap();
+        let value = minimax_return(graph, seat).unwrap();
+        if r.expected_return < value - 1e-9 {
+            return Err(format!(
+                "{what} on {}: {} as {} against optimal play, the game value is {value}",
+                game.name(),
+                r.expected_return,
+                game.player_name(seat)
+            ));
+        }
+    }
+    let report = evaluate_policy(&solution, &[0, 1], greedy.as_ref()).unwrap();
+    if report.optimal_rate_optimal_play < 0.99 {
+        return Err(format!(
+            "{what} on {}: optimal-move rate along optimal play {}",
+            game.name(),
+            report.optimal_rate_optimal_play
+        ));
+    }
+    Ok(())
+}
+
+/// Every learner kind after some training, on a game with symmetries (tic-tac-toe) and
+/// one where HER resigns (Hexapawn).
+fn trained<G: Game>(game: &G) -> Vec<Box<dyn Learner<G>>> {
+    use crate::learn::menace::{Matchbox, MatchboxConfig};
+    use crate::learn::monte_carlo::{McConfig, MonteCarlo};
+    use crate::learn::q_learning::{Algorithm, QConfig, QLearner};
+    use crate::learn::td::{Td, TdConfig};
+    let double = QConfig {
+        double: true,
+        ..QConfig::new(Algorithm::Sarsa)
+    };
+    let mut learners: Vec<Box<dyn Learner<G>>> = vec![
+        Box::new(QLearner::new(game, "q", QConfig::default())),
+        Box::new(QLearner::new(game, "double sarsa", double)),
+        Box::new(MonteCarlo::new(game, "mc", McConfig::default())),
+        Box::new(Td::new(game, "td", TdConfig::new(0.8))),
+        Box::new(Matchbox::<G>::new("menace", MatchboxConfig::menace())),
+        Box::new(Matchbox::<G>::new("her", MatchboxConfig::her())),
+    ];
+    for learner in &mut learners {
+        let mut env = AecEnv::new(game.clone(), 5);
+        let mut rng = crate::core::random::rng(6);
+        for _ in 0..3_000 {
+            play_self(&mut env, learner.as_mut(), &mut rng);
+        }
+    }
+    learners
+}
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+fn answers_as_apart<G: Game>(game: &G) {
+    let graph = crate::core::graph::StateGraph::build(game, 1 << 20).unwrap();
+    let (mut b, mut g) = (Vec::new(), Vec::new());
+    let mut at = Position {
+        want_value: true,
+        ..Position::default()
+    };
+    for learner in trained(game) {
+        let (behaviour, greedy) = (learner.policy(), learner.greedy_policy());
+        for id in 0..graph.len() as crate::core::graph::StateId {
+            if graph.turn(id).player().is_none() {
+                continue;
+            }
+            let (state, legal) = (graph.state(id), graph.actions(id));
+            assert!(learner.position(game, state, legal, &mut at));
+            behaviour.probabilities(game, state, legal, &mut b);
+            greedy.probabilities(game, state, legal, &mut g);
+            let what = format!("{} at state {id}", learner.name());
+            assert_eq!(bits(&at.behaviour), bits(&b), "{what}");
+            assert_eq!(bits(&at.greedy), bits(&g), "{what}");
+            let value = learner.value(game, state);
+            assert_eq!(
+                at.value.map(f64::to_bits),
+                value.map(f64::to_bits),
+                "{what}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_position_is_answered_bit_for_bit_as_the_policies_and_value_answer_it() {
+    answers_as_apart(&crate::games::TicTacToe);
+    answers_as_apart(
+        &crate::games::Hexapawn::new(crate::games::HexapawnParams::default()).unwrap(),
+    );
+}
+
+/// Every number a learner keeps, as bits: what the fast paths must leave exactly as `act` does.
+pub trait Inspect<G: Game>: Learner<G> {
+    fn tables(&self) -> Vec<u64>;
+}
+
+/// A learner of `config` for `game`, its tables open to inspection.
+fn inspectable<G: Game>(game: &G, config: &LearnerConfig) -> Box<dyn Inspect<G>> {
+    use crate::learn::menace::Matchbox;
+    use crate::learn::monte_carlo::MonteCarlo;
+    use crate::learn::q_learning::QLearner;
+    use crate::learn::td::Td;
+    let name = config.default_label();
+    match config {
+        LearnerConfig::Matchbox(c) => Box::new(Matchbox::<G>::new(name, c.clone())),
+        LearnerConfig::MonteCarlo(c) => Box::new(MonteCarlo::new(game, name, c.clone())),
+        LearnerConfig::Td(c) => Box::new(Td::new(game, name, c.clone())),
+        LearnerConfig::QLearning(c) => Box::new(QLearner::new(game, name, c.clone())),
+    }
+}
+
+/// One self-play episode by the definition: the learner's `act` at every move, each move
+/// played by its action through [`AecEnv::step`]. The states it decides at go into `met`.
+fn episode_by_act<G: Game, L: Learner<G> + ?Sized>(
+    env: &mut AecEnv<G>,
+    learner: &mut L,
+    rng: &mut SgRng,
+    met: &mut std::collections::BTreeSet<G::State>,
+) -> EpisodeOutcome {
+    learner.begin_episode();
+    env.reset(None);
+    while let Some(seat) = env.agent_selection() {
+        met.insert(env.state().clone());
+        let decision = Decision {
+            state: env.state(),
+            seat,
+            legal: env.legal_actions(),
+            ply: env.ply(),
+        };
+        let action = learner
+            .act(env.game(), &decision, rng)
+            .map(|k| decision.legal[k]);
+        match action {
+            Some(a) => env.step(a).unwrap(),
+            None => env.resign().unwrap(),
+        }
+    }
+    finish(
+        env.game(),
+        env.returns(),
+        0,
+        learner,
+        env.ply(),
+        env.resigned(),
+    )
+}
+
+/// Trains `by_act` by [`episode_by_act`] and `fast` by [`play_self`] for `episodes` episodes on
+/// copies of one environment and generator (seeded by `seed`): after every episode the two
+/// outcomes, generators and environments agree; at the end the learners' `tables`, their
+/// statistics, and at every position (those the episodes met if the game does not number its
+/// positions) their behaviour and greedy policies, values and `position` answers, bit for bit.
+fn assert_same_bytes<G: Game, L: Learner<G> + ?Sized>(
+    game: &G,
+    by_act: &mut L,
+    fast: &mut L,
+    tables: impl Fn(&L) -> Vec<u64>,
+    episodes: usize,
+    seed: u64,
+    what: &str,
+) {
+    let env_seed = crate::core::random::derive_seed(seed, 1);
+    let (mut env_a, mut env_f) = (
+        AecEnv::new(game.clone(), env_seed),
+        AecEnv::new(game.clone(), env_seed),
+    );
+    let (mut rng_a, mut rng_f) = (
+        crate::core::random::rng(seed),
+        crate::core::random::rng(seed),
+    );
+    let mut met = std::collections::BTreeSet::new();
+    for episode in 0..episodes {
+        let a = episode_by_act(&mut env_a, by_act, &mut rng_a, &mut met);
+        let f = play_self(&mut env_f, fast, &mut rng_f);
+        assert_eq!(a, f, "{what}: episode {episode}");
+        assert_eq!(rng_a, rng_f, "{what}: episode {episode}");
+        assert_eq!(env_a.state(), env_f.state(), "{what}: episode {episode}");
+        assert_eq!(env_a.ply(), env_f.ply(), "{what}: episode {episode}");
+    }
+    assert_eq!(tables(by_act), tables(fast), "{what}");
+    let statistics = |l: &L| -> Vec<(String, u64)> {
+        l.statistics()
+            .iter()
+            .map(|(m, v)| (format!("{m:?}"), v.to_bits()))
+            .collect()
+    };
+    assert_eq!(statistics(by_act), statistics(fast), "{what}");
+    // Every position when the game numbers them, else those the episodes met.
+    let positions: Vec<G::State> = match game.state_index_len() {
+        Some(n) => (0..n).filter_map(|i| game.state_from_index(i)).collect(),
+        None => met.into_iter().collect(),
+    };
+    let (mut legal, mut pa, mut pf) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut at_a, mut at_f) = (Position::default(), Position::default());
+    at_a.want_value = true;
+    at_f.want_value = true;
+    for s in &positions {
+        game.legal_actions(s, &mut legal);
+        if legal.is_empty() {
+            continue;
+        }
+        let here = || format!("{what}: position {s:?}");
+        by_act.policy().probabilities(game, s, &legal, &mut pa);
+        fast.policy().probabilities(game, s, &legal, &mut pf);
+        assert_eq!(bits(&pa), bits(&pf), "{}", here());
+        by_act
+            .greedy_policy()
+            .probabilities(game, s, &legal, &mut pa);
+        fast.greedy_policy().probabilities(game, s, &legal, &mut pf);
+        assert_eq!(bits(&pa), bits(&pf), "{}", here());
+        assert_eq!(
+            by_act.value(game, s).map(f64::to_bits),
+            fast.value(game, s).map(f64::to_bits),
+            "{}",
+            here()
+        );
+        assert_eq!(
+            by_act.position(game, s, &legal, &mut at_a),
+            fast.position(game, s, &legal, &mut at_f),
+            "{}",
+            here()
+        );
+        assert_eq!(bits(&at_a.behaviour), bits(&at_f.behaviour), "{}", here());
+        assert_eq!(bits(&at_a.greedy), bits(&at_f.greedy), "{}", here());
+        assert_eq!(
+            at_a.value.map(f64::to_bits),
+            at_f.value.map(f64::to_bits),
+            "{}",
+            here()
+        );
+    }
+}
+
+/// Self-play through `play_self` (Q-learning with one table: its fast path) and through `act`
+/// gives the same episodes, the same tables, policies and values and the same generator state,
+/// for every kind of learner as a config builds it: on tables laid out by the action index (a
+/// tabulated game) and rows appended by hashed key (Hexapawn 4x4 by its rules).
+#[test]
+fn self_play_gives_the_bytes_of_act_for_every_kind() {
+    let ttt = crate::core::tabulated::Tabulated::new(&crate::games::TicTacToe, 1 << 20).unwrap();
+    let hexapawn =
+        crate::games::Hexapawn::new(crate::games::HexapawnParams { rows: 4, cols: 4 }).unwrap();
+    let kinds = [
+        ("q-learning", ""),
+        ("q-learning", "algorithm = \"sarsa\""),
+        (
+            "q-learning",
+            "algorithm = \"expected-sarsa\"\ninitial = 0.25",
+        ),
+        ("q-learning", "gamma = 0.9\nepsilon = 0.3"),
+        ("q-learning", "initial = -0.0"),
+        ("q-learning", "algorithm = \"sarsa\"\ndouble = true"),
+        ("monte-carlo", ""),
+        ("td", "lambda = 0.8"),
+        ("matchbox", "scheme = \"menace\""),
+    ];
+    for (kind, keys) in kinds {
+        let table: toml::Table = keys.parse().unwrap();
+        let config = LearnerConfig::deserialize(kind, toml::Value::Table(table))
+            .unwrap()
+            .unwrap();
+        let what = format!("tic-tac-toe {kind} {keys}");
+        let (mut a, mut f) = (
+            config.build(&ttt, what.clone()),
+            config.build(&ttt, what.clone()),
+        );
+        assert_same_bytes(
+            &ttt,
+            a.as_mut(),
+            f.as_mut(),
+            |_| Vec::new(),
+            3_000,
+            2,
+            &what,
+        );
+        let what = format!("hexapawn {kind} {keys}");
+        let (mut a, mut f) = (
+            config.build(&hexapawn, what.clone()),
+            config.build(&hexapawn, what.clone()),
+        );
+        assert_same_bytes(
+            &hexapawn,
+            a.as_mut(),
+            f.as_mut(),
+            |_| Vec::new(),
+            1_000,
+            2,
+            &what,
+        );
+    }
+}
+
+/// A schedule of exploration rates (`probability`) or of step sizes: constant, linear, and
+/// exponential decays, some fast enough to reach [`crate::learn::schedule::FLOOR`] within a
+/// test's episodes.
+fn schedule(probability: bool) -> impl Strategy<Value = Schedule> {
+    let low = if probability { 0.0 } else { 0.01 };
+    prop_oneof![
+        prop::sample::select(vec![low, 0.1, 0.5, 1.0]).prop_map(Schedule::Constant),
+        (1u64..200).prop_map(move |episodes| Schedule::Decay(Decay::Linear {
+            start: 1.0,
+            end: low,
+            episodes,
+        })),
+        (0.5f64..300.0, prop::sample::select(vec![low, 0.05])).prop_map(|(half_life, end)| {
+            Schedule::Decay(Decay::Exponential {
+                start: 1.0,
+                end,
+                half_life,
+            })
+        }),
+    ]
+}
+
+/// Any learner's config, with the settings its fast paths treat apart: every algorithm, one
+/// table or two, γ below 1, initial values of either sign and -0.0, ε and α schedules.
+fn learner_config() -> impl Strategy<Value = LearnerConfig> {
+    use crate::learn::menace::MatchboxConfig;
+    use crate::learn::monte_carlo::{McConfig, StepSize, Visits};
+    use crate::learn::q_learning::{Algorithm, QConfig};
+    use crate::learn::td::{TdConfig, Traces};
+    let gamma = || prop::sample::select(vec![1.0, 0.9, 0.5]);
+    let initial = || prop::sample::select(vec![0.0, -0.0, 0.25, -0.5, 1.0]);
+    let q = (
+        prop::sample::select(vec![
+            Algorithm::QLearning,
+            Algorithm::Sarsa,
+            Algorithm::ExpectedSarsa,
+        ]),
+        any::<bool>(),
+        schedule(false),
+        schedule(true),
+        gamma(),
+        initial(),
+    )
+        .prop_map(|(algorithm, double, alpha, epsilon, gamma, initial)| {
+            LearnerConfig::QLearning(QConfig {
+                algorithm,
+                double,
+                alpha,
+                epsilon,
+                gamma,
+                initial,
+            })
+        });
+    let mc = (
+        any::<bool>(),
+        prop_oneof![
+            Just(StepSize::Average),
+            schedule(false).prop_map(StepSize::Schedule)
+        ],
+        schedule(true),
+        gamma(),
+        initial(),
+    )
+        .prop_map(|(first, alpha, epsilon, gamma, initial)| {
+            LearnerConfig::MonteCarlo(McConfig {
+                visits: if first { Visits::First } else { Visits::Every },
+                alpha,
+                epsilon,
+                gamma,
+                initial,
+            })
+        });
+    let td = (
+        prop::sample::select(vec![0.0, 0.5, 0.8, 1.0]),
+        any::<bool>(),
+        schedule(false),
+        schedule(true),
+        gamma(),
+        initial(),
+    )
+        .prop_map(|(lambda, accumulating, alpha, epsilon, gamma, initial)| {
+            LearnerConfig::Td(TdConfig {
+                lambda,
+                traces: if accumulating {
+                    Traces::Accumulating
+                } else {
+                    Traces::Replacing
+                },
+                alpha,
+                epsilon,
+                gamma,
+                initial,
+            })
+        });
+    let matchbox = (any::<bool>(), any::<bool>()).prop_map(|(menace, symmetry)| {
+        let scheme = if menace {
+            MatchboxConfig::menace()
+        } else {
+            MatchboxConfig::her()
+        };
+        LearnerConfig::Matchbox(MatchboxConfig { symmetry, ..scheme })
+    });
+    // Q-learning, with the one fast episode, drawn most often.
+    prop_oneof![3 => q, 1 => mc, 1 => td, 1 => matchbox]
+}
+
+/// [`assert_same_bytes`] on learners of `config` with their `tables`.
+fn same_bytes<G: Game>(game: &G, config: &LearnerConfig, episodes: usize, seed: u64) {
+    let what = format!("{} {config:?}", game.name());
+    let (mut a, mut f) = (inspectable(game, config), inspectable(game, config));
+    assert_same_bytes(
+        game,
+        a.as_mut(),
+        f.as_mut(),
+        |l| l.tables(),
+        episodes,
+        seed,
+        &what,
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// Every learner's fast paths against its `act`, on every way a table is laid out and a
+    /// game keeps its legal actions, with chance and with three players: tic-tac-toe from its
+    /// state graph (rows by the action index) and by its rules (rows by a dense state index),
+    /// Hexapawn 3x3 (dense) and 4x4 (hashed) by their rules, Dice Race by its rules for two
+    /// players and from its state graph for three.
+    #[test]
+    fn fast_paths_give_the_bytes_of_act(
+        game in 0usize..6,
+        config in learner_config(),
+        episodes in 1usize..400,
+        seed in any::<u64>(),
+    ) {
+        use crate::core::tabulated::Tabulated;
+        use crate::games::{DiceRace, DiceRaceParams, Hexapawn, HexapawnParams, TicTacToe};
+        let hexapawn = |rows, cols| Hexapawn::new(HexapawnParams { rows, cols }).unwrap();
+        let race = |players, goal| DiceRace::new(DiceRaceParams { players, goal }).unwrap();
+        match game {
+            0 => same_bytes(&Tabulated::new(&TicTacToe, 1 << 20).unwrap(), &config, episodes, seed),
+            1 => same_bytes(&TicTacToe, &config, episodes, seed),
+            2 => same_bytes(&hexapawn(3, 3), &config, episodes, seed),
+            3 => same_bytes(&hexapawn(4, 4), &config, episodes, seed),
+            4 => same_bytes(&race(2, 8), &config, episodes, seed),
+            _ => same_bytes(&Tabulated::new(&race(3, 5), 1 << 20).unwrap(), &config, episodes, seed),
+        }
+    }
+}
