@@ -251,6 +251,33 @@ fn shards_merge_to_the_bytes_of_one_machine() {
     );
     let e = err(merge(&["nowhere"], "bad"));
     assert!(e.contains("no such folder"), "{e}");
+
+    // A damaged run is named where it lies, in its shard (not in merge's copy of it); deleting
+    // it and resuming that shard mends the merge.
+    let runs = p("s1").join("tiny-study").join("tictactoe").join("runs");
+    let damaged = std::fs::read_dir(&runs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|f| f.file_name().unwrap().to_string_lossy().starts_with("run-"))
+        .expect("shard 1/2 stores a run");
+    std::fs::write(&damaged, "{ not a run").unwrap();
+    let e = err(merge(&["s1", "s2"], "bad-run"));
+    assert!(
+        e.contains(&damaged.display().to_string()) && e.contains("resume that shard"),
+        "{e}"
+    );
+    std::fs::remove_file(&damaged).unwrap();
+    ok(run(TINY_STUDY, &p("s1"), &["--quiet", "--shard", "1/2"]));
+    ok(merge(&["s1", "s2"], "mended"));
+    assert_same_tree(&p("one"), &p("mended"));
+
+    // A shard's store without its manifest is named, not counted as missing runs.
+    std::fs::remove_file(runs.join("manifest.json")).unwrap();
+    let e = err(merge(&["s1", "s2"], "bad-manifest"));
+    assert!(
+        e.contains(&runs.display().to_string()) && e.contains("no manifest.json"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -69,12 +69,16 @@ impl clap::FromArgMatches for GameArgs {
                     format!("--param {kv}: expected KEY=VALUE\n"),
                 ));
             };
-            params.push((k.trim().to_string(), v.to_string()));
+            params.push((k.trim().replace('-', "_"), v.to_string()));
         }
-        Ok(GameArgs {
+        let args = GameArgs {
             game: m.get_one::<String>("game").cloned().unwrap_or_default(),
             params,
-        })
+        };
+        args.refuse_twice().map_err(|e| {
+            clap::Error::raw(clap::error::ErrorKind::ArgumentConflict, format!("{e}\n"))
+        })?;
+        Ok(args)
     }
     fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
         *self = Self::from_arg_matches(m)?;
@@ -106,7 +110,7 @@ impl clap::Args for GameArgs {
                 .long("param")
                 .value_name("KEY=VALUE")
                 .action(clap::ArgAction::Append)
-                .help("Any game parameter, as KEY=VALUE (repeatable)"),
+                .help("Any game parameter, as KEY=VALUE (repeatable; each parameter given once, by its flag or here)"),
         )
     }
     fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
@@ -124,7 +128,7 @@ impl GameArgs {
         match GameInfo::find(&self.game) {
             Some(info) if info.takes(key) => {
                 self.params.push((key.to_string(), value));
-                Ok(())
+                self.refuse_twice()
             }
             Some(info) if required => bail!(
                 "--{key}: {} has no random positions to seed (its parameters: {})",
@@ -160,6 +164,21 @@ impl GameArgs {
                     )
                 }
                 Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// A parameter given two ways (`--rows 4 --param rows=3`, or `--param` twice) is refused:
+    /// which one wins would be a guess.
+    fn refuse_twice(&self) -> Result<()> {
+        for (i, (key, value)) in self.params.iter().enumerate() {
+            if let Some((_, other)) = self.params[..i].iter().find(|(k, _)| k == key) {
+                bail!(
+                    "the game parameter {key} is given twice ({other} and {value}): give it once, \
+                     as --{} or as --param {key}=VALUE",
+                    key.replace('_', "-")
+                );
             }
         }
         Ok(())

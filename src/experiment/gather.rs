@@ -15,6 +15,7 @@ use crate::io::files::write_atomic;
 
 /// A study as the shards stored it.
 pub(super) struct StudyShards {
+    name: String,
     pub source_path: PathBuf,
     pub source: String,
     games: Vec<GameShards>,
@@ -26,10 +27,23 @@ struct GameShards {
     runs: BTreeMap<usize, PathBuf>,
 }
 
-/// Stores found below `dir` (a shard's `--out`): the folders holding `runs/manifest.json`.
+/// Stores found below `dir` (a shard's `--out`): the folders holding `runs/manifest.json`. A
+/// `runs/` folder with stored runs but no manifest is a damaged store, named as such.
 fn find_stores(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<()> {
-    if dir.join(RUNS_DIR).join(MANIFEST).is_file() {
+    let runs_dir = dir.join(RUNS_DIR);
+    if runs_dir.join(MANIFEST).is_file() {
         out.push(dir.to_path_buf());
+    } else if runs_dir.is_dir() {
+        let stray = store::stored_runs(&runs_dir)?;
+        if !stray.is_empty() {
+            bail!(
+                "{} holds {} stored runs but no {MANIFEST} telling their config, so they cannot \
+                 be merged: rerun that shard with --fresh (same config, --shard and --out), then \
+                 merge again",
+                runs_dir.display(),
+                stray.len()
+            );
+        }
     }
     if depth == 0 {
         return Ok(());
@@ -200,6 +214,16 @@ pub(super) fn gather(dirs: &[PathBuf]) -> Result<Vec<StudyShards>> {
                     if missing.len() > 3 { ", ..." } else { "" }
                 );
             }
+            // Each run read as the finished study will read it, so that a damaged one is named
+            // where it lies, in its shard, not in merge's copy.
+            for (&run, file) in &stored {
+                store::load_run(file, &hash, run_id(&conds, &job_list, run)).map_err(|e| {
+                    anyhow::anyhow!(
+                        "{e:#}, then resume that shard (its `solvedgym run FILE --shard K/N --out \
+                         DIR` again) and merge again"
+                    )
+                })?;
+            }
             let mut manifest = here[0].2.clone();
             manifest.shard = None;
             games.push(GameShards {
@@ -208,6 +232,7 @@ pub(super) fn gather(dirs: &[PathBuf]) -> Result<Vec<StudyShards>> {
             });
         }
         out.push(StudyShards {
+            name: study,
             source_path,
             source,
             games,
@@ -217,6 +242,11 @@ pub(super) fn gather(dirs: &[PathBuf]) -> Result<Vec<StudyShards>> {
 }
 
 impl StudyShards {
+    /// The study's name: its folder under merge's `--out`.
+    pub(super) fn name(&self) -> &str {
+        &self.name
+    }
+
     /// Copies every stored run into the store of its game's folder under `out_root` (refused
     /// where that folder holds runs of another config).
     pub(super) fn copy_into(&self, out_root: &Path) -> Result<()> {

@@ -34,7 +34,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use crate::core::tabulated::{TabulateError, Tabulated};
-use crate::io::files::write_atomic;
+use crate::io::files::{FolderLock, write_atomic};
 use crate::truth::{DEFAULT_STATE_LIMIT, Solve};
 use config::{Evaluation, ExperimentConfig};
 use plan::{Plan, conditions, config_hash, count_states, study_name};
@@ -145,7 +145,18 @@ fn run_text(
     // A shard's share: the costliest runs of the whole study spread first.
     let shard_of = match options.shard {
         Some(shard) if shard.count() > 1 => {
-            let mut costs = Vec::new();
+            let total: usize = runs
+                .iter()
+                .map(|(config, _)| conditions(config).len() * config.seeds().len())
+                .sum();
+            if shard.count() > total {
+                bail!(
+                    "--shard {shard}: the study has {total} runs, so {} shards would leave some \
+                     with nothing to do; split it into at most {total} shards",
+                    shard.count()
+                );
+            }
+            let mut costs = Vec::with_capacity(total);
             for (config, game) in &runs {
                 let eval = match config.evaluation() {
                     Evaluation::Match { games } => EvalCost::Match { games: games.get() },
@@ -162,6 +173,11 @@ fn run_text(
         _ => None,
     };
 
+    // One writer per output folder; merge (`complete`) holds the claim already.
+    let _claim = match complete {
+        false => Some(FolderLock::acquire(&out_root.join(&study))?),
+        true => None,
+    };
     let mut plans = Vec::with_capacity(runs.len());
     let mut first_run = 0;
     for (index, (config, _)) in runs.iter().enumerate() {
@@ -277,6 +293,7 @@ pub fn merge(dirs: &[PathBuf], out_root: &Path, progress: bool) -> Result<Vec<Ru
     let found = gather::gather(dirs)?;
     let mut summaries = Vec::new();
     for study in found {
+        let _claim = FolderLock::acquire(&out_root.join(study.name()))?;
         study.copy_into(out_root)?;
         let options = RunOptions {
             progress,

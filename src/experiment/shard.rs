@@ -48,14 +48,22 @@ impl FromStr for Shard {
         let (k, n) = s
             .split_once('/')
             .ok_or_else(|| err("expected K/N, two whole numbers"))?;
-        let k: usize = k
-            .trim()
-            .parse()
-            .map_err(|_| err("K is not a whole number"))?;
-        let n: usize = n
-            .trim()
-            .parse()
-            .map_err(|_| err("N is not a whole number"))?;
+        let whole = |text: &str, not_whole, too_large| {
+            let text = text.trim();
+            text.parse::<usize>().map_err(|_| {
+                if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+                    err(too_large)
+                } else {
+                    err(not_whole)
+                }
+            })
+        };
+        let k = whole(k, "K is not a whole number", "K is too large to be a shard")?;
+        let n = whole(
+            n,
+            "N is not a whole number",
+            "N is too large to be a count of shards",
+        )?;
         if n == 0 {
             return Err(err("N is at least 1"));
         }
@@ -133,6 +141,10 @@ mod tests {
             let e = bad.parse::<Shard>().unwrap_err().to_string();
             assert!(e.contains("--shard 1/4"), "{bad}: {e}");
         }
+        let e = "18446744073709551616/1".parse::<Shard>().unwrap_err();
+        assert!(e.to_string().contains("K is too large"), "{e}");
+        let e = "1/99999999999999999999999".parse::<Shard>().unwrap_err();
+        assert!(e.to_string().contains("N is too large"), "{e}");
     }
 
     #[test]

@@ -266,12 +266,33 @@ impl Store {
         &self.dir
     }
 
-    /// Removes the store once the outputs it served are written.
+    /// Removes the store once the outputs it served are written: the runs first and the
+    /// manifest last, so that a kill on the way leaves a store a rerun resumes (it redoes the
+    /// runs already removed), never runs without their manifest.
     pub fn remove(self) -> Result<()> {
-        match fs::remove_dir_all(&self.dir) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                Err(e).with_context(|| format!("removing the stored runs {}", self.dir.display()))
+        let context = || format!("removing the stored runs {}", self.dir.display());
+        let not_found = |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound;
+        let entries = match fs::read_dir(&self.dir) {
+            Err(e) if not_found(&e) => return Ok(()),
+            entries => entries.with_context(context)?,
+        };
+        for entry in entries {
+            let entry = entry.with_context(context)?;
+            if entry.file_name() == MANIFEST {
+                continue;
             }
+            let removed = if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                fs::remove_dir_all(entry.path())
+            } else {
+                fs::remove_file(entry.path())
+            };
+            match removed {
+                Err(e) if !not_found(&e) => return Err(e).with_context(context),
+                _ => {}
+            }
+        }
+        match fs::remove_dir_all(&self.dir) {
+            Err(e) if !not_found(&e) => Err(e).with_context(context),
             _ => Ok(()),
         }
     }
@@ -462,5 +483,32 @@ mod tests {
         assert!(e.contains("hash abc") && e.contains("hash is def") && e.contains("--fresh"));
         let (_, stored) = Store::open(dir.path(), &other, true).unwrap();
         assert!(stored.is_empty());
+    }
+
+    #[test]
+    fn a_store_is_removed_runs_first_and_a_half_removed_store_resumes() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = Manifest::new("t", "abc", 3, "t", 0, Path::new("t.toml"), "name = 't'");
+        let (store, _) = Store::open(dir.path(), &manifest, false).unwrap();
+        store.create().unwrap();
+        for (run, seed) in [(0, 1), (2, 3)] {
+            let id = RunId {
+                run,
+                learner: "Q",
+                opponent: "self-play",
+                seed,
+            };
+            store.save(id, &job()).unwrap();
+        }
+        // What a kill during the removal leaves: the manifest and some of the runs.
+        std::fs::remove_file(run_file(store.dir(), 0)).unwrap();
+        let (store, stored) = Store::open(dir.path(), &manifest, false).unwrap();
+        assert_eq!(stored.into_iter().collect::<Vec<_>>(), [2]);
+        let runs = store.dir().to_path_buf();
+        store.remove().unwrap();
+        assert!(!runs.exists());
+        // Removing a store that is gone already is no error.
+        let (store, _) = Store::open(dir.path(), &manifest, false).unwrap();
+        store.remove().unwrap();
     }
 }

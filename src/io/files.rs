@@ -48,10 +48,14 @@ where
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    // A hidden temporary file beside `path`, removed if anything fails before the rename.
-    let tmp = tempfile::Builder::new()
-        .prefix(".tmp-")
-        .suffix(name)
+    // A hidden temporary file beside `path`, removed if anything fails before the rename. It
+    // gets the mode a plain create gives (0666 less the umask: 0644 under umask 022), not the
+    // 0600 of a private temporary file, so that colleagues can read the results.
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".tmp-").suffix(name);
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let tmp = builder
         .tempfile_in(dir)
         .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
     write(tmp.path())?;
@@ -66,6 +70,98 @@ where
     // everywhere (Windows), and the data is already in place.
     let _ = File::open(dir).and_then(|d| d.sync_all());
     Ok(())
+}
+
+/// A writer's claim on an output folder, so that two runs never write one folder at once: an
+/// advisory lock on `.solvedgym.lock` in it, which the system releases when the process ends
+/// however it ends (a killed run leaves no stale claim). The lock file is removed on drop, and
+/// the folder too when the claim created it and it is still empty.
+#[derive(Debug)]
+pub struct FolderLock {
+    path: std::path::PathBuf,
+    created: Option<std::path::PathBuf>,
+    _file: File,
+}
+
+/// The lock file's name in the folder it claims.
+pub const LOCK_FILE: &str = ".solvedgym.lock";
+
+impl FolderLock {
+    /// Claims `dir` (created if missing), or refuses while another process holds it.
+    pub fn acquire(dir: &Path) -> Result<FolderLock> {
+        let created = (!dir.exists()).then(|| dir.to_path_buf());
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let path = dir.join(LOCK_FILE);
+        loop {
+            let mut file = OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .read(true)
+                .write(true)
+                .open(&path)
+                .with_context(|| format!("opening {}", path.display()))?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    let holder = std::fs::read_to_string(&path).unwrap_or_default();
+                    let holder = holder.trim();
+                    anyhow::bail!(
+                        "{} is being written by another solvedgym{}: wait for it to finish, or \
+                         give another --out",
+                        dir.display(),
+                        if holder.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" (process {holder})")
+                        }
+                    );
+                }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(e).with_context(|| format!("locking {}", path.display()));
+                }
+            }
+            // The holder before us removes the file as it lets go: if it did so between our
+            // open and our lock, the file we hold is no longer the one in the folder.
+            if !same_file(&file, &path) {
+                continue;
+            }
+            file.set_len(0)
+                .and_then(|()| write!(file, "{}", std::process::id()))
+                .with_context(|| format!("writing {}", path.display()))?;
+            return Ok(FolderLock {
+                path,
+                created,
+                _file: file,
+            });
+        }
+    }
+}
+
+impl Drop for FolderLock {
+    fn drop(&mut self) {
+        // Removed while still held; the lock goes with the file handle, after this.
+        let _ = std::fs::remove_file(&self.path);
+        if let Some(dir) = &self.created {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+/// Whether the open `file` is the file now at `path`.
+fn same_file(file: &File, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (file.metadata(), std::fs::metadata(path)) {
+            (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        path.exists()
+    }
 }
 
 #[cfg(test)]
@@ -91,8 +187,40 @@ mod tests {
         assert_eq!(fs::read(&path).unwrap(), b"new content");
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
 
+        // The mode a plain create gives, whatever the umask.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let plain = dir.join("plain");
+            fs::write(&plain, b"x").unwrap();
+            let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&path), mode(&plain));
+            fs::remove_file(&plain).unwrap();
+        }
+
         let missing = dir.join("no-such-dir").join("y.txt");
         let err = format!("{:#}", write_atomic(&missing, b"x").unwrap_err());
         assert!(err.contains("no-such-dir"), "{err}");
+    }
+
+    #[test]
+    fn a_folder_has_one_writer_at_a_time() {
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path().join("out").join("study");
+        let lock = FolderLock::acquire(&dir).unwrap();
+        assert!(dir.join(LOCK_FILE).is_file());
+        let e = format!("{:#}", FolderLock::acquire(&dir).unwrap_err());
+        assert!(
+            e.contains("being written by another solvedgym")
+                && e.contains(&format!("process {}", std::process::id())),
+            "{e}"
+        );
+        drop(lock);
+        // Let go: the lock file is gone, and the folder it created, being empty.
+        assert!(!dir.exists());
+        let again = FolderLock::acquire(&dir).unwrap();
+        fs::write(dir.join("result"), b"x").unwrap();
+        drop(again);
+        assert!(dir.join("result").is_file() && !dir.join(LOCK_FILE).exists());
     }
 }

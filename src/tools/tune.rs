@@ -33,7 +33,7 @@ use crate::core::game::Game;
 use crate::core::random::derive_seed;
 use crate::experiment::config::ConfigError;
 use crate::games::{AnyGame, GameSpecError};
-use crate::io::files::write_atomic;
+use crate::io::files::{FolderLock, write_atomic};
 use crate::io::source::Source;
 use crate::tools::tournament::{self, Entrant, EntrantRow};
 
@@ -726,11 +726,13 @@ pub fn run_file(path: &Path, out: Option<&Path>, progress: bool) -> Result<(Tune
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading the tuning config {}", path.display()))?;
     let (config, game) = parse(path, &text)?;
-    let report = with_game!(&game, g => run(g, &config, progress))?;
     let dir = out.map_or_else(
         || Path::new("notebooks-data").join(&config.name),
         Path::to_path_buf,
     );
+    // One writer per folder, claimed before the work rather than found out at the end.
+    let _claim = FolderLock::acquire(&dir)?;
+    let report = with_game!(&game, g => run(g, &config, progress))?;
     write(&dir, &config, &report)?;
     Ok((report, dir))
 }

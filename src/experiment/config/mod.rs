@@ -292,7 +292,16 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
         Some(Seeds::List(list)) if list.is_empty() || list.len() as u64 > MAX_SEEDS => {
             return Err(src.error("seeds", format!("give 1 to {MAX_SEEDS} seeds")));
         }
-        Some(Seeds::List(list)) => list,
+        Some(Seeds::List(list)) => {
+            let mut seen = std::collections::HashSet::with_capacity(list.len());
+            if let Some(twice) = list.iter().find(|&&seed| !seen.insert(seed)) {
+                return Err(src.error(
+                    "seeds",
+                    format!("seed {twice} is listed twice: each seed is one run, give each once"),
+                ));
+            }
+            list
+        }
     };
     let entries = game_entries(&src)?;
 

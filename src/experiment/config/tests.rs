@@ -142,6 +142,12 @@ fn values_out_of_range_are_named() {
     let bad = GOOD.replace("seeds = 3", "seeds = \"many\"");
     let e = parse_str(&bad).unwrap_err();
     assert!(e.message.contains("number of seeds"), "{e}");
+    // A seed listed twice would be two identical runs counted as two.
+    let bad = GOOD.replace("seeds = 3", "seeds = [1, 5, 1]");
+    let e = parse_str(&bad).unwrap_err();
+    assert_eq!((e.line, e.key.as_deref()), (4, Some("seeds")), "{e}");
+    assert!(e.message.contains("seed 1 is listed twice"), "{e}");
+    assert!(parse_str(&GOOD.replace("seeds = 3", "seeds = [1, 5, 2]")).is_ok());
     let bad = GOOD.replace(
         "seat = \"black\"",
         "seat = \"black\"\nreinforce = \"sometimes\"",
