@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod hostile;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
