@@ -18,6 +18,11 @@ close learning gets.\n\nStart with:\n  solvedgym solve hexapawn            \
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The most memory a command's work may take, e.g. 12G, 500M or 1.5GiB (default: what the
+    /// machine has available, within `ulimit -v`); work that needs more is refused with the
+    /// numbers before it allocates
+    #[arg(long, global = true, value_name = "SIZE", value_parser = solvedgym::io::memory::parse_size)]
+    max_memory: Option<u64>,
 }
 
 /// The commands in the order `solvedgym --help` lists them; each one's help is its `Args`.
@@ -41,7 +46,12 @@ enum Command {
 
 fn main() {
     let command = match Cli::try_parse() {
-        Ok(cli) => cli.command,
+        Ok(cli) => {
+            if let Some(bytes) = cli.max_memory {
+                solvedgym::io::memory::set_limit(bytes);
+            }
+            cli.command
+        }
         Err(e) => match cli::parse::refusal(&e) {
             Some(refused) => fail(anyhow::anyhow!("{refused}")),
             None => e.exit(),

@@ -135,3 +135,99 @@ fn a_second_writer_of_one_folder_is_refused() {
     assert_eq!(check(&ok, &dir), None);
     assert!(folder.join("curves.parquet").is_file());
 }
+
+#[test]
+fn work_too_big_for_the_machine_is_refused_with_the_numbers_before_it_allocates() {
+    let dir = folder("memory", &[]);
+    let mut cases = vec![
+        case(
+            &["solve", "fox-hounds", "--size", "14"],
+            Expect::Refused("Fox & Hounds 14x14's index of positions needs about 629.5 GB"),
+        ),
+        case(
+            &["solve", "fox-hounds", "--size", "16"],
+            Expect::Refused("needs about 75.8 TB"),
+        ),
+        case(
+            &[
+                "solve",
+                "fox-hounds",
+                "--size",
+                "16",
+                "--no-tables",
+                "--no-counts",
+            ],
+            Expect::Refused("needs about 75.8 TB"),
+        ),
+        case(
+            &["fuzz", "fox-hounds", "--size", "14"],
+            Expect::Refused("needs about"),
+        ),
+        case(
+            &["solve", "fox-hounds", "--size", "12", "--max-memory", "2G"],
+            Expect::Refused("the limit set by --max-memory is 2.0 GB"),
+        ),
+        case(
+            &[
+                "solve",
+                "fox-hounds",
+                "--size",
+                "10",
+                "--max-memory",
+                "300M",
+            ],
+            Expect::Refused("--no-tables (and --no-counts) solve with less"),
+        ),
+        case(
+            &[
+                "solve",
+                "hexapawn",
+                "--rows",
+                "8",
+                "--cols",
+                "8",
+                "--max-memory",
+                "1G",
+            ],
+            Expect::Refused("enumerating hexapawn (past"),
+        ),
+        case(
+            &[
+                "solve",
+                "dice-race",
+                "--players",
+                "6",
+                "--goal",
+                "50",
+                "--max-memory",
+                "1G",
+            ],
+            Expect::Refused("needs about"),
+        ),
+        case(
+            &[
+                "solve",
+                "fox-hounds",
+                "--size",
+                "8",
+                "--max-memory",
+                "1G",
+                "--json",
+            ],
+            Expect::Answer("\"states\": 709868"),
+        ),
+    ];
+    // Playing a game too big to solve: the computer says why and plays without the truth.
+    cases.push(case(
+        &["play", "fox-hounds", "--size", "16"],
+        Expect::Answer(""),
+    ));
+    for bad in ["abc", "0", "-1G", "12Q", "1e3", "", "99999999999T"] {
+        let flag = format!("--max-memory={bad}");
+        cases.push(case(
+            &["solve", "tictactoe", &flag],
+            Expect::Refused("a size such as 12G"),
+        ));
+    }
+    run_all(cases, &dir);
+}

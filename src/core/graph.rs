@@ -21,6 +21,8 @@ pub enum GraphError {
     Cycle { state: String },
     #[error("more than {limit} reachable states; raise the limit or use a game-specific solver")]
     TooManyStates { limit: usize },
+    #[error(transparent)]
+    Memory(#[from] crate::io::memory::MemoryRefusal),
 }
 
 /// The reachable states of a game and the moves between them.
@@ -51,7 +53,32 @@ impl<G: Game> StateGraph<G> {
         let mut actions = Vec::new();
         let mut outcomes = Vec::new();
         let mut id = 0;
+        let budget = crate::io::memory::Budget::now();
         while id < states.len() {
+            // Before a table doubles, the memory it will take: checked, not found out by an
+            // abort (the state limit alone lets a graph grow to several GB).
+            if states.len() + actions.len() >= states.capacity()
+                || index.len() + actions.len() >= index.capacity()
+                || edge_child.len() + actions.len() >= edge_child.capacity()
+            {
+                let state = std::mem::size_of::<G::State>();
+                let held = states.capacity() * state
+                    + index.capacity() * (state + std::mem::size_of::<StateId>() + 1)
+                    + turns.capacity() * std::mem::size_of::<Turn>()
+                    + edge_start.capacity() * 4
+                    + edge_child.capacity()
+                        * (std::mem::size_of::<Action>() + std::mem::size_of::<StateId>() + 8);
+                budget.check(
+                    || {
+                        format!(
+                            "enumerating {} (past {} states)",
+                            game.name(),
+                            crate::core::text::group(&states.len().to_string())
+                        )
+                    },
+                    2 * held as u64,
+                )?;
+            }
             let state = states[id].clone();
             let turn = game.turn(&state);
             turns.push(turn);

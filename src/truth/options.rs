@@ -47,4 +47,7 @@ pub enum SolveError {
     Graph(#[from] GraphError),
     #[error("the number of games below a state exceeds 2^256")]
     CountOverflow,
+    /// Refused before allocating: more memory than the machine has (or the limit).
+    #[error(transparent)]
+    Memory(#[from] crate::io::memory::MemoryRefusal),
 }

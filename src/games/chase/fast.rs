@@ -124,6 +124,9 @@ struct PawnSets {
 }
 
 impl PawnSets {
+    /// Memory per set: its layer while numbering (1 byte), its place (4) and the set (16).
+    const BYTES_PER_SET: u64 = 1 + 4 + 16;
+
     fn new(chase: &Chase) -> PawnSets {
         let geo = chase.geometry();
         let (k, squares, half) = (geo.pawn_count, geo.squares, geo.half);
@@ -461,6 +464,29 @@ impl FastSolution {
         let started = Instant::now();
         let geo = chase.geometry();
         let s = geo.squares as u64;
+        let budget = crate::io::memory::Budget::now();
+        // The index of positions and the two reachability bitsets, before they are allocated.
+        let total = super::binomial(s, geo.pawn_count as u64);
+        let index_bytes = total.and_then(|t| {
+            t.checked_mul(PawnSets::BYTES_PER_SET)?
+                .checked_add(t.checked_mul(s)? / 4)
+        });
+        budget.check(
+            || format!("{}'s index of positions", board_name(chase)),
+            index_bytes.unwrap_or(u64::MAX),
+        )?;
+        if total.is_none_or(|t| t > u64::from(u32::MAX)) {
+            return Err(crate::truth::SolveError::Unsolvable {
+                game: chase.name(),
+                why: format!(
+                    "{} has {} sets of pawns, more than the 2^32 the layered solver numbers",
+                    board_name(chase),
+                    total.map_or("over 2^64".to_string(), |t| crate::core::text::group(
+                        &t.to_string()
+                    )),
+                ),
+            });
+        }
         let sets = PawnSets::new(chase);
         let layers = sets.layers();
         let n = sets.sets.len() as u64 * s;
@@ -510,8 +536,50 @@ impl FastSolution {
         }
         let reach = marks.map(Bits::from_atomic);
 
-        // Backward, layer by layer from the top.
+        // Backward, layer by layer from the top: its tables and the layers in flight (at most
+        // two layers' cells of each side), checked before they are allocated.
         let keep = !options.no_tables;
+        {
+            let per_state = if keep { 2 } else { 0 } + if options.foxbox { 3 } else { 0 };
+            let tables = (reach[0].ones() + reach[1].ones()) * per_state;
+            let layer_cells = |p: usize| {
+                let r = layer_range(p);
+                reach[0].rank(r.end) - reach[0].rank(r.start) + reach[1].rank(r.end)
+                    - reach[1].rank(r.start)
+            };
+            let widest = (0..layers)
+                .map(|p| {
+                    layer_cells(p)
+                        + if p + 1 < layers {
+                            layer_cells(p + 1)
+                        } else {
+                            0
+                        }
+                })
+                .max()
+                .unwrap_or(0);
+            let in_flight = widest * std::mem::size_of::<Cell<C>>() as u64;
+            let hint = match (keep, options.no_counts) {
+                (true, _) => "--no-tables (and --no-counts) solve with less",
+                (false, false) => "--no-counts solves with less",
+                (false, true) => "",
+            };
+            budget
+                .check(
+                    || {
+                        format!(
+                            "solving {} ({} reachable positions; besides the {} of its index)",
+                            board_name(chase),
+                            crate::core::text::group(
+                                &(reach[0].ones() + reach[1].ones()).to_string()
+                            ),
+                            crate::io::memory::human(index_bytes.unwrap_or(0)),
+                        )
+                    },
+                    tables.saturating_add(in_flight),
+                )
+                .map_err(|e| e.with_hint(hint))?;
+        }
         let table_len = |side: usize| if keep { reach[side].ones() as usize } else { 0 };
         let mut values = [vec![0u16; table_len(0)], vec![0u16; table_len(1)]];
         let fb_len = |side: usize| if options.foxbox { table_len(side) } else { 0 };
@@ -971,6 +1039,14 @@ impl Chase {
     /// Whether FoxBox tables and the FoxBox AI apply (Fox & Hounds).
     pub fn has_foxbox(&self) -> bool {
         self.kind() == Kind::FoxHounds
+    }
+}
+
+/// The board as people name it: "Fox & Hounds 14x14", "Hasenspiel".
+fn board_name(chase: &Chase) -> String {
+    match chase.kind() {
+        super::Kind::FoxHounds => format!("Fox & Hounds {0}x{0}", chase.size()),
+        super::Kind::Hasenspiel => "Hasenspiel".to_string(),
     }
 }
 
