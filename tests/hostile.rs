@@ -231,3 +231,42 @@ fn work_too_big_for_the_machine_is_refused_with_the_numbers_before_it_allocates(
     }
     run_all(cases, &dir);
 }
+
+#[test]
+fn hangs_and_unbounded_counts_are_refused() {
+    let dir = folder("bounds", &[]);
+    let cases = vec![
+        case(
+            &["stats", "tictactoe", "--games", "1000000000000"],
+            Expect::Refused("at most 1,000,000,000 games"),
+        ),
+        case(
+            &[
+                "stats",
+                "tictactoe",
+                "--threads",
+                "100000",
+                "--games",
+                "100",
+            ],
+            Expect::Refused("--threads 100000: this machine has"),
+        ),
+        case(
+            &["stats", "tictactoe", "--threads", "0", "--games", "100"],
+            Expect::Refused("--threads 0"),
+        ),
+        case(
+            &["stats", "tictactoe", "--threads", "1", "--games", "100"],
+            Expect::Answer("games"),
+        ),
+        case(
+            &["bench", "solvers", "--max-size", "17"],
+            Expect::Refused("4..=12"),
+        ),
+        case(
+            &["bench", "solvers", "--max-size", "2"],
+            Expect::Refused("4..=12"),
+        ),
+    ];
+    run_all(cases, &dir);
+}

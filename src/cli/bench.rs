@@ -91,9 +91,10 @@ struct Common {
 
 #[derive(clap::Args)]
 struct Solvers {
-    /// Largest Fox & Hounds board for the layered solver.
-    #[arg(long, default_value_t = 10)]
-    max_size: usize,
+    /// Largest Fox & Hounds board for the layered solver (4 to 12: even sizes; 12 needs
+    /// about 12 GB and --no-counts, so the bench stops at 10 unless asked)
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u16).range(4..=12))]
+    max_size: u16,
     #[command(flatten)]
     common: Common,
 }
@@ -140,7 +141,7 @@ pub fn exec(args: Args) -> Result<()> {
         Mode::Solvers(Solvers { max_size, common }) => {
             let exe = std::env::current_exe().context("locating the solvedgym executable")?;
             measure(common.output.json, |each| {
-                bench::solvers(&exe, common.repeat, max_size, each)
+                bench::solvers(&exe, common.repeat, usize::from(max_size), each)
             })?;
         }
         Mode::Learn(Learn {

@@ -43,15 +43,27 @@ impl Output {
 
 #[derive(clap::Args, Clone, Copy, Debug)]
 pub struct Threads {
-    /// Worker threads (default: all cores). Results do not depend on it.
+    /// Worker threads (default: all cores; at most 4 a core). Results do not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
 }
 
 impl Threads {
+    /// More threads than this per core only cost memory and switching.
+    const MOST_PER_CORE: usize = 4;
+
     /// Sizes the global pool of the parallel work (before any of it starts).
     pub fn set(self) -> Result<()> {
         if let Some(t) = self.threads {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let most = Self::MOST_PER_CORE * cores;
+            if t == 0 || t > most {
+                anyhow::bail!(
+                    "--threads {t}: this machine has {cores} cores; give 1 to {most} (at most \
+                     {} a core; results do not depend on it)",
+                    Self::MOST_PER_CORE
+                );
+            }
             rayon::ThreadPoolBuilder::new()
                 .num_threads(t)
                 .build_global()

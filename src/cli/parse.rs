@@ -63,11 +63,22 @@ pub fn fuzz(text: &str) -> Result<f64, Box<dyn Error + Send + Sync>> {
     Ok(p)
 }
 
-/// `stats --games N`: at least one game.
+/// More games than this is a typo, not a measurement (a billion tic-tac-toe games take
+/// minutes; a billion searched ones, years).
+const MAX_GAMES: u64 = 1_000_000_000;
+
+/// `stats --games N`: at least one game, at most [`MAX_GAMES`].
 pub fn games(text: &str) -> Result<u64, Box<dyn Error + Send + Sync>> {
     let n: u64 = text.parse()?;
     if n == 0 {
         return Err(Refused(format!("--games {n}: play at least one game")).into());
+    }
+    if n > MAX_GAMES {
+        return Err(Refused(format!(
+            "--games {n}: at most {} games a command (split larger studies into runs)",
+            solvedgym::core::text::group(&MAX_GAMES.to_string())
+        ))
+        .into());
     }
     Ok(n)
 }

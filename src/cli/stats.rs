@@ -20,7 +20,7 @@ use super::output::{Output, Threads, print_text};
 pub struct Args {
     #[command(flatten)]
     game: GameArgs,
-    /// Games to play.
+    /// Games to play (1 to 1,000,000,000).
     #[arg(long, default_value_t = 10_000, value_parser = super::parse::games)]
     games: u64,
     /// The policy every seat plays: random, or greedy (one ply on the game's heuristic).

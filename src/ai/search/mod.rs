@@ -28,6 +28,12 @@ pub const TERMINAL_WEIGHT: f64 = 1e6;
 /// three-hare benchmark, against a third of the time spent hashing and inserting).
 const TABLE_MIN_DEPTH: u32 = 2;
 
+/// The transposition table's most entries: the load limit of 2^24 buckets (1 to 2 GB with
+/// Hase und Igel's entries), far above what the benchmarks' searches store, and a bound on
+/// any depth (a depth-64 search grew its table to 9.4 GB and aborted). A fixed count, not a
+/// share of the machine's memory, so that a search plays the same moves on every machine.
+const TABLE_MAX_ENTRIES: usize = 7 << 21;
+
 /// How the tree is backed up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -699,8 +705,11 @@ impl<'g, G: Game> Search<'g, G> {
             } else {
                 Bound::Exact
             };
-            self.table
-                .insert((state.clone(), depth, key_ply), (value, bound));
+            // A full table keeps what it holds: memory stays bounded on any depth.
+            if self.table.len() < TABLE_MAX_ENTRIES {
+                self.table
+                    .insert((state.clone(), depth, key_ply), (value, bound));
+            }
         }
         value
     }
