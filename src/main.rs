@@ -57,10 +57,25 @@ fn main() {
             None => e.exit(),
         },
     };
-    if let Err(e) = run(command) {
+    // The commands run on a thread with a large stack: the exact methods recurse over games
+    // (canonical forms, comparisons, values), as deep as their bounds allow.
+    let worker = std::thread::Builder::new()
+        .name("solvedgym".into())
+        .stack_size(STACK)
+        .spawn(move || run(command));
+    let result = match worker {
+        Ok(handle) => handle
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        Err(e) => Err(anyhow::Error::from(e).context("starting the worker thread")),
+    };
+    if let Err(e) = result {
         fail(e);
     }
 }
+
+/// The stack of the thread the commands run on (reserved, not used, unless recursion is deep).
+const STACK: usize = 256 << 20;
 
 fn run(command: Command) -> anyhow::Result<()> {
     match command {

@@ -15,6 +15,17 @@ pub fn group(digits: &str) -> String {
     out
 }
 
+/// `text` whole when it has at most `max` characters, else its first `max` and how long it
+/// is: what an error echoes of an input that may be megabytes long.
+pub fn abbreviated(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(max).collect();
+    format!("{head}… ({} characters)", group(&n.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -38,7 +38,7 @@ game_params! {
     #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
     #[serde(deny_unknown_fields, default)]
     pub struct HackenbushParams {
-        /// the position: a CGSuite graph string (l blue, r red, e green; `lrl`, `e(ee;e)`, `:Alrl:A`) or a named one (stick-figure, fig3a..fig7b, green-tree, fusion)
+        /// the position: a CGSuite graph string (l blue, r red, e green; `lrl`, `e(ee;e)`, `:Alrl:A`; up to 16,384 edges, and `solve` values a part with mixed colours or blue-red cycles of up to 32 edges) or a named one (stick-figure, fig3a..fig7b, green-tree, fusion)
         pub position: String = "stick-figure".to_string(),
         /// who moves first: left (blue) or right (red)
         pub first: String = "left".to_string(),
@@ -46,7 +46,7 @@ game_params! {
         pub random: u32 = 0,
         /// the seed of the random positions
         pub seed: u64 = 1,
-        /// edges of each random position
+        /// edges of each random position (1 to 4096)
         pub edges: u32 = 16,
         /// random positions' shape: stalks, trees or graphs (with cycles)
         pub family: String = "graphs".to_string(),
@@ -98,6 +98,12 @@ pub const PLIES_UP_TO: u64 = 250_000;
 
 /// `solve` lists every move's value for positions of at most this many edges.
 pub const MOVES_UP_TO: usize = 256;
+
+/// The most edges a position given as a graph string may have: a position's parts each hold
+/// a set of all its edges and scratch space for all its vertices, so a position of many parts
+/// costs time and memory in the square of its edges (16,384 edges on the ground take about a
+/// second).
+pub const MAX_EDGES: usize = 16_384;
 
 /// Left (blue) is player 0, Right (red) player 1.
 pub const LEFT: Player = 0;
@@ -193,10 +199,25 @@ impl Hackenbush {
         if let Some((_, g)) = positions::named(text) {
             return Ok(g);
         }
+        // Edge letters bound the edges from above; refuse before building the graph.
+        let letters = text
+            .chars()
+            .filter(|c| matches!(c, 'l' | 'r' | 'e'))
+            .count();
+        if letters > MAX_EDGES {
+            return Err(InvalidParams::new(
+                "position",
+                crate::core::text::abbreviated(text, 60),
+                format!(
+                    "it has {letters} edge letters (l, r, e); a position has at most {MAX_EDGES} \
+                     edges"
+                ),
+            ));
+        }
         Graph::parse(text).map_err(|e| {
             InvalidParams::new(
                 "position",
-                text,
+                crate::core::text::abbreviated(text, 60),
                 format!(
                     "{e} (a CGSuite graph string such as `lrl` or `e(ee;e)`, or one of: {})",
                     positions::NAMED.join(", ")
@@ -297,6 +318,30 @@ impl Hackenbush {
             total = total.saturating_mul(count);
         }
         total.min(u64::MAX as u128) as u64
+    }
+
+    /// Refuses a game with a position the exact method cannot value in reasonable time
+    /// ([`values::beyond_exact_method`]).
+    fn within_exact_method(&self) -> Result<(), SolveError> {
+        for (i, g) in self.others.iter().enumerate() {
+            if let Some(why) = values::beyond_exact_method(g, self.childish()) {
+                return Err(self.unsolvable(i, why));
+            }
+        }
+        Ok(())
+    }
+
+    /// The error for position `i` of the game.
+    fn unsolvable(&self, i: usize, why: String) -> SolveError {
+        let why = if self.deals() || self.params.random > 0 {
+            format!("random position {} of {}: {why}", i + 1, self.others.len())
+        } else {
+            why
+        };
+        SolveError::Unsolvable {
+            game: HackenbushParams::NAME,
+            why,
+        }
     }
 
     fn may_cut(player: Player, colour: Colour) -> bool {
@@ -540,6 +585,9 @@ impl Solve for Hackenbush {
         } else {
             (options.max_states as u64).min(PLIES_UP_TO)
         };
+        if !options.generic {
+            self.within_exact_method()?;
+        }
         let solution = if options.generic || self.state_bound() <= limit {
             Some(crate::truth::Solution::solve(self, options.max_states)?)
         } else {
@@ -556,18 +604,18 @@ impl Solve for Hackenbush {
         if options.generic {
             return Ok(SolveOutput::Report(Box::new(self.solve(options)?.report())));
         }
-        let entries = self
-            .others
-            .iter()
-            .map(|g| {
-                // Every move's value for one position of a size a person reads.
-                let moves = self.params.random == 0 && g.edge_count() <= MOVES_UP_TO;
-                let e = values::evaluate(g, Method::Shortcuts, moves, self.childish());
-                let text = describe(&e);
-                let json = serde_json::to_value(&e).expect("an evaluation is JSON");
-                (text, json)
-            })
-            .collect();
+        // Say up front if any position is beyond the exact method, before valuing the others.
+        self.within_exact_method()?;
+        let mut entries = Vec::with_capacity(self.others.len());
+        for (i, g) in self.others.iter().enumerate() {
+            // Every move's value for one position of a size a person reads.
+            let moves = self.params.random == 0 && g.edge_count() <= MOVES_UP_TO;
+            let e = values::evaluate_within(g, moves, self.childish(), options.progress)
+                .map_err(|e| self.unsolvable(i, e.0))?;
+            let text = describe(&e);
+            let json = serde_json::to_value(&e).expect("an evaluation is JSON");
+            entries.push((text, json));
+        }
         Ok(SolveOutput::Entries(entries))
     }
 }
@@ -859,4 +907,51 @@ pub fn describe(e: &values::Evaluation) -> String {
         e.positions, e.seconds
     ));
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(position: String) -> Result<Hackenbush, InvalidParams> {
+        Hackenbush::new(HackenbushParams {
+            position,
+            ..HackenbushParams::default()
+        })
+    }
+
+    /// A graph string is refused past [`MAX_EDGES`] before it is read, and without echoing it.
+    #[test]
+    fn positions_have_at_most_max_edges() {
+        assert!(game("l".repeat(MAX_EDGES)).is_ok());
+        let e = game("l".repeat(MAX_EDGES + 1)).unwrap_err().to_string();
+        assert!(e.contains("at most 16384 edges"), "{e}");
+        assert!(e.len() < 300, "{e}");
+        let e = game("x".repeat(100_000)).unwrap_err().to_string();
+        assert!(e.contains("100,000 characters") && e.len() < 400, "{e}");
+    }
+
+    /// `solve` says up front that a part is beyond the exact method, naming the position of a
+    /// random set.
+    #[test]
+    fn solve_refuses_parts_beyond_the_exact_method() {
+        let options = SolveOptions::default();
+        let big = game(format!(":A{}:A", "lre".repeat(17))).unwrap();
+        let e = big.solve_output(&options).err().unwrap().to_string();
+        assert!(
+            e.contains("has 51 edges") && e.contains("at most 32"),
+            "{e}"
+        );
+        assert!(big.solve(&options).is_err());
+        let random = Hackenbush::new(HackenbushParams {
+            random: 2,
+            edges: 40,
+            ..HackenbushParams::default()
+        })
+        .unwrap();
+        let e = random.solve_output(&options).err().unwrap().to_string();
+        assert!(e.contains("random position 1 of 2"), "{e}");
+        let small = game("lrlerrr".into()).unwrap();
+        assert!(small.solve_output(&options).is_ok());
+    }
 }

@@ -15,7 +15,72 @@ use rustc_hash::FxHashMap;
 
 use super::graph::{Colour, EdgeSet, Graph};
 use super::shortcuts;
-use crate::truth::cgt::{GameId, Store};
+use crate::io::progress::CountProgress;
+use crate::truth::cgt::{GameId, Limits, Store, TooBig, within_limits};
+
+/// The most edges a part the theory's shortcuts do not value (mixed colours, or blue and red
+/// with cycles; under the childish rule, any part) may have for `solve`: such a part is valued
+/// by the definition, whose work grows exponentially with its edges (the 30-edge "moderately
+/// hard bed" takes 12 s and 1 GB). Larger ones are refused up front.
+pub const MAX_GENERAL_EDGES: usize = 32;
+
+/// The most distinct parts `solve` values for one position before it gives up (the moderately
+/// hard bed needs 2.4 million).
+pub const MAX_PARTS: usize = 6_000_000;
+
+/// The store's limits for `solve`: work in proportion to [`MAX_PARTS`], a million characters
+/// of printed value, nimbers up to *4096 (a green part of n edges can be worth *n).
+pub const LIMITS: Limits = Limits {
+    work: 200_000_000,
+    printed: 1_000_000,
+    nimber: 4096,
+};
+
+/// Whether a part (the alive edges of `graph` meeting the ground in one part) needs the
+/// definition: it is not all green, not a blue-red tree, and not all one colour.
+fn needs_definition(graph: &Graph, part: &EdgeSet, childish: bool) -> bool {
+    if childish {
+        return true;
+    }
+    let edges = graph.edges();
+    let (mut blue, mut red, mut green) = (false, false, false);
+    for e in part.iter() {
+        match edges[e].colour {
+            Colour::Blue => blue = true,
+            Colour::Red => red = true,
+            Colour::Green => green = true,
+        }
+    }
+    let colours = usize::from(blue) + usize::from(red) + usize::from(green);
+    if colours <= 1 {
+        return false;
+    }
+    green || !graph.is_tree(part)
+}
+
+/// Why the exact method cannot value `graph` in reasonable time, if it cannot: a part that
+/// needs the definition (see [`MAX_GENERAL_EDGES`]) with more edges than that.
+pub fn beyond_exact_method(graph: &Graph, childish: bool) -> Option<String> {
+    let parts = graph.components(&graph.full());
+    let count = parts.len();
+    for (k, part) in parts.iter().enumerate() {
+        let n = part.count();
+        if n > MAX_GENERAL_EDGES && needs_definition(graph, part, childish) {
+            let what = if childish {
+                "under the childish rule".to_string()
+            } else {
+                "with mixed colours or blue-red cycles".to_string()
+            };
+            return Some(format!(
+                "part {} of {count} (the edges meeting the ground together) has {n} edges {what}: \
+                 such a part is valued by the definition, whose work grows exponentially with \
+                 its edges, and the exact method takes at most {MAX_GENERAL_EDGES} of them",
+                k + 1
+            ));
+        }
+    }
+    None
+}
 
 /// How values are found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +103,9 @@ pub struct Values {
     method: Method,
     /// Childish Hackenbush: only cuts after which no other edge falls.
     childish: bool,
+    /// Gives up past this many parts (see [`Values::within`]).
+    max_parts: usize,
+    progress: Option<CountProgress>,
 }
 
 impl Values {
@@ -49,6 +117,34 @@ impl Values {
             whole: FxHashMap::with_capacity_and_hasher(1024, Default::default()),
             method,
             childish: false,
+            max_parts: usize::MAX,
+            progress: None,
+        }
+    }
+
+    /// The same within `solve`'s bounds: at most `max_parts` distinct parts, the store within
+    /// `limits`, and a counter of the parts on the terminal when `progress`. Past a bound the
+    /// computation gives up, which only a call inside [`within_limits`] survives.
+    pub fn within(mut self, max_parts: usize, limits: Limits, progress: bool) -> Self {
+        self.max_parts = max_parts;
+        self.store = Store::with_limits(limits);
+        self.progress = progress.then(|| CountProgress::new(true, "valuing"));
+        self
+    }
+
+    /// Every 4,096 parts: the counter, and the bound on parts.
+    #[cold]
+    fn checkpoint(&mut self) {
+        let parts = self.memo.len();
+        if let Some(p) = &self.progress {
+            p.report(parts, "distinct parts");
+        }
+        if parts > self.max_parts {
+            let limit = self.max_parts;
+            crate::truth::cgt::store::give_up(format!(
+                "the position is too big for the exact method: it needs more than {limit} \
+                 distinct parts (the limit is {limit})"
+            ));
         }
     }
 
@@ -128,6 +224,9 @@ impl Values {
             }
         };
         self.memo.insert(part.clone(), v);
+        if self.memo.len() & 0xFFF == 0 {
+            self.checkpoint();
+        }
         v
     }
 
@@ -159,6 +258,19 @@ impl Values {
         }
         if let Some(x) = shortcuts::blue_red_tree(&self.graph, part) {
             return Some(self.store.number(&x));
+        }
+        // A part of one colour beyond the definition's reach (parts below it are valued as
+        // they always were): the player of that colour cuts an edge whose loss drops nothing
+        // else (a leaf of a spanning tree, or an edge on a cycle) each turn, the other has no
+        // move, so it is worth ±(its edges).
+        let n = part.count();
+        if n > MAX_GENERAL_EDGES {
+            let first = part.iter().next().map(|e| edges[e].colour);
+            if part.iter().all(|e| Some(edges[e].colour) == first) {
+                let n = n as i64;
+                let x = if first == Some(Colour::Red) { -n } else { n };
+                return Some(self.store.integer(x));
+            }
         }
         None
     }
@@ -208,8 +320,36 @@ pub struct MoveValue {
 
 /// Evaluates the whole position of `graph`, with every move when `moves` is set.
 pub fn evaluate(graph: &Arc<Graph>, method: Method, moves: bool, childish: bool) -> Evaluation {
+    let values = Values::new(graph.clone(), method);
+    evaluate_with(graph, values, moves, childish)
+}
+
+/// [`evaluate`] within `solve`'s bounds: refused up front when a part is beyond the exact
+/// method ([`beyond_exact_method`]), given up past [`MAX_PARTS`] parts or the store's
+/// [`LIMITS`]; with a counter on the terminal when `progress`.
+pub fn evaluate_within(
+    graph: &Arc<Graph>,
+    moves: bool,
+    childish: bool,
+    progress: bool,
+) -> Result<Evaluation, TooBig> {
+    if let Some(why) = beyond_exact_method(graph, childish) {
+        return Err(TooBig(why));
+    }
+    within_limits(|| {
+        let values =
+            Values::new(graph.clone(), Method::Shortcuts).within(MAX_PARTS, LIMITS, progress);
+        evaluate_with(graph, values, moves, childish)
+    })
+}
+
+fn evaluate_with(
+    graph: &Arc<Graph>,
+    mut values: Values,
+    moves: bool,
+    childish: bool,
+) -> Evaluation {
     let start = Instant::now();
-    let mut values = Values::new(graph.clone(), method);
     if childish {
         values = values.childish();
     }
@@ -264,6 +404,7 @@ pub fn evaluate(graph: &Arc<Graph>, method: Method, moves: bool, childish: bool)
             });
         }
     }
+    values.progress = None;
     let outcome = values.store.outcome(g);
     let winner = |left_wins: bool| if left_wins { "Left" } else { "Right" };
     Evaluation {
@@ -286,5 +427,78 @@ pub fn colour_name(c: Colour) -> &'static str {
         Colour::Blue => "blue",
         Colour::Red => "red",
         Colour::Green => "green",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn graph(s: &str) -> Arc<Graph> {
+        Arc::new(Graph::parse(s).unwrap())
+    }
+
+    /// Parts the definition must value are refused up front past [`MAX_GENERAL_EDGES`]; the
+    /// kinds the theory values are not, at any size.
+    #[test]
+    fn parts_beyond_the_definition_are_refused_up_front() {
+        let stalk = |n: usize| "lre".repeat(n / 3) + &"lre"[..n % 3];
+        assert_eq!(
+            beyond_exact_method(&graph(&stalk(MAX_GENERAL_EDGES)), false),
+            None
+        );
+        let why = beyond_exact_method(&graph(&stalk(MAX_GENERAL_EDGES + 1)), false).unwrap();
+        assert!(
+            why.contains("has 33 edges") && why.contains("at most 32"),
+            "{why}"
+        );
+        // Blue-red cycles need the definition; blue-red trees, green graphs and single
+        // colours do not.
+        let blue_red_cycle = format!(":A{}:A", "lr".repeat(20));
+        assert!(beyond_exact_method(&graph(&blue_red_cycle), false).is_some());
+        for fine in [
+            "lr".repeat(500),
+            format!("l({})", "rl;".repeat(200)),
+            format!(":A{}:A", "e".repeat(500)),
+            format!(":A{}:A", "l".repeat(500)),
+            format!("({})", "lre;".repeat(30)),
+        ] {
+            assert_eq!(beyond_exact_method(&graph(&fine), false), None, "{fine}");
+        }
+        // The childish rule values every part by the definition.
+        let why = beyond_exact_method(&graph(&"l".repeat(40)), true).unwrap();
+        assert!(why.contains("childish"), "{why}");
+        let e = evaluate_within(&graph(&stalk(60)), false, false, false).unwrap_err();
+        assert!(e.0.contains("has 60 edges"), "{e}");
+    }
+
+    /// A part of one colour beyond the definition's reach is worth ±(its edges), as the
+    /// definition says where it can be asked.
+    #[test]
+    fn single_colour_parts_count_their_edges() {
+        for (n, letter, sign) in [(MAX_GENERAL_EDGES + 2, "l", 1), (40, "r", -1)] {
+            let g = graph(&format!(":A{}:A", letter.repeat(n)));
+            assert_eq!(g.edge_count(), n);
+            let want = sign * n as i64;
+            for method in [Method::General, Method::Shortcuts] {
+                let mut v = Values::new(g.clone(), method);
+                let x = v.value(&g.full());
+                assert_eq!(v.store.as_number(x).and_then(|d| d.to_i64()), Some(want));
+            }
+        }
+    }
+
+    /// Past [`Values::within`]'s bound on parts, the computation gives up with the numbers.
+    #[test]
+    fn the_bound_on_parts() {
+        let g = graph(":Ae:Br:Cll:C(e;l(e;l);e:Dr(l:B;lere:D);e:A)");
+        let e = within_limits(|| {
+            let mut v = Values::new(g.clone(), Method::Shortcuts).within(100, LIMITS, false);
+            v.value(&g.full())
+        })
+        .unwrap_err();
+        assert!(e.0.contains("more than 100 distinct parts"), "{e}");
+        let ok = evaluate_within(&g, true, false, false).unwrap();
+        assert_eq!(ok.value, evaluate(&g, Method::Shortcuts, true, false).value);
     }
 }

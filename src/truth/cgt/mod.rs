@@ -25,7 +25,7 @@ pub mod thermo;
 
 pub use dyadic::Dyadic;
 pub use parse::ParseGameError;
-pub use store::{Comparison, GameId, Outcome, Store};
+pub use store::{Comparison, GameId, Limits, Outcome, Store, TooBig, within_limits};
 pub use thermo::{Thermograph, Wall};
 
 /// What `solvedgym value` prints about a game expression.
@@ -54,9 +54,40 @@ pub struct Analysis {
     pub right_options: Vec<String>,
 }
 
-/// Reads a game expression and says what it is.
-pub fn analyse(text: &str) -> Result<Analysis, ParseGameError> {
-    let mut s = Store::new();
+/// Why an expression was not analysed: it does not read, or its game is too big.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AnalyseError {
+    Parse(ParseGameError),
+    TooBig(TooBig),
+}
+
+impl std::fmt::Display for AnalyseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AnalyseError::Parse(e) => e.fmt(f),
+            AnalyseError::TooBig(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for AnalyseError {}
+
+/// Reads a game expression and says what it is, within [`Limits::COMMAND`].
+pub fn analyse(text: &str) -> Result<Analysis, AnalyseError> {
+    analyse_within(text, Limits::COMMAND)
+}
+
+/// Reads a game expression and says what it is, giving up past `limits`.
+pub fn analyse_within(text: &str, limits: Limits) -> Result<Analysis, AnalyseError> {
+    match within_limits(|| analysis(text, limits)) {
+        Ok(Ok(a)) => Ok(a),
+        Ok(Err(e)) => Err(AnalyseError::Parse(e)),
+        Err(e) => Err(AnalyseError::TooBig(e)),
+    }
+}
+
+fn analysis(text: &str, limits: Limits) -> Result<Analysis, ParseGameError> {
+    let mut s = Store::with_limits(limits);
     let g = s.parse(text)?;
     let outcome = s.outcome(g);
     let (ls, rs) = s.stops(g);

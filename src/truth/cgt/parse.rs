@@ -32,6 +32,12 @@ impl std::error::Error for ParseGameError {}
 pub const MAX_NIMBER: u64 = 256;
 /// The largest multiple of up and uptimal index an expression may name.
 pub const MAX_UPS: u64 = 64;
+/// The deepest an expression may nest: braces, parentheses, `±` and levels of bars
+/// (`{0|*||*}` nests 2 deep) together. Deeper text is refused before any game is built, so
+/// the reader's recursion stays far from the end of the stack.
+pub const MAX_NESTING: usize = 200;
+/// The longest expression read, in characters.
+pub const MAX_CHARS: usize = 100_000;
 
 impl Store {
     /// Reads a game expression (see the module docs) into its canonical form.
@@ -41,6 +47,15 @@ impl Store {
             .chars()
             .map(|c| if c == '\u{2212}' { '-' } else { c })
             .collect();
+        if chars.len() > MAX_CHARS {
+            return Err(ParseGameError {
+                position: MAX_CHARS,
+                message: format!(
+                    "the expression is {} characters long; at most {MAX_CHARS} are read",
+                    chars.len()
+                ),
+            });
+        }
         if chars.iter().all(|c| c.is_whitespace()) {
             return Err(ParseGameError {
                 position: 0,
@@ -51,6 +66,7 @@ impl Store {
             s: &chars,
             pos: 0,
             end: chars.len(),
+            depth: 0,
         };
         let g = p.expr(self)?;
         p.skip_ws();
@@ -65,6 +81,8 @@ struct Parser<'a> {
     s: &'a [char],
     pos: usize,
     end: usize,
+    /// How deep the reader is nested (see [`MAX_NESTING`]).
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -73,6 +91,21 @@ impl Parser<'_> {
             position: self.pos,
             message: message.into(),
         }
+    }
+
+    /// One level deeper at `at`: refused beyond [`MAX_NESTING`].
+    fn deeper(&mut self, at: usize) -> Result<(), ParseGameError> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(ParseGameError {
+                position: at,
+                message: format!(
+                    "the expression nests more than {MAX_NESTING} deep here (braces, parentheses, \
+                     ± and levels of bars count); at most {MAX_NESTING} levels are read"
+                ),
+            });
+        }
+        Ok(())
     }
 
     fn skip_ws(&mut self) {
@@ -229,27 +262,41 @@ impl Parser<'_> {
                 {
                     count = n;
                 }
+                if count > MAX_UPS as i64 {
+                    return Err(ParseGameError {
+                        position: start,
+                        message: format!(
+                            "multiples of up up to {MAX_UPS} are supported, not {count} arrows"
+                        ),
+                    });
+                }
                 Ok(st.up_multiple(sign * count))
             }
             '±' => {
+                self.deeper(start)?;
                 self.pos += 1;
                 let a = self.atom(st)?;
+                self.depth -= 1;
                 let na = st.neg(a);
                 Ok(st.game(&[a], &[na]))
             }
             '(' => {
+                self.deeper(start)?;
                 self.pos += 1;
                 let g = self.expr(st)?;
                 if self.peek() != Some(')') {
                     return Err(self.err("expected `)`"));
                 }
                 self.pos += 1;
+                self.depth -= 1;
                 Ok(g)
             }
             '{' => {
+                self.deeper(start)?;
                 let close = self.matching(start)?;
-                let g = self.braced(st, start + 1, close)?;
+                let g = self.braced(st, start, start + 1, close)?;
                 self.pos = close + 1;
+                self.depth -= 1;
                 Ok(g)
             }
             c => Err(self.err(format!("unexpected `{c}`"))),
@@ -280,8 +327,15 @@ impl Parser<'_> {
         })
     }
 
-    /// The game whose options are written in `s[from..to]` (inside braces).
-    fn braced(&mut self, st: &mut Store, from: usize, to: usize) -> Result<GameId, ParseGameError> {
+    /// The game whose options are written in `s[from..to]` (inside the braces opened at
+    /// `open`, or a side of bars nested in them).
+    fn braced(
+        &mut self,
+        st: &mut Store,
+        open: usize,
+        from: usize,
+        to: usize,
+    ) -> Result<GameId, ParseGameError> {
         // Runs of bars at depth 0: (start, length).
         let mut runs: Vec<(usize, usize)> = Vec::new();
         let mut depth = 0usize;
@@ -303,8 +357,9 @@ impl Parser<'_> {
             i += 1;
         }
         let Some(most) = runs.iter().map(|r| r.1).max() else {
+            // Only braces reach here without bars: a nested side has bars by definition.
             return Err(ParseGameError {
-                position: from,
+                position: open,
                 message: "a game in braces needs a `|` between Left's and Right's options".into(),
             });
         };
@@ -318,8 +373,8 @@ impl Parser<'_> {
             });
         }
         let (bar, len) = *tops[0];
-        let left = self.side(st, from, bar, runs.iter().any(|r| r.0 < bar))?;
-        let right = self.side(st, bar + len, to, runs.iter().any(|r| r.0 > bar))?;
+        let left = self.side(st, open, from, bar, runs.iter().any(|r| r.0 < bar))?;
+        let right = self.side(st, open, bar + len, to, runs.iter().any(|r| r.0 > bar))?;
         Ok(st.game(&left, &right))
     }
 
@@ -327,12 +382,16 @@ impl Parser<'_> {
     fn side(
         &mut self,
         st: &mut Store,
+        open: usize,
         from: usize,
         to: usize,
         nested: bool,
     ) -> Result<Vec<GameId>, ParseGameError> {
         if nested {
-            return Ok(vec![self.braced(st, from, to)?]);
+            self.deeper(from)?;
+            let g = self.braced(st, open, from, to)?;
+            self.depth -= 1;
+            return Ok(vec![g]);
         }
         let mut out = Vec::new();
         if self.s[from..to].iter().all(|c| c.is_whitespace()) {
@@ -342,6 +401,7 @@ impl Parser<'_> {
             s: self.s,
             pos: from,
             end: to,
+            depth: self.depth,
         };
         loop {
             out.push(sub.expr(st)?);
@@ -424,11 +484,55 @@ mod tests {
         assert_eq!(out("{0|*||*|||*||||*}"), Outcome::L);
     }
 
+    /// Nesting, length and counts are bounded before any game is built (43,000 nested braces
+    /// overflowed the stack).
+    #[test]
+    fn the_bounds() {
+        let mut s = Store::new();
+        let nested = |n: usize| format!("{}{}", "{".repeat(n), "|}".repeat(n));
+        assert_eq!(round(&mut s, &nested(MAX_NESTING)), "199");
+        let e = s.parse(&nested(MAX_NESTING + 1)).unwrap_err();
+        assert!(e.message.contains("nests more than 200 deep"), "{e}");
+        assert_eq!(e.position, MAX_NESTING);
+        let e = s.parse(&nested(33_000)).unwrap_err();
+        assert!(e.message.contains("nests more than"), "{e}");
+        let e = s
+            .parse(&format!("{}1", "±".repeat(MAX_NESTING + 1)))
+            .unwrap_err();
+        assert!(e.message.contains("nests more than"), "{e}");
+        let parens = |n: usize| format!("{}1{}", "(".repeat(n), ")".repeat(n));
+        assert_eq!(round(&mut s, &parens(MAX_NESTING)), "1");
+        assert!(s.parse(&parens(MAX_NESTING + 1)).is_err());
+        // Levels of bars nest too: {0|*||*|||*…}.
+        let bars = |n: usize| {
+            let mut t = String::from("{0");
+            for k in 1..=n {
+                t.push_str(&"|".repeat(k));
+                t.push('*');
+            }
+            t + "}"
+        };
+        assert_eq!(round(&mut s, &bars(6)), "^[6]");
+        assert!(s.parse(&bars(MAX_NESTING)).is_ok());
+        let e = s.parse(&bars(MAX_NESTING + 1)).unwrap_err();
+        assert!(e.message.contains("nests more than"), "{e}");
+        let e = s.parse(&"1".repeat(MAX_CHARS + 1)).unwrap_err();
+        assert!(e.message.contains("at most 100000"), "{e}");
+        assert_eq!(round(&mut s, &"^".repeat(64)), "^64");
+        let e = s.parse(&"v".repeat(65)).unwrap_err();
+        assert!(e.message.contains("up to 64"), "{e}");
+    }
+
     #[test]
     fn errors_say_where() {
         let mut s = Store::new();
         let e = s.parse("{0|1").unwrap_err();
         assert_eq!(e.position, 0);
+        // The brace without its bar, not the character after it.
+        let e = s.parse("{{0|}}").unwrap_err();
+        assert_eq!(e.position, 0, "{e}");
+        let e = s.parse("{0|{1}}").unwrap_err();
+        assert_eq!(e.position, 3, "{e}");
         let e = s.parse("1/3").unwrap_err();
         assert!(e.message.contains("power of two"), "{e}");
         let e = s.parse("{0|1|2}").unwrap_err();

@@ -209,7 +209,19 @@ impl Store {
         let (ltext, llevel) = self.side(left);
         let (rtext, rlevel) = self.side(right);
         let level = llevel.max(rlevel) + 1;
+        self.printed_fits(ltext.len() + level + rtext.len());
         (format!("{ltext}{}{rtext}", "|".repeat(level)), level)
+    }
+
+    /// Gives up (see [`super::Limits`]) when a printed form would be longer than the limit.
+    fn printed_fits(&self, len: usize) {
+        let limit = self.limits().printed;
+        if len > limit {
+            super::store::give_up(format!(
+                "the game's canonical form is too long to print: more than {limit} characters \
+                 (the limit is {limit})"
+            ));
+        }
     }
 
     fn side(&mut self, mut opts: Vec<GameId>) -> (String, usize) {
@@ -226,6 +238,7 @@ impl Store {
                 (l + r, self.birthday(o), self.show(o))
             })
             .collect();
+        self.printed_fits(shown.iter().map(|t| t.2.len() + 1).sum());
         shown.sort();
         let texts: Vec<String> = shown.into_iter().map(|(_, _, t)| t).collect();
         (texts.join(","), 0)
@@ -276,6 +289,17 @@ mod tests {
         let inner = s.game(&[a], &[onestar]);
         let g = s.game(&[three], &[inner]);
         assert_eq!(s.show(g), "{3||2*|1*}");
+        // A printed form longer than the limit gives up.
+        let e = super::super::within_limits(|| {
+            let mut t = Store::with_limits(super::super::Limits {
+                printed: 5,
+                ..super::super::Limits::NONE
+            });
+            let g = t.parse("{3||2*|1*}").unwrap();
+            t.show(g)
+        })
+        .unwrap_err();
+        assert!(e.0.contains("more than 5 characters"), "{e}");
         // ↑² is {0 | ↓*}.
         let down = s.neg(up);
         let ds = s.add(down, star);

@@ -32,6 +32,72 @@ impl GameId {
 /// Ids with this bit are forms under construction (not canonical yet).
 const PENDING: u32 = 1 << 31;
 
+/// Why a store gave up: the work or the printed form went past its limit (see
+/// [`Store::with_limits`] and [`within_limits`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TooBig(pub String);
+
+impl std::fmt::Display for TooBig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for TooBig {}
+
+/// What a store may do before it gives up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Steps of work: comparisons worked out and games put in canonical form (each costs a
+    /// memo entry, about 50 to 150 bytes).
+    pub work: u64,
+    /// Characters of one printed game (a canonical form printed in full can be exponentially
+    /// longer than the game has nodes).
+    pub printed: usize,
+    /// The largest nimber the store builds: *n holds n options a side, and every smaller
+    /// nimber with it, so its memory grows with n².
+    pub nimber: u64,
+}
+
+impl Limits {
+    /// No limit: the library's default.
+    pub const NONE: Limits = Limits {
+        work: u64::MAX,
+        printed: usize::MAX,
+        nimber: u64::MAX,
+    };
+    /// The limits of `solvedgym value`: about 1.5 GB and a minute of work at most, a million
+    /// characters of value, nimbers up to *4096 (sums of the nimbers an expression names
+    /// reach *511).
+    pub const COMMAND: Limits = Limits {
+        work: 10_000_000,
+        printed: 1_000_000,
+        nimber: 4096,
+    };
+}
+
+/// Runs `f`, which works with a [`Store`] made [`Store::with_limits`]: the store's giving up
+/// (a limit reached, deep inside its recursion) comes back as the error. A store that gave
+/// up is left half-way through a computation: drop it.
+pub fn within_limits<T>(f: impl FnOnce() -> T) -> Result<T, TooBig> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(v) => Ok(v),
+        Err(payload) => match payload.downcast::<TooBig>() {
+            Ok(too_big) => Err(*too_big),
+            Err(other) => std::panic::resume_unwind(other),
+        },
+    }
+}
+
+/// Gives up: unwinds to [`within_limits`] without running the panic hook (nothing printed).
+/// For work bounded on a store's behalf (Hackenbush's parts); outside [`within_limits`] it
+/// ends the thread.
+#[cold]
+#[inline(never)]
+pub fn give_up(why: String) -> ! {
+    std::panic::resume_unwind(Box::new(TooBig(why)))
+}
+
 /// Who wins a game: Left whoever starts (positive), Right whoever starts (negative), the
 /// player to move (fuzzy, confused with zero), or the second player (zero).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -115,6 +181,9 @@ pub struct Store {
     /// Forms under construction, and comparisons that involve them (cleared after each).
     pending: Vec<Node>,
     pending_memo: FxHashMap<(GameId, GameId), bool>,
+    /// Steps of work done, and the limits (see [`Limits`]).
+    work: u64,
+    limits: Limits,
 }
 
 impl Default for Store {
@@ -142,10 +211,50 @@ impl Store {
             named: FxHashMap::default(),
             pending: Vec::new(),
             pending_memo: room(256),
+            work: 0,
+            limits: Limits::NONE,
         };
         let zero = s.number(&Dyadic::zero());
         s.nimbers.push(zero);
         s
+    }
+
+    /// A store that gives up past `limits`, inside [`within_limits`] (which turns the giving
+    /// up into an error); outside it, giving up ends the thread.
+    pub fn with_limits(limits: Limits) -> Store {
+        let mut s = Store::new();
+        s.limits = limits;
+        s
+    }
+
+    /// The limits this store works within.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Steps of work done so far (comparisons worked out, games put in canonical form).
+    pub fn work(&self) -> u64 {
+        self.work
+    }
+
+    /// One step of work; past the limit, gives up.
+    #[inline]
+    fn step(&mut self) {
+        self.steps(1);
+    }
+
+    /// `n` steps of work; past the limit, gives up.
+    #[inline]
+    fn steps(&mut self, n: u64) {
+        self.work += n;
+        if self.work > self.limits.work {
+            let limit = self.limits.work;
+            give_up(format!(
+                "the game is too big for the exact method: it needs more than {limit} steps of \
+                 work (comparisons of games and options weighed in canonical forms; the limit is \
+                 {limit})"
+            ));
+        }
     }
 
     /// How many distinct games the store holds.
@@ -207,6 +316,13 @@ impl Store {
 
     /// The nimber *n (*0 = 0, *1 = *).
     pub fn nimber(&mut self, n: u64) -> GameId {
+        if n > self.limits.nimber {
+            let limit = self.limits.nimber;
+            give_up(format!(
+                "the value *{n} is too big for the store: it builds nimbers up to *{limit} (*n \
+                 holds every smaller nimber, n² options in all)"
+            ));
+        }
         while (self.nimbers.len() as u64) <= n {
             let k = self.nimbers.len();
             let opts: Vec<GameId> = self.nimbers[..k].to_vec();
@@ -321,6 +437,7 @@ impl Store {
         {
             return false;
         }
+        self.step();
         let v = match (&self.node(g).number, &self.node(h).number) {
             (Some(a), Some(b)) => a <= b,
             // Number avoidance: x ≤ H (H not a number) iff no H^R ≤ x.
@@ -380,6 +497,8 @@ impl Store {
         l.dedup();
         r.sort_unstable();
         r.dedup();
+        // Removing dominated options compares them pairwise (mostly in the memo): count that.
+        self.steps(1 + ((l.len() * l.len() + r.len() * r.len()) / 4) as u64);
         if let Some(x) = self.number_between(&l, &r) {
             return x;
         }
@@ -761,6 +880,40 @@ mod tests {
         assert_eq!(s.outcome(mh), Outcome::R);
         let s8 = s.nimber(8);
         assert_eq!(s.outcome(s8), Outcome::N);
+    }
+
+    #[test]
+    fn limits_give_up_with_the_numbers() {
+        // Unlimited by default.
+        assert_eq!(Store::new().limits(), Limits::NONE);
+        let small = Limits {
+            work: 1_000,
+            printed: 1_000,
+            nimber: 16,
+        };
+        // Work: a sum far beyond 1,000 steps.
+        let e = within_limits(|| {
+            let mut s = Store::with_limits(small);
+            let g = s.parse("^[20] + ^[19] + *7").unwrap();
+            s.show(g)
+        })
+        .unwrap_err();
+        assert!(e.0.contains("the limit is 1000"), "{e}");
+        // Nimbers beyond the limit are not built.
+        let e = within_limits(|| Store::with_limits(small).nimber(17)).unwrap_err();
+        assert!(e.0.contains("nimbers up to *16"), "{e}");
+        // Within the limits: the answer, and the work counted.
+        let (shown, work) = within_limits(|| {
+            let mut s = Store::with_limits(small);
+            let g = s.parse("{0|1} + *").unwrap();
+            (s.show(g), s.work())
+        })
+        .unwrap();
+        assert_eq!(shown, "1/2*");
+        assert!(work > 0 && work <= 1_000);
+        // A panic that is not a store's giving up passes through.
+        let other = std::panic::catch_unwind(|| within_limits(|| panic!("a bug")));
+        assert!(other.is_err());
     }
 
     #[test]
