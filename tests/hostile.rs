@@ -260,6 +260,32 @@ fn hangs_and_unbounded_counts_are_refused() {
             Expect::Answer("games"),
         ),
         case(
+            &[
+                "tournament",
+                "tictactoe",
+                "--ai",
+                "depth=3,chance=leaf",
+                "--ai",
+                "random",
+            ],
+            Expect::Refused("chance is expectation, worst, sample or sample:K"),
+        ),
+        case(
+            &[
+                "tournament",
+                "tictactoe",
+                "--ai",
+                "depth=3,bogus",
+                "--ai",
+                "random",
+            ],
+            Expect::Refused("the settings are depth=N, order / no-order, prune / no-prune"),
+        ),
+        case(
+            &["play", "tictactoe", "--ai", "depth=0"],
+            Expect::Refused("depth is a number of plies from 1 to 64"),
+        ),
+        case(
             &["bench", "solvers", "--max-size", "17"],
             Expect::Refused("4..=12"),
         ),

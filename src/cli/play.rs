@@ -87,13 +87,10 @@ pub fn exec(args: Args) -> Result<()> {
 
 fn help() -> String {
     format!(
-        "Search settings for --ai (comma-separated; games with a heuristic): depth=N (plies, \
-default 4), order / no-order (moves sorted by their static score), prune / no-prune (alpha-beta), \
-cutoffs=0-0-8-8-4 (keep the best k moves at each ply; 0 = all), mode=paranoid (the default: the \
-others play against you) | own | lead | hybrid (max-n, each hare for itself, read by its own \
-score, its lead over the best rival, or both), chance=expectation | worst.\n\
+        "Search settings for --ai (comma-separated; games with a heuristic):\n{}\n\
 Examples: solvedgym play hase-und-igel --players 3 --as 0\n          \
 solvedgym play hase-und-igel --players 2 --ai \"depth=4,mode=hybrid\"\n\n{}",
+        solvedgym::ai::search::settings_help(),
         games::help()
     )
 }

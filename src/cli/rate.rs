@@ -17,7 +17,7 @@ use super::output::{LATE, Output, Threads};
 /// move at every position, and measure its moves and its results against perfect play.
 #[derive(clap::Args)]
 #[command(
-    after_help = HELP,
+    after_help = help(),
     mut_arg("json", |a| a.help("Print the ratings as one JSON object")),
     mut_arg("threads", |a| a.help(
         "Worker threads (default: all cores). Results do not depend on it (seconds do)"
@@ -29,8 +29,7 @@ pub struct Args {
     #[command(flatten)]
     game: GameArgs,
     /// Search settings to rate (repeatable), e.g. "depth=4" or "order,cutoffs=0-0-8-8-4"
-    /// with --depths: depth=N, order, no-order, prune, no-prune, table, no-table,
-    /// cutoffs=0-0-8-8-4, mode=paranoid|own|lead|hybrid, chance=expectation|worst.
+    /// with --depths (the settings are listed below).
     #[arg(long = "ai", value_name = "SETTINGS", required = true)]
     ai: Vec<String>,
     /// Rate every --ai setting at each of these depths (A-B, e.g. 1-8).
@@ -127,6 +126,14 @@ fn entrants(ai: &[String], depths: Option<RangeInclusive<u32>>) -> Result<Vec<Se
 }
 
 /// The figures explained, and the depth figure.
+/// The help's end: the metrics, then the search settings from the search's own table.
+fn help() -> String {
+    format!(
+        "{HELP}\n\nSearch settings (comma-separated):\n{}",
+        solvedgym::ai::search::settings_help()
+    )
+}
+
 const HELP: &str = "\
 The game is enumerated and solved once (small variants only: every reachable position is \
 searched once per setting). Each figure is the mean over the seats the AI may take; at its seat \

@@ -123,18 +123,16 @@ wins 1/P) and mean rank (1 = first), each with its 95% interval over deals (the 
 deal; mean ± 1.96·s/√n, clipped), player moves per game, and for searches positions and \
 milliseconds per move. Everything but the milliseconds and seconds is the same for a seed on any \
 machine and thread count; the milliseconds depend on the machine and on what else runs on it.\n\n\
-Search settings (comma-separated; games with a heuristic, or any game searched to its end): \
-depth=N (plies, default 4), order / no-order, prune / no-prune (alpha-beta), cutoffs=0-0-8-8-4 \
-(keep the best k moves at each ply; 0 = all), mode=paranoid | own | lead | hybrid, \
-chance=expectation | worst | leaf, table / no-table, stop / play-on, nodes=N or ms=N (iterative \
-deepening within a budget). Any other KEY=VALUE sets the game's evaluation for that entrant alone \
-(Hase und Igel: eval=FILE, ks=W, kc=W, kp=W), so entrants may differ only in their heuristic. An \
-entrant is named by its settings in full.\n\n\
+Search settings (comma-separated; games with a heuristic, or any game searched to its end):\n{}\n\
+Any other KEY=VALUE sets the game's evaluation for that entrant alone (Hase und Igel: eval=FILE, \
+ks=W, kc=W, kp=W), so entrants may differ only in their heuristic. An entrant is named by its \
+settings in full.\n\n\
 Examples:\n  solvedgym tournament hase-und-igel --players 3 --ai depth=1 --ai depth=2 --ai random --games 100\n  \
 solvedgym tournament hase-und-igel --players 2 --ai depth=2 --ai depth=2,kc=0 --games 50\n  \
 solvedgym tournament hase-und-igel --players 3 --ai \"depth=4\" --ai \"depth=8,order,cutoffs=0-0-8-8-4\" \
 --ai random --games 200 --seed 1 --json --plot notebooks-data/tournament.svg\n  \
 solvedgym tournament tictactoe --ai depth=9 --ai random --games 50\n\n{}",
+        solvedgym::ai::search::settings_help(),
         games::help()
     )
 }

@@ -121,6 +121,62 @@ impl Default for SearchOptions {
     }
 }
 
+/// Every search setting and what it does: the one list that the parser's errors and every
+/// command's help are written from ([`settings_help`]).
+pub const SETTINGS: [(&str, &str); 10] = [
+    ("depth=N", "plies to look ahead, 1 to 64 (default 4)"),
+    (
+        "order / no-order",
+        "moves sorted by their static score, best first (default order)",
+    ),
+    ("prune / no-prune", "alpha-beta pruning (default prune)"),
+    (
+        "cutoffs=0-0-8-8-4",
+        "keep the best k moves at each ply, 0 = all; the last holds deeper (implies order)",
+    ),
+    (
+        "mode=paranoid | own | lead | hybrid",
+        "paranoid (default): the others play against you; max-n: each for itself, read by its own \
+         score, its lead over the best rival, or both",
+    ),
+    (
+        "chance=expectation | worst | sample | sample:K",
+        "chance nodes worth their expectation (default), their worst outcome, or the mean of K \
+         outcomes drawn (1 by default)",
+    ),
+    (
+        "table / no-table",
+        "a transposition table, at most 14,680,064 positions (default table)",
+    ),
+    (
+        "stop / play-on",
+        "stop below a move after which its mover has finished (default stop)",
+    ),
+    (
+        "nodes=N",
+        "iterative deepening up to the depth, within N positions generated (deterministic)",
+    ),
+    (
+        "ms=N",
+        "iterative deepening within N milliseconds (depends on the machine)",
+    ),
+];
+
+/// The settings in one line: `depth=N, order / no-order, ...`.
+pub fn settings_list() -> String {
+    SETTINGS.map(|(s, _)| s).join(", ")
+}
+
+/// The settings with what each does, one per line, for `--help`.
+pub fn settings_help() -> String {
+    let width = SETTINGS.iter().map(|(s, _)| s.len()).max().unwrap_or(0);
+    SETTINGS
+        .iter()
+        .map(|(s, what)| format!("  {s:width$}  {what}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Keys the search reads itself: never passed on to the game's evaluation.
 const EVAL_RESERVED: [&str; 15] = [
     "depth", "order", "no-order", "prune", "no-prune", "table", "no-table", "cutoffs", "mode",
@@ -214,9 +270,7 @@ impl SearchOptions {
                 ("stop", "") => o.stop_finished = true,
                 ("play-on", "") => o.stop_finished = false,
                 _ => {
-                    return Err(bad(
-                        "the settings are depth=N, order, no-order, prune, no-prune, table, no-table, cutoffs=0-0-8-8-4, mode=paranoid|own|lead|hybrid, chance=expectation|worst|leaf, stop, play-on, nodes=N, ms=N",
-                    ));
+                    return Err(bad(&format!("the settings are {}", settings_list())));
                 }
             }
         }

@@ -470,3 +470,35 @@ fn the_search_stops_below_a_finished_mover() {
     }
     assert!(checked > 0, "no position had a finishing move in reach");
 }
+
+/// The settings table the help and the errors are written from lists exactly what the parser
+/// takes: every spelling in it parses, and a setting the parser refuses is met with the table.
+#[test]
+fn the_settings_table_is_what_the_parser_takes() {
+    let mut spellings = 0;
+    for (setting, _) in SETTINGS {
+        let (key, values) = match setting.split_once('=') {
+            Some((key, values)) => (Some(key), values),
+            None => (None, setting),
+        };
+        for value in values.split(['|', '/']).map(str::trim) {
+            let concrete = value.replace('N', "3").replace('K', "2");
+            let written = match key {
+                Some(key) => format!("{key}={concrete}"),
+                None => concrete,
+            };
+            assert!(
+                SearchOptions::parse(&written).is_ok(),
+                "{setting}: {written} is refused"
+            );
+            spellings += 1;
+        }
+    }
+    assert_eq!(spellings, 20);
+    for bad in ["chance=leaf", "bogus", "mode=greedy", "depth=65"] {
+        let e = SearchOptions::parse(bad).unwrap_err();
+        assert!(!e.is_empty(), "{bad}");
+    }
+    let e = SearchOptions::parse("bogus").unwrap_err();
+    assert!(e.contains(&settings_list()), "{e}");
+}
