@@ -1,8 +1,10 @@
 //! What crosses the program's edge, shared by the layers above: files written atomically
 //! ([`files`]), TOML read with the line of every key ([`source`]), charts drawn with plotters
-//! ([`plot`]) and progress on the terminal ([`progress`]). Nothing here knows a game.
+//! ([`plot`]) progress on the terminal ([`progress`]) and what built the program ([`version`]). Nothing
+//! here knows a game.
 
 pub mod files;
 pub mod plot;
 pub mod progress;
 pub mod source;
+pub mod version;
