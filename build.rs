@@ -2,6 +2,7 @@
 //! checkout with git at hand; elsewhere (a packaged crate, no git) nothing is set and the
 //! outputs say the commit is unknown.
 
+use std::path::Path;
 use std::process::Command;
 
 fn git(args: &[&str]) -> Option<String> {
@@ -14,16 +15,16 @@ fn main() {
     println!("cargo:rerun-if-env-changed=SOLVEDGYM_COMMIT");
     if let Some(commit) = git(&["rev-parse", "HEAD"]) {
         println!("cargo:rustc-env=SOLVEDGYM_COMMIT={commit}");
-        // Built again when HEAD moves: a new commit, a checkout, a branch's ref.
-        for path in ["HEAD", "packed-refs"] {
-            if let Some(p) = git(&["rev-parse", "--git-path", path]) {
+        // Built again when HEAD moves: a new commit, a checkout, a branch's ref. Only files that
+        // exist: cargo runs the script again on every build for one that does not.
+        let mut watch = vec!["HEAD".to_string(), "packed-refs".to_string()];
+        watch.extend(git(&["symbolic-ref", "-q", "HEAD"]));
+        for path in watch {
+            if let Some(p) = git(&["rev-parse", "--git-path", &path])
+                && Path::new(&p).exists()
+            {
                 println!("cargo:rerun-if-changed={p}");
             }
-        }
-        if let Some(head) = git(&["symbolic-ref", "-q", "HEAD"])
-            && let Some(p) = git(&["rev-parse", "--git-path", &head])
-        {
-            println!("cargo:rerun-if-changed={p}");
         }
     }
     println!("cargo:rerun-if-changed=build.rs");
