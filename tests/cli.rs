@@ -174,7 +174,7 @@ fn each_bench_mode_takes_its_own_flags() {
 #[test]
 fn run_writes_curves_summary_and_plots() {
     let out_dir = temp_dir("run");
-    let printed = String::from_utf8(run_ok(TINY, &out_dir, &["--quiet"]).stdout).unwrap();
+    let printed = String::from_utf8(run_ok(TINY, &out_dir, &["--quiet", "--csv"]).stdout).unwrap();
     // The console shows each condition's losses, then what its greedy policy reached.
     let block = |header: &str| {
         printed
@@ -213,7 +213,15 @@ fn run_writes_curves_summary_and_plots() {
         &again,
         &["--quiet"],
     );
-    let files = ["curves.csv", "curves.parquet", "summary.json"];
+    // Without --csv, no curves.csv: the Parquet file is the record.
+    assert!(!again.join("tiny/curves.csv").exists());
+    assert!(again.join("tiny/curves.parquet").exists());
+    let files = [
+        "curves.parquet",
+        "summary.json",
+        "config.toml",
+        "summary.md",
+    ];
     same_bytes(
         &dir,
         &again.join("tiny"),
@@ -230,8 +238,12 @@ const TINY_LEARNERS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tin
 fn value_learners_give_the_same_results_with_one_or_many_threads() {
     let one = temp_dir("learners1");
     let many = temp_dir("learners4");
-    run_ok(TINY_LEARNERS, &one, &["--threads", "1", "--quiet"]);
-    run_ok(TINY_LEARNERS, &many, &["--threads", "4", "--quiet"]);
+    run_ok(TINY_LEARNERS, &one, &["--threads", "1", "--quiet", "--csv"]);
+    run_ok(
+        TINY_LEARNERS,
+        &many,
+        &["--threads", "4", "--quiet", "--csv"],
+    );
     let files = [
         "curves.csv",
         "curves.parquet",
@@ -290,8 +302,8 @@ fn curve(csv: &str, learner: &str, opponent: &str, metric: &str) -> Vec<(u64, f6
 fn alternating_seats_against_a_frozen_copy_train_both_seats_the_same_on_any_thread_count() {
     let one = temp_dir("regimes1");
     let many = temp_dir("regimes4");
-    run_ok(TINY_REGIMES, &one, &["--threads", "1", "--quiet"]);
-    run_ok(TINY_REGIMES, &many, &["--threads", "4", "--quiet"]);
+    run_ok(TINY_REGIMES, &one, &["--threads", "1", "--quiet", "--csv"]);
+    run_ok(TINY_REGIMES, &many, &["--threads", "4", "--quiet", "--csv"]);
     same_bytes(
         &one.join("tiny-regimes"),
         &many.join("tiny-regimes"),
@@ -327,7 +339,7 @@ const TINY_STUDY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny-s
 #[test]
 fn a_study_runs_each_game_into_its_folder_and_tables_them_together() {
     let out = temp_dir("study");
-    let summaries = json(&run_ok(TINY_STUDY, &out, &["--json"]));
+    let summaries = json(&run_ok(TINY_STUDY, &out, &["--json", "--csv"]));
     let games: Vec<&str> = summaries
         .as_array()
         .expect("a study prints one summary per game")
@@ -357,7 +369,7 @@ fn a_study_runs_each_game_into_its_folder_and_tables_them_together() {
     // A game's resolved config reruns that game alone, into the same folder, to the same bytes.
     let again = temp_dir("study-again");
     let resolved = study.join("fox-hounds-4x4/config.toml");
-    run_ok(resolved.to_str().unwrap(), &again, &["--quiet"]);
+    run_ok(resolved.to_str().unwrap(), &again, &["--quiet", "--csv"]);
     same_bytes(
         &study.join("fox-hounds-4x4"),
         &again.join("tiny-study/fox-hounds-4x4"),
@@ -372,8 +384,8 @@ fn a_study_runs_each_game_into_its_folder_and_tables_them_together() {
 fn same_results_with_one_or_many_threads() {
     let one = temp_dir("threads1");
     let many = temp_dir("threads4");
-    run_ok(TINY, &one, &["--threads", "1", "--quiet"]);
-    run_ok(TINY, &many, &["--threads", "4", "--quiet"]);
+    run_ok(TINY, &one, &["--threads", "1", "--quiet", "--csv"]);
+    run_ok(TINY, &many, &["--threads", "4", "--quiet", "--csv"]);
     let files = [
         "curves.csv",
         "curves.parquet",
@@ -463,7 +475,7 @@ const TINY_MATCH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny-m
 #[test]
 fn the_match_evaluator_writes_win_rates_with_intervals() {
     let out_dir = temp_dir("match");
-    run_ok(TINY_MATCH, &out_dir, &["--quiet"]);
+    run_ok(TINY_MATCH, &out_dir, &["--quiet", "--csv"]);
     let dir = out_dir.join("tiny-match");
     for f in [
         "curves.parquet",

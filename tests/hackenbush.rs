@@ -522,7 +522,14 @@ alpha = 0.5
 "#,
         )
         .unwrap();
-        let summaries = solvedgym::experiment::run_file(&config, dir.path(), false).unwrap();
+        let options = solvedgym::experiment::RunOptions {
+            csv: true,
+            ..Default::default()
+        };
+        let summaries = match solvedgym::experiment::run_study(&config, dir.path(), &options) {
+            Ok(solvedgym::experiment::StudyOutcome::Finished(s)) => s,
+            other => panic!("{other:?}"),
+        };
         let curves = std::fs::read_to_string(dir.path().join("deal/curves.csv")).unwrap();
         assert!(
             curves.contains("optimal_rate_optimal_play"),

@@ -270,8 +270,11 @@ fn the_small_variant_learns_under_the_exact_evaluator() {
         "no win/draw/loss values to count blunders on"
     );
     let run = dir.join("hase-und-igel-small");
+    assert!(
+        !run.join("curves.csv").exists(),
+        "curves.csv only with --csv"
+    );
     for f in [
-        "curves.csv",
         "curves.parquet",
         "win_prob_vs_optimal.png",
         "greedy_optimal_rate_optimal_play.svg",

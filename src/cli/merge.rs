@@ -27,11 +27,19 @@ pub struct Args {
     out: Option<PathBuf>,
     #[command(flatten)]
     output: Output,
+    /// Also write curves.csv, as `run --csv` does.
+    #[arg(long)]
+    csv: bool,
 }
 
 pub fn exec(args: Args) -> Result<()> {
     let out = args.out.unwrap_or_else(|| PathBuf::from("notebooks-data"));
-    let summaries = solvedgym::experiment::merge(&args.shards, &out, args.output.progress())?;
+    let options = solvedgym::experiment::RunOptions {
+        progress: args.output.progress(),
+        csv: args.csv,
+        ..Default::default()
+    };
+    let summaries = solvedgym::experiment::merge(&args.shards, &out, &options)?;
     print_summaries(&summaries, args.output.json())
 }
 

@@ -43,6 +43,10 @@ pub struct Args {
     /// checking a game, or that the two agree.
     #[arg(long)]
     own_rules: bool,
+    /// Also write curves.csv: the same long-form table as curves.parquet, as text (large:
+    /// one row per measurement, e.g. 47 MB for experiments/her-gardner.toml).
+    #[arg(long)]
+    csv: bool,
 }
 
 pub fn exec(args: Args) -> Result<()> {
@@ -53,6 +57,7 @@ pub fn exec(args: Args) -> Result<()> {
         fresh: args.fresh,
         shard: args.shard,
         own_rules: args.own_rules,
+        csv: args.csv,
     };
     match solvedgym::experiment::run_study(&args.config, &out, &options)? {
         StudyOutcome::Finished(summaries) => print_summaries(&summaries, args.output.json()),
@@ -75,8 +80,8 @@ Opponents: policy = \"optimal\" | \"random\" | \"greedy\" (one ply on the game's
 \"fuzzy\" (p, base) | \"frozen\" (a copy of the learner, refresh = N games; with
 seat = \"alternate\").
 
-Output: <out>/<name>/curves.parquet, curves.csv, config.toml (resolved: reruns to the same
-bytes), summary.json, summary.md, <metric>.png/.svg. The full format: README.md and the
+Output: <out>/<name>/curves.parquet (with --csv also curves.csv), config.toml (resolved: every
+default filled in, reruns to the same bytes), summary.json, summary.md, <metric>.png/.svg. The full format: README.md and the
 commented files of experiments/ and configs/.
 
 Long studies: each run (learner x opponent x seed) is stored in <out>/<name>/runs/ the moment it

@@ -119,9 +119,9 @@ the entrants repeated in turn to P seats (A B A for 2 entrants and 3 seats) and 
 times, once per rotation of that list; E > P plays the deal once for every ordered choice of P \
 distinct entrants. Every entrant thus holds every seat equally often; --games counts deals.\n\n\
 Per entrant: games (seats held), win rate (a win shared by k tied players counts 1/k; equal play \
-wins 1/P) and mean rank (1 = first), each with its 95% interval over deals (the entrant's mean per \
-deal; mean ± 1.96·s/√n, clipped), player moves per game, and for searches positions and \
-milliseconds per move. Everything but the milliseconds and seconds is the same for a seed on any \
+wins 1/P) with its Wilson 95% interval over the games, and mean rank (1 = first) with its 95% \
+interval over deals (the entrant's mean per deal; mean ± 1.96·s/√n, clipped), player moves per \
+game, and for searches positions and milliseconds per move. Everything but the milliseconds and seconds is the same for a seed on any \
 machine and thread count; the milliseconds depend on the machine and on what else runs on it.\n\n\
 Search settings (comma-separated; games with a heuristic, or any game searched to its end):\n{}\n\
 Any other KEY=VALUE sets the game's evaluation for that entrant alone (Hase und Igel: eval=FILE, \

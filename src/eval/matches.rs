@@ -6,10 +6,11 @@
 //! Games come in deals: deal `d` is played once with the learner at each seat it holds (the
 //! seats rotated), every game of the deal from the same seed (paired seats: the same dice and
 //! cards for every seat, and the same deals at every evaluation of a run, so a learning curve
-//! is not blurred by new luck at every point). A deal's figure is the mean over its games; the
-//! interval is the normal one over deals, `mean ± 1.96·s/√n`, clipped to the figure's range.
+//! is not blurred by new luck at every point). A deal's figure is the mean over its games. A win
+//! rate's interval is Wilson's over the games (never `[0, 0]` at no wins); the other figures'
+//! is the normal one over deals, `mean ± 1.96·s/√n`, clipped to the figure's range.
 
-use super::{EvalError, Evaluator, FrozenPolicy, Metric};
+use super::{EvalError, Evaluator, FrozenPolicy, Metric, stats};
 use crate::core::game::{Action, Game, GameResult, Player, Returns, Turn};
 use crate::core::policy::{Policy, sample};
 use crate::core::random::{SgRng, derive_seed, rng};
@@ -209,15 +210,24 @@ pub(crate) fn rank(returns: &Returns, seat: Player) -> f64 {
         .sum::<f64>()
 }
 
-/// Mean and the 95% normal interval over `samples`, clipped to `range`.
+/// Mean and the 95% normal interval over `samples`, clipped to `range` (for means such as
+/// ranks and returns; a rate takes [`rate_interval`]).
 pub(crate) fn interval(samples: &[f64], range: Option<(f64, f64)>) -> [f64; 3] {
     let n = samples.len() as f64;
-    let mean = samples.iter().sum::<f64>() / n;
+    let mean = stats::mean(samples);
     let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-    let half = 1.96 * (var / n).sqrt();
+    let half = stats::Z95 * (var / n).sqrt();
     let (lo, hi) = range.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
     let clip = |x: f64| x.clamp(lo, hi);
     [mean, clip(mean - half), clip(mean + half)]
+}
+
+/// A rate's mean over `samples` (each the rate within one deal) and its Wilson 95% interval
+/// over the `games` they hold: never `[0, 0]` at no wins, as the normal interval is.
+pub(crate) fn rate_interval(samples: &[f64], games: f64) -> [f64; 3] {
+    let mean = stats::mean(samples);
+    let (lo, hi) = stats::wilson(mean, games);
+    [mean, lo, hi]
 }
 
 impl<G: Game> Evaluator<G> for MatchEvaluator<'_, G> {
@@ -254,7 +264,8 @@ impl<G: Game> Evaluator<G> for MatchEvaluator<'_, G> {
                 ranks.push(k / n);
                 returns.push(r / n);
             }
-            out.extend(interval(&wins, Some((0.0, 1.0))));
+            let games = (self.deals as usize * self.seats.len()) as f64;
+            out.extend(rate_interval(&wins, games));
             out.extend(interval(&ranks, Some((1.0, players))));
             out.extend(interval(&returns, None));
         }
@@ -275,5 +286,15 @@ mod tests {
         assert!(lo < 0.5 && hi > 0.5 && lo >= 0.0 && hi <= 1.0);
         let [m, lo, hi] = interval(&[1.0, 1.0], Some((0.0, 1.0)));
         assert_eq!((m, lo, hi), (1.0, 1.0, 1.0));
+    }
+
+    #[test]
+    fn a_rate_at_no_wins_has_an_interval_of_some_width() {
+        let [m, lo, hi] = rate_interval(&[0.0; 20], 40.0);
+        assert_eq!((m, lo), (0.0, 0.0));
+        assert!(hi > 0.08 && hi < 0.1, "{hi}");
+        let [m, lo, hi] = rate_interval(&[1.0; 20], 40.0);
+        assert_eq!((m, hi), (1.0, 1.0));
+        assert!(lo > 0.9 && lo < 0.92, "{lo}");
     }
 }

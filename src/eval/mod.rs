@@ -10,6 +10,7 @@
 mod dp;
 pub mod exact;
 pub mod matches;
+pub mod stats;
 
 pub use crate::learn::{Metric, Role};
 pub use dp::{

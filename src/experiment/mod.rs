@@ -3,7 +3,8 @@
 //! game's own solver where only opponents need perfect play), trains one learner per
 //! (learner, opponent, seed) in parallel with rayon, evaluates it on a fixed schedule with the
 //! evaluator the game's capabilities allow ([`crate::eval::Evaluator`]), and writes
-//! `<out>/<name>/`: `curves.parquet` and `curves.csv` (long form, one row per measurement),
+//! `<out>/<name>/`: `curves.parquet` (long form, one row per measurement; and on request
+//! `curves.csv`, the same table),
 //! the resolved `config.toml`, `summary.json` and plots (PNG and SVG).
 //!
 //! Each job draws from its own generators seeded from its seed, and results are gathered in job
@@ -55,6 +56,8 @@ pub struct RunOptions {
     /// Play every game by its own rules rather than from its state graph ([`Tabulated`]),
     /// where the positions are enumerated anyway: the same bytes, slower.
     pub own_rules: bool,
+    /// Write `curves.csv` beside `curves.parquet` (the same long-form table).
+    pub csv: bool,
 }
 
 /// What [`run_study`] did: every game's results, or the runs a shard stored.
@@ -289,14 +292,17 @@ fn run_text(
 /// Gathers the runs stored by the shards of a study (each `dirs` entry the `--out` of a
 /// `run --shard K/N`) and writes the study's outputs under `out_root`, the same bytes as one
 /// uninterrupted run. Refuses shards of different configs, a run stored twice, and missing runs.
-pub fn merge(dirs: &[PathBuf], out_root: &Path, progress: bool) -> Result<Vec<RunSummary>> {
+/// `options`: its progress and whether it writes `curves.csv` (its shard and freshness are
+/// ignored).
+pub fn merge(dirs: &[PathBuf], out_root: &Path, options: &RunOptions) -> Result<Vec<RunSummary>> {
     let found = gather::gather(dirs)?;
     let mut summaries = Vec::new();
     for study in found {
         let _claim = FolderLock::acquire(&out_root.join(study.name()))?;
         study.copy_into(out_root)?;
         let options = RunOptions {
-            progress,
+            progress: options.progress,
+            csv: options.csv,
             ..RunOptions::default()
         };
         match run_text(&study.source_path, &study.source, out_root, &options, true)? {
@@ -320,7 +326,9 @@ fn run_game_tabulated<G: Solve>(
     if !options.own_rules && enumerates(game, config) {
         progress.note(format_args!("enumerating {} ...", game.name()));
         match Tabulated::new(game, DEFAULT_STATE_LIMIT) {
-            Ok(tabulated) => return run_game(&tabulated, config, plan, finish, progress),
+            Ok(tabulated) => {
+                return run_game(&tabulated, config, plan, finish, options.csv, progress);
+            }
             Err(TabulateError::Graph(e)) => {
                 return Err(crate::truth::SolveError::from(e))
                     .with_context(|| format!("solving {} for the evaluator", game.name()));
@@ -329,5 +337,5 @@ fn run_game_tabulated<G: Solve>(
             Err(_) => {}
         }
     }
-    run_game(game, config, plan, finish, progress)
+    run_game(game, config, plan, finish, options.csv, progress)
 }

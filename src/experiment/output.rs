@@ -2,14 +2,14 @@
 //! Parquet/CSV serialisation (written atomically, through [`crate::io::files`]).
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
 use crate::io::files::write_atomic;
 use polars::prelude::{
-    ChunkFull, Column, CsvWriter, DataFrame, IntoColumn, ParquetCompression, ParquetWriter,
-    SerWriter, StringChunked,
+    ChunkFull, Column, CompatLevel, CsvWriter, DataFrame, IntoColumn, KeyValueMetadata,
+    ParquetCompression, ParquetWriter, SchemaExt, SerWriter, StringChunked,
 };
 
 /// Column order of the table, shared by the DataFrame, the CSV header and the Parquet schema.
@@ -139,12 +139,22 @@ impl Curves {
     }
 }
 
-/// Writes `curves.parquet` (zstd) and `curves.csv` into `dir`, creating `dir` if missing.
+/// Writes `curves.parquet` (zstd, with `metadata` as its key-value metadata) into `dir`, and
+/// with `csv` also `curves.csv`, creating `dir` if missing; returns the files written.
 ///
 /// Each file goes through [`write_atomic`], so a reader never sees a half-written
 /// file. Identical input gives byte-identical files. CSV floats are written in
 /// the shortest form that parses back to the same `f64`.
-pub fn write_curves(dir: &Path, curves: &Curves) -> Result<()> {
+///
+/// The Parquet file's Arrow schema is the oldest one polars writes (strings as `large_string`,
+/// not `string_view`), so every current reader takes it: pyarrow before 15 refuses views
+/// ("Unrecognized type: 24"). The pages are the same either way; only the schema differs.
+pub fn write_curves(
+    dir: &Path,
+    curves: &Curves,
+    metadata: &[(String, String)],
+    csv: bool,
+) -> Result<Vec<PathBuf>> {
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut df = curves.to_dataframe()?;
 
@@ -154,9 +164,14 @@ pub fn write_curves(dir: &Path, curves: &Curves) -> Result<()> {
     let mut parquet = Vec::new();
     ParquetWriter::new(&mut parquet)
         .with_compression(ParquetCompression::Zstd(None))
+        .with_key_value_metadata(Some(parquet_metadata(&df, metadata)))
         .finish(&mut df)
         .with_context(|| format!("encoding {}", parquet_path.display()))?;
     write_atomic(&parquet_path, &parquet)?;
+    let mut written = vec![parquet_path];
+    if !csv {
+        return Ok(written);
+    }
 
     let csv_path = dir.join("curves.csv");
     let mut csv = Vec::new();
@@ -167,7 +182,18 @@ pub fn write_curves(dir: &Path, curves: &Curves) -> Result<()> {
         .finish(&mut df)
         .with_context(|| format!("encoding {}", csv_path.display()))?;
     write_atomic(&csv_path, &csv)?;
-    Ok(())
+    written.push(csv_path);
+    Ok(written)
+}
+
+/// The Parquet file's key-value metadata: the Arrow schema at the oldest compatibility level
+/// (polars writes its own, with string views, only where none is given), then `metadata`.
+fn parquet_metadata(df: &DataFrame, metadata: &[(String, String)]) -> KeyValueMetadata {
+    let arrow = df.schema().to_arrow(CompatLevel::oldest());
+    let schema = polars_parquet::write::schema_to_metadata_key(&arrow);
+    let mut pairs = vec![(schema.key, schema.value.unwrap_or_default())];
+    pairs.extend(metadata.iter().cloned());
+    KeyValueMetadata::from_static(pairs)
 }
 
 #[cfg(test)]
@@ -260,7 +286,7 @@ mod tests {
     fn write_curves_csv_and_parquet() {
         let dir = scratch_dir("write");
         let c = sample();
-        write_curves(&dir, &c).unwrap();
+        write_curves(&dir, &c, &[], true).unwrap();
 
         let csv = fs::read_to_string(dir.join("curves.csv")).unwrap();
         let lines: Vec<&str> = csv.lines().collect();
@@ -306,12 +332,12 @@ mod tests {
     fn write_curves_is_byte_deterministic() {
         let (d1, d2) = (scratch_dir("det-a"), scratch_dir("det-b"));
         let c = sample();
-        write_curves(&d1, &c).unwrap();
-        write_curves(&d2, &c).unwrap();
+        write_curves(&d1, &c, &[], true).unwrap();
+        write_curves(&d2, &c, &[], true).unwrap();
         for name in ["curves.csv", "curves.parquet"] {
             let a = fs::read(d1.join(name)).unwrap();
             // Overwriting in place must also reproduce the same bytes.
-            write_curves(&d1, &c).unwrap();
+            write_curves(&d1, &c, &[], true).unwrap();
             let a2 = fs::read(d1.join(name)).unwrap();
             let b = fs::read(d2.join(name)).unwrap();
             assert!(!a.is_empty());
@@ -324,7 +350,7 @@ mod tests {
     #[test]
     fn empty_curves_write_header_only() {
         let dir = scratch_dir("empty");
-        write_curves(&dir, &Curves::new("r", "g", "h")).unwrap();
+        write_curves(&dir, &Curves::new("r", "g", "h"), &[], true).unwrap();
         let csv = fs::read_to_string(dir.join("curves.csv")).unwrap();
         assert_eq!(csv.lines().count(), 1);
         let df = ParquetReader::new(File::open(dir.join("curves.parquet")).unwrap())
@@ -344,7 +370,7 @@ mod tests {
             for (i, &v) in values.iter().enumerate() {
                 c.push("l", "o", 0, i as u64, "m", v);
             }
-            write_curves(&dir, &c).unwrap();
+            write_curves(&dir, &c, &[], true).unwrap();
             let csv = fs::read_to_string(dir.join("curves.csv")).unwrap();
             fs::remove_dir_all(&dir).unwrap();
             for (line, &v) in csv.lines().skip(1).zip(&values) {

@@ -13,7 +13,7 @@ use super::plan::Condition;
 use super::store::JobResult;
 use crate::core::game::Game;
 use crate::core::graph::StateGraph;
-use crate::eval::{Metric, Role};
+use crate::eval::{Metric, Role, stats};
 use crate::learn::LearnerNote;
 use crate::truth::SolveReport;
 
@@ -29,11 +29,12 @@ pub struct Spread {
 }
 
 impl Spread {
+    /// The mean is summed stably and kept within [min, max] ([`stats::mean`]): 200 equal
+    /// values have that value as their mean, to the bit.
     pub(super) fn of(values: impl IntoIterator<Item = f64>) -> Spread {
         let v: Vec<f64> = values.into_iter().collect();
-        let n = v.len().max(1) as f64;
         Spread {
-            mean: v.iter().sum::<f64>() / n,
+            mean: if v.is_empty() { 0.0 } else { stats::mean(&v) },
             min: v.iter().copied().fold(f64::INFINITY, f64::min),
             max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         }
@@ -78,6 +79,13 @@ pub struct RunSummary {
     pub name: String,
     pub description: String,
     pub config_hash: String,
+    /// What made the outputs: the crate's version and the git commit it was built from
+    /// (`null` where it was not built from a checkout).
+    pub version: &'static str,
+    pub commit: Option<&'static str>,
+    /// The game's name and its parameters, every default filled in.
+    pub game: String,
+    pub params: serde_json::Value,
     /// The exact solution's figures (where the run has one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub solution: Option<SolveReport>,
@@ -85,9 +93,7 @@ pub struct RunSummary {
     #[serde(flatten)]
     pub notes: BTreeMap<&'static str, Vec<LearnerNote>>,
     pub conditions: Vec<ConditionSummary>,
-    /// The game's name and how the run was evaluated, for the tables' heading.
-    #[serde(skip)]
-    pub game: String,
+    /// How the run was evaluated, for the tables' heading.
     #[serde(skip)]
     pub evaluation: String,
     #[serde(skip)]
@@ -115,17 +121,19 @@ impl ConditionSummary {
     /// its final rates along optimal play and over all positions, and its final result against
     /// perfect play from each seat it held.
     fn learned(&self) -> Learned {
-        let mut results: Vec<String> = self
+        // In the order of the seats (the first player first), the same in every row.
+        let mut results: Vec<(Option<usize>, String)> = self
             .with_role(Role::GreedyResult)
             .filter_map(|m| {
                 let v = self.final_metrics.get(&m.name)?.mean;
                 Some(match m.seat {
-                    Some(p) => format!("{v:+.3} as {}", self.seat_names[p]),
-                    None => format!("{v:+.3}"),
+                    Some(p) => (Some(p), format!("{v:+.3} as {}", self.seat_names[p])),
+                    None => (None, format!("{v:+.3}")),
                 })
             })
             .collect();
         results.sort();
+        let results: Vec<String> = results.into_iter().map(|(_, r)| r).collect();
         let threshold = self.with_role(Role::Threshold).next().is_some();
         let reached =
             |spread: Option<Spread>, share: f64| threshold.then(|| spread.map(|s| (s.mean, share)));
@@ -142,6 +150,36 @@ impl ConditionSummary {
                 results.join(", ")
             },
         }
+    }
+}
+
+impl ConditionSummary {
+    /// Match runs: the greedy policy's final win rate with its 95 % interval and its mean rank
+    /// against each reference ("vs random 45.0% [38.2, 51.9], rank 1.55"), means over seeds.
+    fn match_results(&self) -> Vec<String> {
+        let m = &self.final_metrics;
+        m.keys()
+            .filter_map(|name| {
+                let reference = name.strip_prefix("greedy_win_rate_vs_")?;
+                if reference.ends_with("_low") || reference.ends_with("_high") {
+                    return None;
+                }
+                let at = |k: String| m.get(&k).map(|s| s.mean);
+                let (win, lo, hi) = (
+                    at(name.clone())?,
+                    at(format!("{name}_low"))?,
+                    at(format!("{name}_high"))?,
+                );
+                let rank = at(format!("greedy_mean_rank_vs_{reference}"))
+                    .map_or(String::new(), |r| format!(", rank {r:.2}"));
+                Some(format!(
+                    "vs {reference} {:.1}% [{:.1}, {:.1}]{rank}",
+                    100.0 * win,
+                    100.0 * lo,
+                    100.0 * hi
+                ))
+            })
+            .collect()
     }
 }
 
@@ -203,6 +241,96 @@ impl RunSummary {
                 c.opponent,
                 cells.join(" | ")
             ));
+        }
+        out
+    }
+}
+
+impl RunSummary {
+    /// The game with its parameters: "hexapawn (cols=3, rows=3)".
+    pub fn game_with_params(&self) -> String {
+        let params: Vec<String> = match &self.params {
+            serde_json::Value::Object(m) => m
+                .iter()
+                .map(|(k, v)| match v {
+                    serde_json::Value::String(s) => format!("{k}={s}"),
+                    v => format!("{k}={v}"),
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        match params.is_empty() {
+            true => self.game.clone(),
+            false => format!("{} ({})", self.game, params.join(", ")),
+        }
+    }
+
+    /// `summary.md`: a heading, the game and its value (or how the run was evaluated), the
+    /// learners' notes, and the tables the console prints, in Markdown.
+    pub fn markdown(&self) -> String {
+        let mut out = format!("# {}\n\n", self.name);
+        if !self.description.is_empty() {
+            out.push_str(&format!("{}\n\n", self.description));
+        }
+        out.push_str(&format!(
+            "Game: {}: {}.\n\n",
+            self.game_with_params(),
+            self.heading()
+        ));
+        for note in self.notes.values().flatten() {
+            out.push_str(&format!("- {note}\n"));
+        }
+        if !self.notes.is_empty() {
+            out.push('\n');
+        }
+        let column = self
+            .conditions
+            .iter()
+            .find_map(|c| c.column())
+            .map(|(t, _)| t);
+        out.push_str("## Training\n\n| learner | opponent | seeds | losses per run | last loss at | never lost | perfect |");
+        out.push_str(&column.map_or(String::new(), |t| format!(" {t} |")));
+        out.push_str("\n|---|---|---|---|---|---|---|");
+        out.push_str(if column.is_some() { "---|\n" } else { "\n" });
+        for c in &self.conditions {
+            let perfect = c
+                .perfect_share
+                .map_or("-".to_string(), |s| format!("{:.1}%", 100.0 * s));
+            out.push_str(&format!(
+                "| {} | {} | {} | {:.2} | {:.2} | {:.1}% | {perfect} |",
+                c.learner,
+                c.opponent,
+                c.seeds,
+                c.losses.mean,
+                c.last_loss_episode.mean,
+                100.0 * c.never_lost_share,
+            ));
+            if column.is_some() {
+                let value = c
+                    .column()
+                    .and_then(|(_, v)| v)
+                    .map_or("-".to_string(), |v| format!("{v:.1}"));
+                out.push_str(&format!(" {value} |"));
+            }
+            out.push('\n');
+        }
+        let exact = self
+            .conditions
+            .iter()
+            .any(|c| c.with_role(Role::Threshold).next().is_some());
+        out.push_str("\n## The greedy policy\n\n");
+        if exact {
+            out.push_str(&self.table());
+        } else {
+            out.push_str("At the last evaluation: win rate [95% interval] and mean rank against each reference (means over seeds).\n\n| learner | opponent | results |\n|---|---|---|\n");
+            for c in &self.conditions {
+                out.push_str(&format!(
+                    "| {} | {} | {} |\n",
+                    c.learner,
+                    c.opponent,
+                    c.match_results().join("; ")
+                ));
+            }
         }
         out
     }
@@ -279,30 +407,7 @@ impl fmt::Display for RunSummary {
                 "  greedy policy at the last evaluation: win rate [95% interval] and mean rank against each reference"
             )?;
             for c in &self.conditions {
-                let m = &c.final_metrics;
-                let parts: Vec<String> = m
-                    .keys()
-                    .filter_map(|name| {
-                        let reference = name.strip_prefix("greedy_win_rate_vs_")?;
-                        if reference.ends_with("_low") || reference.ends_with("_high") {
-                            return None;
-                        }
-                        let at = |k: String| m.get(&k).map(|s| s.mean);
-                        let (win, lo, hi) = (
-                            at(name.clone())?,
-                            at(format!("{name}_low"))?,
-                            at(format!("{name}_high"))?,
-                        );
-                        let rank = at(format!("greedy_mean_rank_vs_{reference}"))
-                            .map_or(String::new(), |r| format!(", rank {r:.2}"));
-                        Some(format!(
-                            "vs {reference} {:.1}% [{:.1}, {:.1}]{rank}",
-                            100.0 * win,
-                            100.0 * lo,
-                            100.0 * hi
-                        ))
-                    })
-                    .collect();
+                let parts = c.match_results();
                 writeln!(
                     f,
                     "  {:<lw$} {:<ow$} {}",
@@ -415,10 +520,13 @@ pub(super) fn summarise<G: Game>(
         name: config.name().to_string(),
         description: config.description().to_string(),
         config_hash: config_hash.to_string(),
+        version: crate::io::version::VERSION,
+        commit: crate::io::version::COMMIT,
+        game: game.name().to_string(),
+        params: game.params(),
         solution,
         notes,
         conditions: out,
-        game: game.name().to_string(),
         evaluation,
         written: Vec::new(),
     }

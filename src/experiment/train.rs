@@ -27,6 +27,7 @@ use crate::eval::exact::{ExactEvaluator, ExactTruth};
 use crate::eval::matches::{MatchEvaluator, Reference};
 use crate::eval::{Evaluator, Metric, Profile, Role};
 use crate::io::files::write_atomic;
+use crate::io::version::{COMMIT, VERSION};
 use crate::learn::{Learner, play_self, play_vs_opponent};
 use crate::truth::OptimalPolicy;
 use crate::truth::oracle::Oracle;
@@ -110,6 +111,7 @@ pub(super) fn run_game<G: Solve>(
     config: &ExperimentConfig,
     plan: &Plan,
     finish: bool,
+    csv: bool,
     progress: &Progress,
 ) -> Result<Option<RunSummary>> {
     let dir = &plan.dir;
@@ -283,20 +285,31 @@ pub(super) fn run_game<G: Solve>(
     );
 
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    write_curves(dir, &curves)?;
+    // What the Parquet file says about itself: what made it, and from which config.
+    let metadata: Vec<(String, String)> = [
+        ("solvedgym.run", config.name().to_string()),
+        ("solvedgym.game", game.name().to_string()),
+        ("solvedgym.game_params", game.params().to_string()),
+        ("solvedgym.config_hash", config_hash.clone()),
+        ("solvedgym.version", VERSION.to_string()),
+        ("solvedgym.commit", COMMIT.unwrap_or("unknown").to_string()),
+        ("solvedgym.config", resolved.clone()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let mut written = write_curves(dir, &curves, &metadata, csv)?;
     write_atomic(&dir.join("config.toml"), resolved.as_bytes())?;
     write_atomic(
         &dir.join("summary.json"),
         format!("{}\n", serde_json::to_string_pretty(&summary)?).as_bytes(),
     )?;
-    write_atomic(&dir.join("summary.md"), summary.table().as_bytes())?;
-    let mut written = vec![
-        dir.join("curves.parquet"),
-        dir.join("curves.csv"),
+    write_atomic(&dir.join("summary.md"), summary.markdown().as_bytes())?;
+    written.extend([
         dir.join("config.toml"),
         dir.join("summary.json"),
         dir.join("summary.md"),
-    ];
+    ]);
     for metric in &plot_metrics {
         let spec = plot_spec(config, &recorded, metric);
         written.extend(plot_metric(dir, &curves, &spec)?);

@@ -98,6 +98,7 @@ pub struct GameInfo {
     pub fields: &'static [(&'static str, &'static str)],
     defaults: fn() -> toml::Table,
     build: fn(toml::Table) -> Result<AnyGame, GameSpecError>,
+    resolve: fn(toml::Table) -> Result<toml::Table, GameSpecError>,
 }
 
 impl GameInfo {
@@ -112,7 +113,15 @@ impl GameInfo {
             fields: S::FIELDS,
             defaults: defaults::<S>,
             build: build::<S>,
+            resolve: resolve::<S>,
         }
+    }
+
+    /// The parameters with every default filled in, as the typed parameters write them
+    /// (a parameter whose default depends on others and has no value of its own, such as Hase
+    /// und Igel's `carrots`, is left out: [`AnyGame::resolved_params`] fills it from the game).
+    pub fn resolve(&self, params: toml::Table) -> Result<toml::Table, GameSpecError> {
+        (self.resolve)(params)
     }
 
     /// The game with these parameters (unknown parameters are errors; missing ones take their
@@ -180,6 +189,15 @@ fn defaults<S: GameSpec>() -> toml::Table {
     match toml::Value::try_from(S::default()) {
         Ok(toml::Value::Table(t)) => t,
         _ => toml::Table::new(),
+    }
+}
+
+fn resolve<S: GameSpec>(table: toml::Table) -> Result<toml::Table, GameSpecError> {
+    let params =
+        S::deserialize(toml::Value::Table(table)).map_err(|e| bad::<S>(None, e.to_string()))?;
+    match toml::Value::try_from(params) {
+        Ok(toml::Value::Table(t)) => Ok(t),
+        _ => Ok(toml::Table::new()),
     }
 }
 
@@ -266,6 +284,41 @@ impl AnyGame {
 
     pub fn name(&self) -> &'static str {
         with_game!(self, g => g.name())
+    }
+
+    /// The parameters `params` (of the game registered as `name`, which built this game) with
+    /// every default filled in: the typed parameters' own, then what the game itself reports for
+    /// those whose default depends on the others (Hase und Igel's `carrots`). Building the game
+    /// from them gives the same game.
+    pub fn resolved_params(
+        &self,
+        name: &str,
+        params: toml::Table,
+    ) -> Result<toml::Table, GameSpecError> {
+        let info = GameInfo::find(name).ok_or_else(|| GameSpecError::UnknownGame {
+            name: name.to_string(),
+        })?;
+        let mut table = info.resolve(params)?;
+        let reported = with_game!(self, g => g.params());
+        for (key, _) in info.fields {
+            if table.contains_key(*key) {
+                continue;
+            }
+            let value = match reported.get(*key) {
+                Some(serde_json::Value::Number(n)) => match n.as_i64() {
+                    Some(i) => toml::Value::Integer(i),
+                    None => match n.as_f64() {
+                        Some(f) => toml::Value::Float(f),
+                        None => continue,
+                    },
+                },
+                Some(serde_json::Value::String(s)) => toml::Value::String(s.clone()),
+                Some(serde_json::Value::Bool(b)) => toml::Value::Boolean(*b),
+                _ => continue,
+            };
+            table.insert(key.to_string(), value);
+        }
+        Ok(table)
     }
 }
 

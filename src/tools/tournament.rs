@@ -8,9 +8,10 @@
 //! and dice coincide, so luck is paired across the seats. With E entrants and P seats, E <= P
 //! seats the entrants repeated cyclically to P seats, once per rotation of that list; E > P
 //! plays every ordered choice of P distinct entrants. Either way every entrant holds every seat
-//! equally often. An entrant's figure per deal is its mean over the seats it held in that deal;
-//! the interval is the normal one over deals, `mean ± 1.96·s/√n`, clipped to the figure's
-//! range, as the match evaluator computes it.
+//! equally often. An entrant's figure per deal is its mean over the seats it held in that deal.
+//! The win rate's interval is Wilson's over its games (never `[0, 0]` at no wins); the mean
+//! rank's is the normal one over deals, `mean ± 1.96·s/√n`, clipped to its range; as the match
+//! evaluator computes them.
 //!
 //! Deals run in parallel on rayon's threads and are summed in deal order, so every figure but
 //! the wall-clock ones (milliseconds per move, seconds in all) is the same to the byte on any
@@ -29,7 +30,7 @@ use crate::ai::search::{Search, SearchOptions};
 use crate::core::game::{Action, Game, Player, Returns};
 use crate::core::policy::{Policy, RandomPolicy};
 use crate::core::random::{SgRng, derive_seed, rng};
-use crate::eval::matches::{interval, max_plies, play_game, rank};
+use crate::eval::matches::{interval, max_plies, play_game, rank, rate_interval};
 
 /// More games than this in one deal (many entrants for few seats) is refused.
 pub const MAX_GAMES_PER_DEAL: usize = 100_000;
@@ -423,7 +424,7 @@ pub fn run<G: Game>(
         .iter()
         .zip(&sums)
         .map(|(e, s)| {
-            let [win_rate, win_rate_low, win_rate_high] = interval(&s.wins, Some((0.0, 1.0)));
+            let [win_rate, win_rate_low, win_rate_high] = rate_interval(&s.wins, s.games as f64);
             let [mean_rank, mean_rank_low, mean_rank_high] =
                 interval(&s.ranks, Some((1.0, players as f64)));
             let search = matches!(e, Entrant::Search(_));
@@ -544,7 +545,8 @@ impl fmt::Display for TournamentReport {
         write!(
             f,
             "win rate: a win shared by k tied players counts 1/k; equal play wins 1/{} = {:.3}. \
-Intervals over deals: mean ± 1.96·s/√n. ms/move is wall clock on this machine.",
+Intervals: win rate Wilson's over the games, mean rank mean ± 1.96·s/√n over deals. ms/move \
+is wall clock on this machine.",
             self.players,
             1.0 / self.players as f64
         )

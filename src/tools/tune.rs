@@ -403,7 +403,8 @@ pub struct Row {
     pub point: Point,
     /// Games it played (one per seat held).
     pub games: u64,
-    /// Its share of the games won (1/2 for a two-player draw), with the 95% interval over deals.
+    /// Its share of the games won (1/2 for a two-player draw), with its Wilson 95% interval over
+    /// the games.
     pub win_rate: f64,
     pub win_rate_low: f64,
     pub win_rate_high: f64,

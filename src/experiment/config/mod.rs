@@ -588,11 +588,14 @@ fn game_entries(src: &Source) -> Result<Vec<GameEntry>, ConfigError> {
                 params.remove(key);
             }
         }
-        let game = AnyGame::from_spec(&name, params.clone()).map_err(|e| match &e {
+        let error = |e: GameSpecError| match &e {
             GameSpecError::UnknownGame { .. } => src.error(&at("name"), e.to_string()),
             GameSpecError::BadParams { key: Some(k), .. } => src.error(&at(k), e.to_string()),
             GameSpecError::BadParams { key: None, .. } => src.error(&path, e.to_string()),
-        })?;
+        };
+        let game = AnyGame::from_spec(&name, params.clone()).map_err(error)?;
+        // Every default filled in, so the resolved config names them all.
+        let params = game.resolved_params(&name, params).map_err(error)?;
         entries.push(GameEntry {
             name,
             params,
@@ -696,9 +699,7 @@ struct Resolved<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     opponents: Vec<OpponentToml>,
     plots: ResolvedPlots<'a>,
-    /// Written for the match evaluator (exact is what a file without it means).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    evaluation: Option<EvaluationToml>,
+    evaluation: EvaluationToml,
 }
 
 #[derive(Serialize)]
@@ -750,12 +751,16 @@ impl ExperimentConfig {
                 band: self.band,
             },
             evaluation: match self.evaluation {
-                Evaluation::Exact => None,
-                Evaluation::Match { games } => Some(EvaluationToml {
+                Evaluation::Exact => EvaluationToml {
+                    evaluator: Some(EvaluatorName::Exact),
+                    games: None,
+                    ai: None,
+                },
+                Evaluation::Match { games } => EvaluationToml {
                     evaluator: Some(EvaluatorName::Match),
                     games: Some(games),
                     ai: self.reference_ai.as_ref().map(|o| o.spec()),
-                }),
+                },
             },
         };
         // Through a table, whose keys are sorted.

@@ -429,3 +429,74 @@ ai = "depth=2,kc=1.5"
     assert_eq!(e.key.as_deref(), Some("evaluation.ai"), "{e}");
     assert!(e.message.contains("match evaluator"), "{e}");
 }
+
+/// The resolved config of every game, with its default parameters, names every default: each
+/// of the game's parameters (Hase und Igel's `deck`, `end` and `carrots`, Fox & Hounds'
+/// `escape`), `[evaluation]`, the plots; it reads back to the same config and resolves to the
+/// same text again.
+#[test]
+fn the_resolved_config_names_every_default_and_round_trips() {
+    for info in crate::games::GAMES {
+        let game = info.default_game();
+        let exact = with_game!(&game, g => g
+            .capabilities()
+            .enumeration_refusal(crate::truth::DEFAULT_STATE_LIMIT)
+            .is_none());
+        let text = format!(
+            "name = \"t\"\nepisodes = 4\n[game]\nname = \"{}\"\n[learner]\nkind = \"monte-carlo\"\n",
+            info.name
+        );
+        let c = match parse_str(&text) {
+            Ok(c) => c,
+            // A game no learner here can train on (no exact solver for the match evaluator's
+            // references, say) has nothing to resolve.
+            Err(e) => {
+                assert!(!exact, "{}: {e}", info.name);
+                continue;
+            }
+        };
+        let resolved = c.resolved_toml();
+        let table: toml::Table = resolved.parse().unwrap();
+        let game_table = table["game"].as_table().unwrap();
+        for (key, _) in info.fields {
+            assert!(
+                game_table.contains_key(*key),
+                "{}: {key} missing from\n{resolved}",
+                info.name
+            );
+        }
+        let evaluation = table["evaluation"].as_table().unwrap();
+        let expected = if exact { "exact" } else { "match" };
+        assert_eq!(
+            evaluation["evaluator"].as_str(),
+            Some(expected),
+            "{resolved}"
+        );
+        for key in [
+            "name",
+            "description",
+            "episodes",
+            "eval_interval",
+            "seeds",
+            "base_seed",
+        ] {
+            assert!(table.contains_key(key), "{key} missing from\n{resolved}");
+        }
+        assert!(table["plots"].get("band").is_some(), "{resolved}");
+        let again = parse_str(&resolved).unwrap();
+        assert_eq!(again, c, "{}", info.name);
+        assert_eq!(again.resolved_toml(), resolved, "{}", info.name);
+    }
+}
+
+#[test]
+fn hase_und_igel_fills_in_the_carrots_its_players_imply() {
+    let text = "name = \"t\"\nepisodes = 4\n[game]\nname = \"hase-und-igel\"\nplayers = 5\n\
+                [learner]\nkind = \"monte-carlo\"\n";
+    let c = parse_str(text).unwrap();
+    let table: toml::Table = c.resolved_toml().parse().unwrap();
+    let game = table["game"].as_table().unwrap();
+    assert_eq!(game["carrots"].as_integer(), Some(98));
+    assert_eq!(game["deck"].as_str(), Some("2008"));
+    assert_eq!(game["end"].as_str(), Some("first"));
+}
