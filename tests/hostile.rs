@@ -296,3 +296,52 @@ fn hangs_and_unbounded_counts_are_refused() {
     ];
     run_all(cases, &dir);
 }
+
+#[test]
+fn unclear_errors_say_what_is_wrong() {
+    let dir = folder("unclear", &[("ok.toml", CONFIG), ("a-file", "x")]);
+    let huge = "9".repeat(100_000);
+    let cases = vec![
+        case(
+            &["solve", "hexapawn", "--rows", "99999999999999999999999"],
+            Expect::Refused("--rows 99999999999999999999999: too large a number"),
+        ),
+        case(
+            &["solve", "hexapawn", "--rows", &huge],
+            Expect::Refused("(100,000 characters): too large a number"),
+        ),
+        case(
+            &["solve", "fox-hounds", "--size=-99999999999999999999"],
+            Expect::Refused("too large a number"),
+        ),
+        case(
+            &["run", "ok.toml", "--out", "a-file"],
+            Expect::Refused("a-file is a file (give --out a folder)"),
+        ),
+        case(
+            &["run", "ok.toml", "--out", "a-file/below"],
+            Expect::Refused("a-file is a file (give --out a folder)"),
+        ),
+        case(
+            &["moves", "hase-und-igel", "--state", "[]"],
+            Expect::Refused("--state"),
+        ),
+        case(
+            &["moves", "hase-und-igel", "--state", &"x".repeat(100_000)],
+            Expect::Refused("(100,000 characters)"),
+        ),
+    ];
+    let mut cases = cases;
+    for hares in [0, 1, 7, 100] {
+        let state = format!(
+            r#"{{"hares": [{}]}}"#,
+            vec![r#"{"cell": 1, "carrots": 40, "salads": 3}"#; hares].join(", ")
+        );
+        let state: &'static str = Box::leak(state.into_boxed_str());
+        cases.push(case(
+            &["moves", "hase-und-igel", "--state", state],
+            Expect::Refused("a position holds 2 to 6 hares, one per player"),
+        ));
+    }
+    run_all(cases, &dir);
+}

@@ -190,6 +190,19 @@ impl GameArgs {
             .unwrap_or_default();
         let mut table = toml::Table::new();
         for (k, v) in &self.params {
+            // A whole number no parameter could hold is named as such, not as text.
+            let digits = v.trim().trim_start_matches(['-', '+']);
+            if !text_params.contains(&k.as_str())
+                && !digits.is_empty()
+                && digits.bytes().all(|b| b.is_ascii_digit())
+                && v.trim().parse::<i64>().is_err()
+            {
+                bail!(
+                    "--{} {}: too large a number for any game parameter",
+                    k.replace('_', "-"),
+                    solvedgym::core::text::abbreviated(v, 40)
+                );
+            }
             // A TOML value (4, true, "area") or else the text itself (area).
             let mut value = format!("v = {v}")
                 .parse::<toml::Table>()

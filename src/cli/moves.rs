@@ -40,8 +40,12 @@ pub fn exec(args: Args) -> Result<()> {
     } = args;
     let text = match std::fs::read_to_string(&state) {
         Ok(text) => text,
+        Err(_) if serde_json::from_str::<serde_json::Value>(&state).is_ok() => state.clone(),
         Err(_) if state.trim_start().starts_with('{') => state.clone(),
-        Err(e) => bail!("--state {state}: neither a readable file ({e}) nor JSON"),
+        Err(e) => bail!(
+            "--state {}: neither a readable file ({e}) nor JSON",
+            solvedgym::core::text::abbreviated(&state, 60)
+        ),
     };
     let position: serde_json::Value =
         serde_json::from_str(&text).context("--state: the position is not JSON")?;

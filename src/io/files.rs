@@ -90,6 +90,13 @@ impl FolderLock {
     /// Claims `dir` (created if missing), or refuses while another process holds it.
     pub fn acquire(dir: &Path) -> Result<FolderLock> {
         let created = (!dir.exists()).then(|| dir.to_path_buf());
+        if let Some(file) = dir.ancestors().find(|a| a.is_file()) {
+            anyhow::bail!(
+                "the output folder {} cannot be made: {} is a file (give --out a folder)",
+                dir.display(),
+                file.display()
+            );
+        }
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let path = dir.join(LOCK_FILE);
         loop {

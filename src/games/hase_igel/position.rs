@@ -90,11 +90,17 @@ impl HaseUndIgel {
         let json: PositionJson = serde_json::from_str(text).map_err(|e| e.to_string())?;
         let n = self.players as usize;
         if json.hares.len() != n {
-            return Err(format!(
-                "the position has {} hares and the game {n} players (set players = {})",
-                json.hares.len(),
-                json.hares.len()
-            ));
+            let given = json.hares.len();
+            return Err(if (2..=6).contains(&given) {
+                format!(
+                    "the position has {given} hares and the game {n} players (set players = {given})"
+                )
+            } else {
+                format!(
+                    "the position has {given} hares and the game {n} players; a position holds \
+                     2 to 6 hares, one per player"
+                )
+            });
         }
         let goal = self.goal;
         let mut s = Race {
