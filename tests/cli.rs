@@ -430,9 +430,19 @@ fn a_config_typo_names_the_file_line_and_key() {
 fn play_survives_nonsense_and_shows_the_verdict() {
     let stdout = common::with_input(
         &["play", "tictactoe", "--as", "o"],
-        b"zz9\n?\nmoves\n\xff\xfe\nb2\nquit\n",
+        b"zz9\n?\nmoves\n\xff\xfe\n0\nb2\n",
     );
     assert!(stdout.contains("illegal action \"zz9\""), "{stdout}");
+    // A bare number names no move: not the action number behind a3.
+    assert!(
+        stdout.contains("0: type a move by its name, one of a3 b3"),
+        "{stdout}"
+    );
+    // The end of input is said, not silent.
+    assert!(
+        stdout.contains("end of input: the game is left unfinished"),
+        "{stdout}"
+    );
     assert!(stdout.contains("solver: draw"), "{stdout}");
     let bad = solvedgym(&["play", "hexapawn", "--as", "red"]);
     assert!(String::from_utf8_lossy(&bad.stderr).contains("white, black"));
