@@ -597,8 +597,7 @@ pub trait Game: Clone + Send + Sync + 'static {
         Err(self.illegal(state, action.to_string()))
     }
 
-    /// Parses an action typed by a person: the game's notation (case-insensitive) or the
-    /// action number.
+    /// Parses an action typed by a person: the game's notation (case-insensitive).
     fn parse_action(&self, state: &Self::State, text: &str) -> Result<Action, IllegalAction> {
         let text = text.trim();
         let mut legal = Vec::new();
@@ -611,15 +610,12 @@ pub trait Game: Clone + Send + Sync + 'static {
             }
             Turn::Terminal => {}
         }
+        // By name only: a bare action number is the library's, not a name a person reads (on
+        // tic-tac-toe's board 0 would be a3).
         for &a in &legal {
             if self.action_to_string(state, a).eq_ignore_ascii_case(text) {
                 return Ok(a);
             }
-        }
-        if let Ok(n) = text.parse::<Action>()
-            && legal.contains(&n)
-        {
-            return Ok(n);
         }
         Err(self.illegal(state, text.to_string()))
     }

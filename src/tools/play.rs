@@ -194,17 +194,6 @@ pub fn play<G: Game>(
                         }
                     },
                     "moves" | "" => writeln!(out, "legal moves: {}", shown.join(", "))?,
-                    // Moves go by their names: a bare number that names no move is not taken
-                    // as the library's action number (tic-tac-toe's 0 is a3, not a1).
-                    text if text.parse::<u64>().is_ok()
-                        && !shown.iter().any(|m| m.eq_ignore_ascii_case(text)) =>
-                    {
-                        writeln!(
-                            out,
-                            "{text}: type a move by its name, one of {}",
-                            shown.join(" ")
-                        )?
-                    }
                     text => match game.parse_action(&state, text) {
                         Ok(a) => state = game.apply(&state, a),
                         Err(e) => writeln!(out, "{e}")?,
