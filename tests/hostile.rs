@@ -345,3 +345,18 @@ fn unclear_errors_say_what_is_wrong() {
     }
     run_all(cases, &dir);
 }
+
+#[test]
+fn an_error_is_told_once() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_solvedgym"))
+        .args(["rate", "fox-hounds", "--size", "12", "--ai", "depth=2"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err.matches("22,498,402,752 reachable positions").count(),
+        1,
+        "{err}"
+    );
+}

@@ -38,12 +38,19 @@ use crate::truth::{DEFAULT_STATE_LIMIT, SolveError};
 /// Why a rating could not be made.
 #[derive(Debug, Error)]
 pub enum QualityError {
+    /// The solve's error is told in this message, not again as its source.
     #[error("rating a search needs every position solved exactly: {0}")]
-    Solve(#[from] SolveError),
+    Solve(SolveError),
     #[error(transparent)]
     Eval(#[from] EvalError),
     #[error("search settings {settings}: {why}")]
     Settings { settings: String, why: String },
+}
+
+impl From<SolveError> for QualityError {
+    fn from(e: SolveError) -> Self {
+        QualityError::Solve(e)
+    }
 }
 
 impl From<crate::core::graph::GraphError> for QualityError {
