@@ -315,6 +315,14 @@ fn unclear_errors_say_what_is_wrong() {
             Expect::Refused("too large a number"),
         ),
         case(
+            &["solve", "fox-hounds", "--escape", "nowhere"],
+            Expect::Refused("no escape rule is called `nowhere`"),
+        ),
+        case(
+            &["solve", "fox-hounds", "--escape", "rear-pawn"],
+            Expect::Refused("Fox & Hounds escapes are area, square or none"),
+        ),
+        case(
             &["run", "ok.toml", "--out", "a-file"],
             Expect::Refused("a-file is a file (give --out a folder)"),
         ),

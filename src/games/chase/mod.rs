@@ -44,7 +44,7 @@ const MAX_DENSE_INDEX: u64 = 1 << 26;
 
 /// When the runner has won before being blocked or running the pawns out of moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case", try_from = "String")]
 pub enum Escape {
     /// Fox & Hounds (reference rule): the fox's square and one of its neighbours are out of
     /// every hound's forward cone — in every position, whoever is to move.
@@ -58,6 +58,24 @@ pub enum Escape {
     FirstRow,
     /// No shortcut: the game ends only when the side to move cannot move.
     None,
+}
+
+/// Read by name; an unknown one is named without listing every game's rules (each game's
+/// parameter help lists its own).
+impl TryFrom<String> for Escape {
+    type Error = String;
+    fn try_from(name: String) -> Result<Escape, String> {
+        [
+            Escape::Area,
+            Escape::Square,
+            Escape::RearPawn,
+            Escape::FirstRow,
+            Escape::None,
+        ]
+        .into_iter()
+        .find(|e| e.name() == name)
+        .ok_or_else(|| format!("no escape rule is called `{name}`"))
+    }
 }
 
 impl Escape {
