@@ -53,7 +53,7 @@ struct Model {
     /// Cell kinds 0..=goal: `>` start, `#` goal, otherwise the letters of a cell string.
     cells: Vec<u8>,
     goal: u8,
-    start_carrots: u16,
+    start_carrots: u32,
     start_salads: u8,
     /// (card index into CARDS, copies).
     deck: Vec<(usize, u32)>,
@@ -160,8 +160,8 @@ impl Model {
             .count()
     }
 
-    fn rank(&self, s: &Race, p: usize) -> u16 {
-        1 + self.ahead(s, p) as u16
+    fn rank(&self, s: &Race, p: usize) -> u32 {
+        1 + self.ahead(s, p) as u32
     }
 
     /// Whether a hare other than `me` stands on track cell `t` (start and goal hold many).
@@ -173,7 +173,7 @@ impl Model {
     }
 
     /// Whether a number cell `kind` pays a hare in race position `rank`.
-    fn pays(kind: u8, rank: u16) -> bool {
+    fn pays(kind: u8, rank: u32) -> bool {
         match kind {
             b'1' => rank == 1 || rank == 5 || rank == 6,
             b'2' => rank == 2,
@@ -184,8 +184,8 @@ impl Model {
     }
 
     /// The finish condition for hare `p` holding `carrots` once there.
-    fn may_finish(&self, s: &Race, p: usize, carrots: u16) -> bool {
-        let place = u16::from(self.finished(s)) + 1;
+    fn may_finish(&self, s: &Race, p: usize, carrots: u32) -> bool {
+        let place = u32::from(self.finished(s)) + 1;
         s.hares[p].salads == 0 && carrots <= 10 * place
     }
 
@@ -236,7 +236,7 @@ impl Model {
         let r = self.rank(&t, next);
         if Self::pays(self.kind(t.hares[next].cell), r) {
             t.hares[next].carrots += 10 * r;
-            payouts[usize::from(r)] += 1;
+            payouts[r as usize] += 1;
         }
         t
     }
@@ -281,7 +281,7 @@ impl Model {
         // Forward.
         for n in 1..=(self.goal - h.cell) {
             let target = h.cell + n;
-            let cost = u16::from(n) * (u16::from(n) + 1) / 2;
+            let cost = u32::from(n) * (u32::from(n) + 1) / 2;
             if cost > h.carrots {
                 break;
             }
@@ -312,7 +312,7 @@ impl Model {
                 out.push((code, self.end_turn(t, payouts), "to-salad"));
             } else if k == b'H' && !self.deck.is_empty() {
                 t.phase = Phase::Card;
-                t.paid = cost;
+                t.paid = cost as u16;
                 out.push((code, t, "to-hare"));
             } else {
                 out.push((code, self.end_turn(t, payouts), "forward"));
@@ -335,7 +335,7 @@ impl Model {
                 let m = h.cell - i;
                 let mut t = *s;
                 t.hares[p].cell = i;
-                t.hares[p].carrots += 10 * u16::from(m);
+                t.hares[p].carrots += 10 * u32::from(m);
                 out.push((-i32::from(m), self.end_turn(t, payouts), "back"));
             }
         }
@@ -410,7 +410,7 @@ impl Model {
                 let behind: Vec<usize> = (0..self.n)
                     .filter(|&q| q != p && t.hares[q].place == 0 && t.hares[q].cell < me.cell)
                     .collect();
-                let total = 10 * behind.len() as u16;
+                let total = 10 * behind.len() as u32;
                 if !behind.is_empty() && me.carrots >= total {
                     t.hares[p].carrots -= total;
                     for q in behind {
@@ -437,7 +437,7 @@ impl Model {
             }
             Card::SaladCarrots => {
                 if me.salads > 0 {
-                    t.hares[p].carrots += 10 * u16::from(me.salads);
+                    t.hares[p].carrots += 10 * u32::from(me.salads);
                     "salad-carrots:paid"
                 } else {
                     t.hares[p].flags |= SKIP;
@@ -449,7 +449,7 @@ impl Model {
                 "halve"
             }
             Card::Refund => {
-                t.hares[p].carrots += paid;
+                t.hares[p].carrots += u32::from(paid);
                 "refund"
             }
             Card::Show => "show",
@@ -621,7 +621,7 @@ impl Model {
         let key = |q: usize| {
             let h = s.hares[q];
             if h.place > 0 {
-                (0u8, h.place, 0u8, 0u16)
+                (0u8, h.place, 0u8, 0u32)
             } else {
                 (1, 0, u8::MAX - h.cell, h.carrots)
             }
@@ -1095,7 +1095,7 @@ fn game_agrees_with_the_reference_model() {
 }
 
 /// A position of `model`'s setting: hares as (cell, carrots, salads), hare 0 to move, round 1.
-fn race(model: &Model, hares: &[(u8, u16, u8)]) -> Race {
+fn race(model: &Model, hares: &[(u8, u32, u8)]) -> Race {
     let mut s = model.initial();
     assert_eq!(hares.len(), model.n);
     for (h, &(cell, carrots, salads)) in s.hares.iter_mut().zip(hares) {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::hostile::{Expect, case, check, folder, run_all};
+use common::hostile::{Case, Expect, case, check, folder, run_all};
 use std::process::Command;
 
 const CONFIG: &str = r#"name = "hostile"
@@ -189,7 +189,7 @@ fn work_too_big_for_the_machine_is_refused_with_the_numbers_before_it_allocates(
                 "--max-memory",
                 "1G",
             ],
-            Expect::Refused("enumerating hexapawn (past"),
+            Expect::Refused("hexapawn cannot be enumerated"),
         ),
         case(
             &[
@@ -202,7 +202,20 @@ fn work_too_big_for_the_machine_is_refused_with_the_numbers_before_it_allocates(
                 "--max-memory",
                 "1G",
             ],
-            Expect::Refused("needs about"),
+            Expect::Refused("dice-race cannot be enumerated"),
+        ),
+        // Estimated before enumeration: once 72 s and 6.7 GB, 48 s and 3.9 GB.
+        case(
+            &["solve", "hexapawn", "--rows", "8", "--cols", "8"],
+            Expect::Refused("more than 1,000 times the 50,000,000"),
+        ),
+        case(
+            &["solve", "dice-race", "--players", "6", "--goal", "50"],
+            Expect::Refused("211,155,453,612 reachable positions by the game's estimate"),
+        ),
+        case(
+            &["solve", "hexapawn", "--rows", "6", "--cols", "6"],
+            Expect::Refused("hexapawn cannot be enumerated"),
         ),
         case(
             &[
@@ -304,7 +317,7 @@ fn unclear_errors_say_what_is_wrong() {
     let cases = vec![
         case(
             &["solve", "hexapawn", "--rows", "99999999999999999999999"],
-            Expect::Refused("--rows 99999999999999999999999: too large a number"),
+            Expect::Refused("rows = 99999999999999999999999: too large a number"),
         ),
         case(
             &["solve", "hexapawn", "--rows", &huge],
@@ -367,4 +380,463 @@ fn an_error_is_told_once() {
         1,
         "{err}"
     );
+}
+
+/// The documented ways to write a value wrong, for every parameter of every game: each is
+/// refused with the parameter named (the registry lists the games and their parameters, so a
+/// new one is covered without a line here).
+#[test]
+fn every_game_parameter_refuses_values_of_the_wrong_kind() {
+    let dir = folder("params", &[]);
+    let mut cases = Vec::new();
+    for game in solvedgym::games::GAMES {
+        for &(key, _) in game.fields {
+            for value in [
+                "-1",
+                "abc",
+                "1.5",
+                "",
+                "99999999999999999999999",
+                "{",
+                "true",
+            ] {
+                // Values that are right for this parameter: answered, not refused.
+                let fits = matches!((key, value), ("position", "") | ("childish", "true"));
+                let param = format!("{key}={value}");
+                cases.push(case(
+                    &["solve", game.name, "--param", &param],
+                    if fits {
+                        Expect::Answer("")
+                    } else {
+                        Expect::Refused(key)
+                    },
+                ));
+            }
+        }
+        cases.push(case(
+            &["solve", game.name, "--param", "colour=blue"],
+            Expect::Refused("colour"),
+        ));
+        cases.push(case(
+            &["solve", game.name, "--param", "no-equals-sign"],
+            Expect::Refused("KEY=VALUE"),
+        ));
+    }
+    assert!(cases.len() > 150, "{}", cases.len());
+    run_all(cases, &dir);
+}
+
+/// Hase und Igel positions given on the command line and the search AI's settings strings:
+/// each wrong one is named with what is wrong.
+#[test]
+fn hase_und_igel_positions_and_search_settings_say_what_is_wrong() {
+    let dir = folder("hase", &[]);
+    let two = |a: &str, b: &str, rest: &str| -> &'static str {
+        Box::leak(format!(r#"{{"hares":[{a},{b}]{rest}}}"#).into_boxed_str())
+    };
+    let red = r#"{"cell":1,"carrots":5,"salads":0}"#;
+    let green = r#"{"cell":2,"carrots":1,"salads":0}"#;
+    let mut cases = Vec::new();
+    for (state, says) in [
+        (r#"{"hares":[]}"#, "a position holds 2 to 6 hares"),
+        (
+            two(r#"{"cell":1,"carrots":1000000001,"salads":0}"#, green, ""),
+            "1,000,000,001 carrots: a position holds at most 1,000,000,000",
+        ),
+        (
+            two(r#"{"cell":1,"carrots":-5,"salads":0}"#, green, ""),
+            "integer `-5`",
+        ),
+        (
+            two(red, r#"{"cell":1,"carrots":1,"salads":0}"#, ""),
+            "both stand on cell 1",
+        ),
+        (
+            two(r#"{"cell":99,"carrots":5,"salads":0}"#, green, ""),
+            "cell 99 is past the goal",
+        ),
+        (
+            two(red, green, r#","to_move":"purple""#),
+            "the hares are red, green",
+        ),
+        (two(red, green, r#","round":0"#), "rounds run from 1"),
+        (
+            two(red, green, r#","phase":"nap""#),
+            "phase = nap: one of move",
+        ),
+        (
+            two(red, green, r#","extra":200"#),
+            "extra = 200: at most 16",
+        ),
+        (
+            two(red, green, r#","phase":"card","paid":0"#),
+            "a forward move costs 1, 3, 6",
+        ),
+        (
+            two(r#"{"cell":1,"carrots":5,"salads":9}"#, green, ""),
+            "holds 9 salads; the game starts with 3",
+        ),
+        (
+            two(r#"{"cell":1,"carrots":5,"salads":0,"eat":true}"#, green, ""),
+            "eat is set but it has no salad",
+        ),
+        (
+            two(
+                r#"{"cell":1,"carrots":5,"salads":0,"wings":true}"#,
+                green,
+                "",
+            ),
+            "unknown field `wings`",
+        ),
+        ("[]", "a position is a JSON object"),
+        ("null", "a position is a JSON object"),
+        ("{", "not JSON"),
+        ("", "nor JSON"),
+    ] {
+        cases.push(case(
+            &["moves", "hase-und-igel", "--players", "2", "--state", state],
+            Expect::Refused(says),
+        ));
+    }
+    cases.push(case(
+        &[
+            "moves",
+            "hase-und-igel",
+            "--players",
+            "2",
+            "--state",
+            two(
+                r#"{"cell":14,"carrots":65530,"salads":3}"#,
+                r#"{"cell":2,"carrots":5,"salads":3}"#,
+                "",
+            ),
+        ],
+        Expect::Answer("back"),
+    ));
+    for (ai, says) in [
+        ("depth=0", "depth is a number of plies from 1 to 64"),
+        ("depth=65", "depth is a number of plies from 1 to 64"),
+        ("depth=abc", "depth is a number of plies from 1 to 64"),
+        ("depth=99999999999999999999", "depth is a number of plies"),
+        ("nodes=0", "nodes is a budget of positions, at least 1"),
+        ("nodes=-1", "nodes is a budget of positions, at least 1"),
+        ("ms=0", "ms is a time budget in milliseconds"),
+        ("cutoffs=a-b", "cutoffs are counts joined by -"),
+        ("mode=greedy", "mode is paranoid, own, lead or hybrid"),
+        (
+            "chance=leaf",
+            "chance is expectation, worst, sample or sample:K",
+        ),
+        ("chance=sample:0", "draws K cards (1 to 64)"),
+        ("chance=sample:65", "draws K cards (1 to 64)"),
+        ("seed=x", "seed is a whole number"),
+        ("bogus", "the settings are depth=N"),
+        ("dépth=3", "not a search setting"),
+        ("carrots.hop=0", "not a number of the evaluation file"),
+        ("nonsense=3", "not a search setting"),
+        ("", "an empty entrant"),
+    ] {
+        cases.push(case(
+            &[
+                "tournament",
+                "hase-und-igel",
+                "--players",
+                "2",
+                "--ai",
+                ai,
+                "--ai",
+                "random",
+                "--games",
+                "1",
+            ],
+            Expect::Refused(says),
+        ));
+    }
+    // A search too deep to finish (once 9.4 GB, then no end): it plays within its cap.
+    cases.push(Case {
+        stdin: Some(String::new()),
+        ..case(
+            &[
+                "play",
+                "hase-und-igel",
+                "--players",
+                "2",
+                "--as",
+                "green",
+                "--ai",
+                "depth=64",
+            ],
+            Expect::Answer("end of input"),
+        )
+    });
+    // A deck as a table on the command line, as in a config; and wrong ones.
+    cases.push(case(
+        &[
+            "moves",
+            "hase-und-igel",
+            "--deck",
+            "{halve = 3, refund = 1}",
+            "--state",
+            r#"{"hares":[{"cell":1,"carrots":5,"salads":0},{"cell":2,"carrots":1,"salads":0},{"cell":0,"carrots":1,"salads":0}]}"#,
+        ],
+        Expect::Answer(""),
+    ));
+    for (deck, says) in [
+        ("{halve = 3", "not a TOML table"),
+        ("{halfe = 3}", "unknown hare card `halfe`"),
+        ("{halve = 300}", "a count from 0 to 255"),
+        ("1999", "unknown deck `1999`"),
+    ] {
+        cases.push(case(
+            &["solve", "hase-und-igel", "--deck", deck],
+            Expect::Refused(says),
+        ));
+    }
+    for carrots in ["1000000001", "4294967296"] {
+        cases.push(case(
+            &["solve", "hase-und-igel", "--carrots", carrots],
+            Expect::Refused("carrots"),
+        ));
+    }
+    run_all(cases, &dir);
+}
+
+/// Config files with one thing wrong: each error names the file, the line and the key.
+#[test]
+fn config_typos_name_the_file_line_and_key() {
+    let edits: &[(&str, &str, &str)] = &[
+        (
+            "episodes = 20",
+            "episods = 20",
+            "c:2:1: `episods`: unknown field",
+        ),
+        (
+            "episodes = 20",
+            "episodes = \"20\"",
+            "c:2:12: `episodes`: invalid type",
+        ),
+        ("episodes = 20", "episodes = 0", "c:2:12: `episodes`"),
+        ("episodes = 20", "episodes = -5", "c:2:12: `episodes`"),
+        ("episodes = 20", "episodes = 1e400", "c:2:12: `episodes`"),
+        (
+            "eval_interval = 10",
+            "eval_interval = 0",
+            "c:3:17: `eval_interval`",
+        ),
+        (
+            "seeds = 2",
+            "seeds = 0",
+            "c:4:9: `seeds`: at least one seed",
+        ),
+        (
+            "seeds = 2",
+            "seeds = 1000001",
+            "`seeds`: 1000001 seeds: at most",
+        ),
+        ("seeds = 2", "seeds = []", "`seeds`: give 1 to"),
+        ("seeds = 2", "seeds = [-1]", "c:4:10: `seeds[0]`"),
+        (
+            "seeds = 2",
+            "seeds = 2\nbase_seed = 18446744073709551615",
+            "`base_seed`: base_seed + seeds exceeds 2^64",
+        ),
+        (
+            "name = \"hostile\"",
+            "name = \"\"",
+            "`name`: the run name names a folder",
+        ),
+        (
+            "name = \"hostile\"",
+            "name = \"../up\"",
+            "`name`: the run name names a folder",
+        ),
+        (
+            "name = \"tictactoe\"",
+            "name = \"chess\"",
+            "`game.name`: unknown game `chess`",
+        ),
+        (
+            "name = \"tictactoe\"",
+            "name = \"tictactoe\"\nsize = 8",
+            "`game.size`: tictactoe: unknown field `size`",
+        ),
+        (
+            "kind = \"q-learning\"",
+            "kind = \"q-learnin\"",
+            "`learners[0].kind`: unknown learner `q-learnin`",
+        ),
+        (
+            "kind = \"q-learning\"",
+            "kind = \"q-learning\"\nalpha = 2",
+            "`learners[0].alpha`: 2 is not above 0 and at most 1",
+        ),
+        (
+            "kind = \"q-learning\"",
+            "kind = \"q-learning\"\nalpha = 1e308",
+            "`learners[0].alpha`: 1e308 is not above 0 and at most 1",
+        ),
+        (
+            "kind = \"q-learning\"",
+            "kind = \"q-learning\"\nalpha = nan",
+            "`learners[0].alpha`: NaN is not above 0",
+        ),
+        (
+            "kind = \"q-learning\"",
+            "kind = \"q-learning\"\ngamma = -1",
+            "`learners[0].gamma`",
+        ),
+        (
+            "kind = \"q-learning\"",
+            "kind = \"q-learning\"\nseat = \"purple\"",
+            "`learners[0].seat`: tictactoe has no player `purple`",
+        ),
+        (
+            "kind = \"q-learning\"",
+            "kind = \"q-learning\"\nseeds = 3",
+            "`learners[0].seeds`: unknown field",
+        ),
+        (
+            "kind = \"q-learning\"",
+            "kind = \"q-learning\"\n\n[[opponents]]\npolicy = \"telepathic\"",
+            "`opponents[0].policy`: unknown variant `telepathic`",
+        ),
+        (
+            "kind = \"q-learning\"",
+            "kind = \"q-learning\"\n\n[[opponents]]\npolicy = \"fuzzy\"\np = 1.5",
+            "`opponents[0].p`: 1.5 is not a probability",
+        ),
+        (
+            "kind = \"q-learning\"",
+            "kind = \"q-learning\"\n\n[evaluation]\nevaluator = \"psychic\"",
+            "`evaluation.evaluator`: unknown variant `psychic`",
+        ),
+        (
+            "kind = \"q-learning\"",
+            "kind = \"q-learning\"\n\n[evaluation]\nbogus = 1",
+            "`evaluation.bogus`: unknown field",
+        ),
+        ("[game]", "[gme]", "c:6:2: `gme`: unknown field"),
+        (
+            "[[learners]]",
+            "[learners]",
+            "`learners`: expected a [learner] table",
+        ),
+        ("[game]", "[game", "c:6:"),
+        ("name = \"hostile\"", "name = \"hostile", "c:1:"),
+        ("\n", "\n\u{0}", "c:"),
+    ];
+    let mut files = Vec::new();
+    let mut cases = Vec::new();
+    for (i, (from, to, says)) in edits.iter().enumerate() {
+        assert!(CONFIG.contains(from), "{from}");
+        let file: &'static str = Box::leak(format!("c{i}.toml").into_boxed_str());
+        files.push((file, CONFIG.replacen(from, to, 1)));
+        let says: &'static str = Box::leak(
+            says.replacen("c:", &format!("c{i}.toml:"), 1)
+                .into_boxed_str(),
+        );
+        cases.push(case(&["run", file, "--out", "out"], Expect::Refused(says)));
+    }
+    files.push(("empty.toml", String::new()));
+    cases.push(case(
+        &["run", "empty.toml", "--out", "out"],
+        Expect::Refused("empty.toml"),
+    ));
+    files.push(("binary.toml", "\u{1}\u{2}\u{ff}garbage = [[[".into()));
+    cases.push(case(
+        &["run", "binary.toml", "--out", "out"],
+        Expect::Refused("binary.toml:1:"),
+    ));
+    cases.push(case(
+        &["run", "missing.toml", "--out", "out"],
+        Expect::Refused("missing.toml"),
+    ));
+    let refs: Vec<(&str, &str)> = files.iter().map(|(f, t)| (*f, t.as_str())).collect();
+    let dir = folder("configs", &refs);
+    run_all(cases, &dir);
+}
+
+/// Output paths: an image's missing folder is made and said so, or refused when it cannot be.
+#[test]
+fn output_paths_are_checked_before_the_work() {
+    let dir = folder("paths", &[("a-file", "x")]);
+    let cases = vec![
+        case(
+            &[
+                "tournament",
+                "tictactoe",
+                "--ai",
+                "random",
+                "--ai",
+                "depth=1",
+                "--games",
+                "2",
+                "--plot",
+                "a-file/dir/x.svg",
+            ],
+            Expect::Refused("its folder a-file/dir does not exist and cannot be made"),
+        ),
+        case(
+            &[
+                "tournament",
+                "tictactoe",
+                "--ai",
+                "random",
+                "--ai",
+                "random",
+                "--games",
+                "2",
+                "--plot",
+                "x.gif",
+            ],
+            Expect::Refused(".svg"),
+        ),
+        case(
+            &[
+                "tournament",
+                "tictactoe",
+                "--ai",
+                "random",
+                "--ai",
+                "depth=1",
+                "--games",
+                "2",
+                "--plot",
+                "bars.svg",
+            ],
+            Expect::Answer("random"),
+        ),
+        case(
+            &[
+                "rate",
+                "tictactoe",
+                "--ai",
+                "depth=2",
+                "--plot",
+                "a-file/dir/x.svg",
+            ],
+            Expect::Refused("its folder a-file/dir does not exist and cannot be made"),
+        ),
+    ];
+    run_all(cases, &dir);
+    assert!(dir.join("bars.svg").is_file());
+    let made = Command::new(env!("CARGO_BIN_EXE_solvedgym"))
+        .args([
+            "tournament",
+            "tictactoe",
+            "--ai",
+            "random",
+            "--ai",
+            "depth=1",
+        ])
+        .args(["--games", "2", "--plot", "new/folder/bars.svg"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    assert!(
+        String::from_utf8_lossy(&made.stderr)
+            .contains("created the folder new/folder for new/folder/bars.svg")
+    );
+    assert!(dir.join("new/folder/bars.svg").is_file());
 }

@@ -168,8 +168,12 @@ fn a_tabulated_game_passes_the_environment_checker() {
 fn positions_beyond_the_limit_are_an_error() {
     let g = game("hexapawn", "rows = 4\ncols = 4");
     solvedgym::with_game!(&g, g => {
-        let err = Tabulated::new(g, 100).unwrap_err();
-        assert!(err.to_string().contains("more than 100"), "{err}");
+        // Refused up front by the game's estimate (4,534,506 > 1,000 x 100).
+        let err = Tabulated::new(g, 100).unwrap_err().to_string();
+        assert!(err.contains("more than 1,000 times the 100"), "{err}");
+        // Tried, and stopped by the limit itself.
+        let err = Tabulated::new(g, 5_000).unwrap_err().to_string();
+        assert!(err.contains("more than 5000"), "{err}");
     });
 }
 

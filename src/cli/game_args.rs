@@ -198,8 +198,7 @@ impl GameArgs {
                 && v.trim().parse::<i64>().is_err()
             {
                 bail!(
-                    "--{} {}: too large a number for any game parameter",
-                    k.replace('_', "-"),
+                    "{k} = {}: too large a number for any game parameter",
                     solvedgym::core::text::abbreviated(v, 40)
                 );
             }

@@ -52,9 +52,38 @@ pub fn image(text: &str) -> Result<PathBuf, Refused> {
 
 /// `rate --plot FILE`: [`image`], refused in `rate`'s words.
 pub fn rate_image(text: &str) -> Result<PathBuf, Refused> {
-    image(text).map_err(|_| Refused(format!("--plot {text}: the file name ends in .svg or .png")))
+    let path = PathBuf::from(text);
+    if solvedgym::io::plot::is_svg(&path).is_err() {
+        return Err(Refused(format!(
+            "--plot {text}: the file name ends in .svg or .png"
+        )));
+    }
+    image(text)
 }
 
+/// Makes an output file's missing folder, and says so on stderr (a typo in a folder name is
+/// seen, not made silently into new folders); a folder that cannot be made is an error.
+pub fn folder_for(path: &std::path::Path) -> anyhow::Result<()> {
+    use anyhow::Context;
+    if let Some(dir) = path.parent()
+        && !dir.as_os_str().is_empty()
+        && !dir.is_dir()
+    {
+        std::fs::create_dir_all(dir).with_context(|| {
+            format!(
+                "{}: its folder {} does not exist and cannot be made",
+                path.display(),
+                dir.display()
+            )
+        })?;
+        eprintln!(
+            "created the folder {} for {}",
+            dir.display(),
+            path.display()
+        );
+    }
+    Ok(())
+}
 /// `play --fuzz P`: a probability ([`solvedgym::tools::play::check_fuzz`]). A value that is not
 /// a number at all is clap's error, as for any number.
 pub fn fuzz(text: &str) -> Result<f64, Box<dyn Error + Send + Sync>> {

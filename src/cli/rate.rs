@@ -68,6 +68,7 @@ pub fn exec(args: Args) -> Result<()> {
         (rows, g.name(), g.params())
     });
     if let Some(path) = &plot {
+        super::parse::folder_for(path)?;
         let settings: Vec<String> = params
             .as_object()
             .map(|o| o.iter().map(|(k, v)| format!("{k}={v}")).collect())

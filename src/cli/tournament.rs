@@ -97,6 +97,7 @@ pub fn exec(args: Args) -> Result<()> {
         report
     });
     if let Some(path) = &plot {
+        super::parse::folder_for(path)?;
         tournament::plot(&report, path)?;
     }
     let mut stdout = std::io::stdout().lock();

@@ -283,6 +283,13 @@ impl Capabilities {
                 why.join(", ")
             ));
         }
+        self.size_refusal(limit)
+    }
+
+    /// Why enumeration within `limit` states is refused before it starts: the game's bound or
+    /// estimate of its states says it cannot fit (checked by [`crate::core::graph::StateGraph::build`]
+    /// before it allocates anything).
+    pub fn size_refusal(&self, limit: usize) -> Option<String> {
         let group = |n: u64| crate::core::text::group(&n.to_string());
         match (self.states_at_most, self.states_estimate) {
             (Some(n), _) if n > limit as u64 => Some(format!(
@@ -291,8 +298,9 @@ impl Capabilities {
                 group(limit as u64)
             )),
             (_, Some(n)) if n / ESTIMATE_MARGIN > limit as u64 => Some(format!(
-                "about {} reachable positions by the game's estimate, far more than the {} the exact solver enumerates",
+                "{} reachable positions by the game's estimate (a rough or an upper bound), more than {} times the {} the exact solver enumerates",
                 group(n),
+                group(ESTIMATE_MARGIN),
                 group(limit as u64)
             )),
             _ => None,

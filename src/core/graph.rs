@@ -23,6 +23,9 @@ pub enum GraphError {
     TooManyStates { limit: usize },
     #[error(transparent)]
     Memory(#[from] crate::io::memory::MemoryRefusal),
+    /// The game's bound or estimate of its states is far beyond the limit: refused up front.
+    #[error("{game} cannot be enumerated: {why}")]
+    TooLarge { game: String, why: String },
 }
 
 /// The reachable states of a game and the moves between them.
@@ -43,6 +46,22 @@ pub struct StateGraph<G: Game> {
 impl<G: Game> StateGraph<G> {
     /// Enumerates every state reachable from the start (at most `limit` states).
     pub fn build(game: &G, limit: usize) -> Result<Self, GraphError> {
+        Self::build_showing(game, limit, false)
+    }
+
+    /// [`StateGraph::build`], counting the states found on the terminal when `progress`
+    /// ("enumerating hase-und-igel: 1,234,567 states 12s").
+    pub fn build_showing(game: &G, limit: usize, progress: bool) -> Result<Self, GraphError> {
+        let counter = crate::io::progress::CountProgress::new(
+            progress,
+            &format!("enumerating {}", game.name()),
+        );
+        if let Some(why) = game.capabilities().size_refusal(limit) {
+            return Err(GraphError::TooLarge {
+                game: game.name().to_string(),
+                why,
+            });
+        }
         let start = game.initial_state();
         let mut states = vec![start.clone()];
         let mut index = FxHashMap::default();
@@ -78,6 +97,9 @@ impl<G: Game> StateGraph<G> {
                     },
                     2 * held as u64,
                 )?;
+            }
+            if id % (1 << 16) == 0 {
+                counter.report(states.len(), "states");
             }
             let state = states[id].clone();
             let turn = game.turn(&state);

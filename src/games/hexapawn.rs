@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::game::{Action, Game, Player, Returns, Turn};
+use crate::core::game::{Action, Capabilities, Game, Player, Returns, Turn};
 use crate::games::spec::GameSpec;
 use crate::games::spec::InvalidParams;
 use crate::truth::Solve;
@@ -261,6 +261,12 @@ impl Game for Hexapawn {
     fn player_name(&self, player: Player) -> &'static str {
         ["white", "black"][player]
     }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            states_estimate: Some(self.states_estimate()),
+            ..Capabilities::enumerable(2)
+        }
+    }
     fn num_distinct_actions(&self) -> usize {
         3 * self.rows * self.cols
     }
@@ -445,6 +451,26 @@ impl Game for Hexapawn {
 }
 
 /// Solved by the generic retrograde analysis.
+impl Hexapawn {
+    /// The positions with at most `cols` pawns of each colour on the board's cells, either
+    /// side to move: a bound on the reachable ones (5x5: 3.2 x 10^9 for 3,210,411 reached), so
+    /// that a board far too large (8x8: 1.8 x 10^19) is refused before enumeration starts.
+    pub fn states_estimate(&self) -> u64 {
+        let n = self.rows * self.cols;
+        let choose = |n: usize, k: usize| -> f64 {
+            (0..k).fold(1.0, |c, i| c * (n - i) as f64 / (i + 1) as f64)
+        };
+        let mut total = 0.0;
+        for white in 0..=self.cols.min(n) {
+            for black in 0..=self.cols.min(n - white) {
+                total += choose(n, white) * choose(n - white, black);
+            }
+        }
+        // `as` saturates: a board past 2^64 positions estimates u64::MAX.
+        (2.0 * total) as u64
+    }
+}
+
 impl Solve for Hexapawn {}
 
 #[cfg(test)]
@@ -462,6 +488,25 @@ mod tests {
             s = g.apply(&s, a);
         }
         s
+    }
+
+    #[test]
+    fn the_estimate_bounds_the_reachable_states_and_refuses_big_boards_up_front() {
+        for (rows, cols) in [(3, 3), (3, 4), (4, 4), (4, 3), (2, 5)] {
+            let g = Hexapawn::new(HexapawnParams { rows, cols }).unwrap();
+            let reached = crate::core::graph::StateGraph::build(&g, 1_000_000)
+                .unwrap()
+                .len() as u64;
+            assert!(g.states_estimate() >= reached, "{rows}x{cols}");
+        }
+        let g = Hexapawn::new(HexapawnParams { rows: 8, cols: 8 }).unwrap();
+        assert!(matches!(
+            crate::core::graph::StateGraph::build(&g, 50_000_000),
+            Err(crate::core::graph::GraphError::TooLarge { .. })
+        ));
+        // 5x5 (3,210,411 states) is still tried.
+        let g = Hexapawn::new(HexapawnParams { rows: 5, cols: 5 }).unwrap();
+        assert!(g.capabilities().size_refusal(50_000_000).is_none());
     }
 
     #[test]

@@ -88,9 +88,19 @@ impl Schedule {
     /// its own parameters make sense; the message says what is wrong.
     pub fn check(&self, range: std::ops::RangeInclusive<f64>) -> Result<(), String> {
         let ok = |v: f64| v.is_finite() && range.contains(&v);
-        let bounds = || format!("between {} and {}", range.start(), range.end());
+        let bounds = || {
+            if *range.start() == f64::MIN_POSITIVE {
+                format!("above 0 and at most {}", short(*range.end()))
+            } else {
+                format!(
+                    "between {} and {}",
+                    short(*range.start()),
+                    short(*range.end())
+                )
+            }
+        };
         match *self {
-            Schedule::Constant(v) if !ok(v) => Err(format!("{v} is not {}", bounds())),
+            Schedule::Constant(v) if !ok(v) => Err(format!("{} is not {}", short(v), bounds())),
             Schedule::Constant(_) => Ok(()),
             Schedule::Decay(Decay::Linear {
                 start,
@@ -324,9 +334,35 @@ pub mod checked {
     }
 }
 
+/// A number as a person reads it: `0.25`, `1e308`, `2.2e-308`, never 300 digits.
+fn short(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && !(1e-4..1e6).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bounds_and_values_are_printed_short() {
+        for (v, says) in [
+            (f64::NAN, "NaN is not above 0 and at most 1"),
+            (f64::INFINITY, "inf is not above 0 and at most 1"),
+            (-0.5, "-0.5 is not above 0 and at most 1"),
+            (1e308, "1e308 is not above 0 and at most 1"),
+            (0.0, "0 is not above 0 and at most 1"),
+        ] {
+            let e = Schedule::Constant(v).check(checked::STEP_SIZE).unwrap_err();
+            assert_eq!(e, says);
+        }
+        let e = Schedule::Constant(2.0).check(0.0..=1.0).unwrap_err();
+        assert_eq!(e, "2 is not between 0 and 1");
+        assert_eq!(short(2.5e-7), "2.5e-7");
+    }
 
     #[derive(Deserialize, Serialize)]
     struct Holder {

@@ -29,8 +29,13 @@ pub struct ExpectSolution<G: Game> {
 impl<G: Game> ExpectSolution<G> {
     /// Solves `game` (at most `state_limit` states).
     pub fn solve(game: &G, state_limit: usize) -> Result<Self, SolveError> {
+        Self::solve_showing(game, state_limit, false)
+    }
+
+    /// [`Self::solve`], counting the states it enumerates on the terminal when `progress`.
+    pub fn solve_showing(game: &G, state_limit: usize, progress: bool) -> Result<Self, SolveError> {
         let started = Instant::now();
-        let graph = StateGraph::build(game, state_limit)?;
+        let graph = StateGraph::build_showing(game, state_limit, progress)?;
         let order = graph.post_order()?.to_vec();
         let n = game.num_players();
         let mut values = vec![vec![0.0; graph.len()]; n];

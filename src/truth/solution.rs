@@ -57,6 +57,11 @@ pub struct Solution<G: Game> {
 impl<G: Game> Solution<G> {
     /// Solves `game` with the generic retrograde analysis (at most `state_limit` states).
     pub fn solve(game: &G, state_limit: usize) -> Result<Self, SolveError> {
+        Self::solve_showing(game, state_limit, false)
+    }
+
+    /// [`Self::solve`], counting the states it enumerates on the terminal when `progress`.
+    pub fn solve_showing(game: &G, state_limit: usize, progress: bool) -> Result<Self, SolveError> {
         let started = Instant::now();
         if game.num_players() != 2 {
             return Err(SolveError::NotTwoPlayer {
@@ -64,7 +69,7 @@ impl<G: Game> Solution<G> {
                 players: game.num_players(),
             });
         }
-        let graph = StateGraph::build(game, state_limit)?;
+        let graph = StateGraph::build_showing(game, state_limit, progress)?;
         let n = graph.len();
         let mut values = vec![Value::Draw; n];
         let mut games = vec![GameCount::ZERO; n];

@@ -26,7 +26,11 @@ pub trait Solve: Game + Sized {
                     .unwrap_or_default(),
             });
         }
-        Ok(Box::new(Solution::solve(self, options.max_states)?))
+        Ok(Box::new(Solution::solve_showing(
+            self,
+            options.max_states,
+            options.progress,
+        )?))
     }
 
     /// What `solvedgym solve` prints for this game: by default the report of [`Solve::solve`].

@@ -154,6 +154,7 @@ pub fn run_all(cases: Vec<Case>, workdir: &Path) {
         }
     });
     let misses = misses.into_inner().unwrap();
+    eprintln!("{total} hostile inputs, {} misbehaved", misses.len());
     assert!(
         misses.is_empty(),
         "{} of {total} hostile inputs misbehaved:\n{}",

@@ -502,3 +502,30 @@ fn the_settings_table_is_what_the_parser_takes() {
     let e = SearchOptions::parse("bogus").unwrap_err();
     assert!(e.contains(&settings_list()), "{e}");
 }
+
+#[test]
+fn a_search_too_deep_to_finish_plays_within_the_unbudgeted_cap() {
+    // depth=64 with no budget once ran for ages: now it stops at UNBUDGETED_NODES and plays the
+    // deepest search that fits, the same move as with that budget given.
+    let (game, state) = hui_position(2, 12, 7);
+    let deep = SearchOptions {
+        depth: 64,
+        ..SearchOptions::default()
+    };
+    let found = Search::new(&game, deep.clone()).best_move(&state);
+    let mut legal = Vec::new();
+    game.legal_actions(&state, &mut legal);
+    assert!(legal.contains(&found.action.unwrap()));
+    assert!(found.nodes <= UNBUDGETED_NODES + 1_000, "{}", found.nodes);
+    let budgeted = SearchOptions {
+        max_nodes: Some(UNBUDGETED_NODES),
+        ..deep
+    };
+    assert_eq!(
+        Search::new(&game, budgeted).best_move(&state).action,
+        found.action
+    );
+    // A search that finishes below the cap is the plain search, move and count.
+    let shallow = SearchOptions::default();
+    assert!(Search::new(&game, shallow).best_move(&state).nodes < UNBUDGETED_NODES);
+}

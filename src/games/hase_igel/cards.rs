@@ -270,6 +270,18 @@ impl<'de> Deserialize<'de> for Deck {
                 )
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Deck, E> {
+                if v.trim_start().starts_with('{') {
+                    // A table written on the command line, as in a config: `{halve = 3}`.
+                    let table =
+                        toml::from_str::<toml::Table>(&format!("deck = {v}")).map_err(|e| {
+                            E::custom(format!(
+                                "`{v}` is not a TOML table of card counts such as \
+                                 {{halve = 3, refund = 1}}: {}",
+                                e.message()
+                            ))
+                        })?;
+                    return table["deck"].clone().try_into::<Deck>().map_err(E::custom);
+                }
                 Deck::named(v).ok_or_else(|| {
                     E::custom(format!(
                         "unknown deck `{v}`: the decks are \"2008\", \"classic\" and \"none\", or a table of card counts ({})",
@@ -323,6 +335,25 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("unknown deck `1999`"), "{err}");
+        // The table form on the command line (a string holding a TOML table).
+        let table = toml::Value::String("{halve = 3, refund = 1}".into())
+            .try_into::<Deck>()
+            .unwrap();
+        assert_eq!(table.count(Card::Halve), 3);
+        assert_eq!(table.count(Card::Refund), 1);
+        assert_eq!(table.size(), 4);
+        for (bad, says) in [
+            ("{halve = 3", "not a TOML table"),
+            ("{halfe = 3}", "unknown hare card `halfe`"),
+            ("{halve = 300}", "a count from 0 to 255"),
+            ("{halve = \"x\"}", "halve"),
+        ] {
+            let err = toml::Value::String(bad.into())
+                .try_into::<Deck>()
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
         let err = toml::from_str::<toml::Table>("d = { halfe = 3 }").unwrap()["d"]
             .clone()
             .try_into::<Deck>()

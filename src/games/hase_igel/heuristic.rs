@@ -258,7 +258,7 @@ impl HaseUndIgel {
         }
         let (paid, eaten) = self.due(s, p, h);
         // Whole numbers of carrots: the curves' powers are looked up by them.
-        let held = u32::from(h.carrots) + paid;
+        let held = h.carrots + paid;
         let carrots = f64::from(held);
         let salads = (f64::from(h.salads) - eaten).max(0.0);
         let cell = f64::from(h.cell);

@@ -67,6 +67,14 @@ use crate::truth::{Solve, SolveError, SolveOptions};
 /// At most this many extra moves ("move again") in one turn.
 pub const MAX_EXTRA: u8 = 16;
 
+/// The most carrots a hare may hold at the start or in a position given as input (the
+/// `carrots` parameter, a position's JSON). Play can add to it, but never to the counter's end:
+/// a turn gains at most 1,260 (falling back 126 cells) + 60 (a number cell) + 17 x (200 from
+/// "salads into carrots" with 20 salads + 10 + 5) < 5,000 carrots (a refund only returns what
+/// the move paid), so 10,000 rounds of 6 hares add under 3 x 10^8, and 10^9 + 3 x 10^8 fits a
+/// `u32` (4,294,967,295) with room to spare: no count ever saturates.
+pub const MAX_CARROTS: u32 = 1_000_000_000;
+
 /// The reference AI's codes for staying on a carrot cell.
 pub const TAKE_10: i32 = 1001;
 pub const GIVE_10: i32 = 1002;
@@ -94,7 +102,7 @@ game_params! {
         /// the track: 2008 (Ravensburger 2008, layout B), classic (layout A), or cells as a string (H hare, C carrot, I hedgehog, S salad, 1 for 1/5/6, 2, 3, 4; start and goal implied)
         pub board: String = "2008".to_string(),
         /// starting carrots (default: 68, or 98 with 5 or 6 players)
-        pub carrots: Option<u16> = None,
+        pub carrots: Option<u32> = None,
         /// starting salads
         pub salads: u8 = 3,
         /// hare cards: 2008 (15 cards), classic (12), none, or a table of card counts
@@ -130,7 +138,7 @@ pub struct HaseUndIgel {
     players: u8,
     board: Arc<Board>,
     goal: u8,
-    carrots: u16,
+    carrots: u32,
     salads: u8,
     deck: Deck,
     /// The deck's draws as chance outcomes (card number, probability); empty without cards.
@@ -155,7 +163,8 @@ pub struct Hare {
     pub place: u8,
     /// [`EAT`] and [`SKIP`].
     pub flags: u8,
-    pub carrots: u16,
+    /// At most [`MAX_CARROTS`] in a position given as input; play adds to it (see there).
+    pub carrots: u32,
 }
 
 /// The hare eats a salad on its next turn (it arrived on a salad cell, or a card said so).
@@ -223,6 +232,13 @@ impl HaseUndIgel {
         let carrots = params
             .carrots
             .unwrap_or(if params.players >= 5 { 98 } else { 68 });
+        if carrots > MAX_CARROTS {
+            return Err(InvalidParams::new(
+                "carrots",
+                carrots,
+                "a hare starts with at most 1,000,000,000 carrots",
+            ));
+        }
         let evaluation = default_evaluation();
         Ok(HaseUndIgel {
             players: params.players as u8,
@@ -270,7 +286,7 @@ impl HaseUndIgel {
     pub fn max_rounds(&self) -> u16 {
         self.max_rounds
     }
-    pub fn starting_carrots(&self) -> u16 {
+    pub fn starting_carrots(&self) -> u32 {
         self.carrots
     }
     pub fn starting_salads(&self) -> u8 {
@@ -396,7 +412,7 @@ impl HaseUndIgel {
         }
         // Forward: the cells in reach that are free, not hedgehogs, and salad cells only with a
         // salad, walked as a mask; the goal by its own condition.
-        let carrots = u32::from(h.carrots);
+        let carrots = h.carrots;
         let mut longest = u32::from(self.goal - h.cell);
         while longest > 0 && cost(longest) > carrots {
             longest -= 1;
@@ -535,7 +551,7 @@ impl HaseUndIgel {
             let rank = self.rank(s, q as usize);
             let h = &mut s.hares[q as usize];
             if self.board.cell(h.cell).pays(rank) {
-                h.carrots = h.carrots.saturating_add(10 * u16::from(rank));
+                h.carrots = h.carrots.saturating_add(10 * u32::from(rank));
             }
         }
     }
@@ -565,7 +581,7 @@ impl HaseUndIgel {
                         .iter()
                         .enumerate()
                         .filter(|(q, h)| behind(*q, h))
-                        .count() as u16;
+                        .count() as u32;
                 if me.carrots >= need {
                     for (q, h) in hares.iter_mut().enumerate() {
                         if behind(q, h) {
@@ -586,13 +602,13 @@ impl HaseUndIgel {
             Card::SixtyFive => s.hares[p].carrots = 65,
             Card::SaladCarrots => {
                 if me.salads > 0 {
-                    s.hares[p].carrots = me.carrots.saturating_add(10 * u16::from(me.salads));
+                    s.hares[p].carrots = me.carrots.saturating_add(10 * u32::from(me.salads));
                 } else {
                     s.hares[p].flags |= SKIP;
                 }
             }
             Card::Halve => s.hares[p].carrots = me.carrots - me.carrots / 2,
-            Card::Refund => s.hares[p].carrots = me.carrots.saturating_add(s.paid),
+            Card::Refund => s.hares[p].carrots = me.carrots.saturating_add(u32::from(s.paid)),
             Card::Show => {}
             Card::Shuffle => {
                 for q in 0..n {
@@ -616,7 +632,7 @@ impl HaseUndIgel {
                 if let Some(a) = next_ahead {
                     let occupied = self.occupied(s);
                     let finished = self.finished(s);
-                    let carrots = u32::from(me.carrots);
+                    let carrots = me.carrots;
                     if let Some(t) = (a + 1..=self.goal)
                         .find(|&t| self.may_enter(occupied, t, me.salads, carrots, finished))
                     {
@@ -662,7 +678,7 @@ impl HaseUndIgel {
 
     /// The order hares rank in at the end: finished ones by place, then by cell, then by fewer
     /// carrots (a smaller key is better).
-    fn standing(&self, h: &Hare) -> (u8, u8, u8, u16) {
+    fn standing(&self, h: &Hare) -> (u8, u8, u8, u32) {
         if h.place > 0 {
             (0, h.place, 0, 0)
         } else {
@@ -771,13 +787,13 @@ impl Game for HaseUndIgel {
             0 => {
                 if h.flags & EAT != 0 {
                     h.salads -= 1;
-                    h.carrots = h.carrots.saturating_add(10 * u16::from(rank));
+                    h.carrots = h.carrots.saturating_add(10 * u32::from(rank));
                 }
                 h.flags = 0;
             }
             n if n > 0 => {
                 let paid = cost(n as u32) as u16;
-                h.carrots -= paid;
+                h.carrots -= u32::from(paid);
                 h.cell += n as u8;
                 let t = h.cell;
                 if t == self.goal {
@@ -799,7 +815,7 @@ impl Game for HaseUndIgel {
                     h.flags = 0;
                 } else {
                     h.cell -= back;
-                    h.carrots = h.carrots.saturating_add(10 * u16::from(back));
+                    h.carrots = h.carrots.saturating_add(10 * u32::from(back));
                 }
             }
         }
@@ -1003,7 +1019,7 @@ impl Game for HaseUndIgel {
             let h = &s.hares[(player + i) % n];
             let o = &mut out[6 * i..6 * i + 6];
             o[0] = f32::from(h.cell) / f32::from(self.goal);
-            o[1] = f32::from(h.carrots) / 100.0;
+            o[1] = h.carrots as f32 / 100.0;
             o[2] = f32::from(h.salads);
             o[3] = f32::from(h.place);
             o[4] = f32::from(h.flags & EAT);
@@ -1056,10 +1072,13 @@ impl Solve for HaseUndIgel {
                 ),
             });
         }
-        Ok(Box::new(crate::truth::expect::ExpectSolution::solve(
-            self,
-            options.max_states,
-        )?))
+        Ok(Box::new(
+            crate::truth::expect::ExpectSolution::solve_showing(
+                self,
+                options.max_states,
+                options.progress,
+            )?,
+        ))
     }
 }
 

@@ -29,7 +29,7 @@ use crate::core::game::MAX_PLAYERS;
 #[serde(deny_unknown_fields)]
 struct HareJson {
     cell: u8,
-    carrots: u16,
+    carrots: u32,
     salads: u8,
     #[serde(default, skip_serializing_if = "is_false")]
     eat: bool,
@@ -87,7 +87,17 @@ struct PositionJson {
 impl HaseUndIgel {
     /// Reads a position (JSON, as in the module docs) and checks it against this game's rules.
     pub fn parse_position(&self, text: &str) -> Result<Race, String> {
-        let json: PositionJson = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let json: PositionJson = serde_json::from_str(text).map_err(|e| {
+            if e.to_string().contains("expected struct PositionJson") {
+                format!(
+                    "{e}: a position is a JSON object such as {{\"hares\": [{{\"cell\": 0, \
+                     \"carrots\": 68, \"salads\": 3}}, ...]}}"
+                )
+                .replace("struct PositionJson", "an object")
+            } else {
+                e.to_string()
+            }
+        })?;
         let n = self.players as usize;
         if json.hares.len() != n {
             let given = json.hares.len();
@@ -116,6 +126,12 @@ impl HaseUndIgel {
                 return Err(format!(
                     "{who}: cell {} is past the goal (cell {goal})",
                     h.cell
+                ));
+            }
+            if h.carrots > super::MAX_CARROTS {
+                return Err(format!(
+                    "{who} holds {} carrots: a position holds at most 1,000,000,000 per hare",
+                    crate::core::text::group(&h.carrots.to_string())
                 ));
             }
             if h.cell == goal && h.place == 0 {

@@ -676,3 +676,39 @@ fn positions_round_trip_and_bad_ones_are_named() {
         assert!(err.contains(want), "{err}");
     }
 }
+
+#[test]
+fn carrots_count_past_65535_and_inputs_stop_at_the_documented_maximum() {
+    // Once the counter stopped at 65,535 without a word: 65,530 + 30 is 65,560.
+    let g = game(2);
+    let s = at(
+        &g,
+        r#"{"hares":[{"cell":14,"carrots":65530,"salads":3},{"cell":2,"carrots":5,"salads":3}]}"#,
+    );
+    assert_eq!(play(&g, &s, -3).hares[0].carrots, 65_560);
+    // The largest input is read; one more is refused with the maximum named.
+    let most = at(
+        &g,
+        r#"{"hares":[{"cell":14,"carrots":1000000000,"salads":3},{"cell":2,"carrots":5,"salads":3}]}"#,
+    );
+    assert_eq!(play(&g, &most, -3).hares[0].carrots, MAX_CARROTS + 30);
+    let err = g
+        .read_position(
+            r#"{"hares":[{"cell":14,"carrots":1000000001,"salads":3},{"cell":2,"carrots":5,"salads":3}]}"#,
+        )
+        .unwrap_err();
+    assert!(err.contains("at most 1,000,000,000"), "{err}");
+    let err = HaseUndIgel::new(HaseUndIgelParams {
+        carrots: Some(MAX_CARROTS + 1),
+        ..HaseUndIgelParams::default()
+    })
+    .unwrap_err();
+    assert!(err.to_string().contains("at most 1,000,000,000"), "{err}");
+    assert!(
+        HaseUndIgel::new(HaseUndIgelParams {
+            carrots: Some(MAX_CARROTS),
+            ..HaseUndIgelParams::default()
+        })
+        .is_ok()
+    );
+}
