@@ -123,6 +123,9 @@ impl Store {
             for n in from..=b + 1 {
                 for sign in [1, -1] {
                     let u = build(self, sign * n);
+                    if !self.may_be_ups_plus_nimber(h, u) {
+                        continue;
+                    }
                     let rest = self.sub(h, u);
                     if let Some(m) = self.as_nimber(rest) {
                         return Some((ls, Some(make(sign * n)), m));
@@ -131,6 +134,29 @@ impl Store {
             }
         }
         None
+    }
+
+    /// Whether `h` may be `u` plus a nimber: `false` only when it is not. `h − u` is wide
+    /// where `h` is (the canonical forms of Hackenbush hold such games), so the difference is
+    /// worked out only for the few `u` this cheap test leaves: `h = u` (*0), `h = u + *` (*1),
+    /// or, for *m with m ≥ 2, `u − ↑ < h < u + ↑` (↑ + *m > 0 for m ≥ 2), which compares `h`
+    /// with two small games instead of summing it.
+    fn may_be_ups_plus_nimber(&mut self, h: GameId, u: GameId) -> bool {
+        if h == u {
+            return true;
+        }
+        let star = self.nimber(1);
+        if self.add(u, star) == h {
+            return true;
+        }
+        let up = self.up();
+        let above = self.add(u, up);
+        if !self.leq(h, above) {
+            return false;
+        }
+        let down = self.neg(up);
+        let below = self.add(u, down);
+        self.leq(below, h)
     }
 
     /// Whether every option below `g` is the number `x` or has both stops at `x`.
