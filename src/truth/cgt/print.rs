@@ -331,4 +331,38 @@ mod tests {
         let ds = s.add(down, star);
         assert_eq!(s.game(&[z], &[ds]), p2);
     }
+
+    /// The cheap test before the search for ups never turns away a sum it should find: every
+    /// named infinitesimal plus a nimber passes it and prints by name, and a game of the
+    /// family is told apart from its neighbours.
+    #[test]
+    fn the_quick_test_for_ups_keeps_every_named_sum() {
+        let mut s = Store::new();
+        type Build = fn(&mut Store, i64) -> GameId;
+        let builds: [(Build, i64); 3] = [
+            (Store::up_multiple, 1),
+            (Store::up_sub, 2),
+            (Store::up_power, 2),
+        ];
+        for (build, from) in builds {
+            for n in from..=5 {
+                for sign in [1, -1] {
+                    let u = build(&mut s, sign * n);
+                    for m in 0..=4 {
+                        let nim = s.nimber(m);
+                        let h = s.add(u, nim);
+                        assert!(s.may_be_ups_plus_nimber(h, u), "n {n} m {m}");
+                        let text = s.show(h);
+                        assert!(!text.contains('{'), "{text}");
+                        assert_eq!(s.parse(&text).unwrap(), h, "{text}");
+                    }
+                }
+            }
+        }
+        // ↑↑↑ is not ↑ plus a nimber, nor is {1|-1}.
+        let (u3, up) = (s.up_multiple(3), s.up());
+        assert!(!s.may_be_ups_plus_nimber(u3, up));
+        let hot = s.parse("{1|-1}").unwrap();
+        assert!(!s.may_be_ups_plus_nimber(hot, up));
+    }
 }
