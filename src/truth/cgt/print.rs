@@ -123,6 +123,9 @@ impl Store {
             for n in from..=b + 1 {
                 for sign in [1, -1] {
                     let u = build(self, sign * n);
+                    if !self.may_be_ups_plus_nimber(h, u) {
+                        continue;
+                    }
                     let rest = self.sub(h, u);
                     if let Some(m) = self.as_nimber(rest) {
                         return Some((ls, Some(make(sign * n)), m));
@@ -131,6 +134,29 @@ impl Store {
             }
         }
         None
+    }
+
+    /// Whether `h` may be `u` plus a nimber: `false` only when it is not. `h − u` is wide
+    /// where `h` is (the canonical forms of Hackenbush hold such games), so the difference is
+    /// worked out only for the few `u` this cheap test leaves: `h = u` (*0), `h = u + *` (*1),
+    /// or, for *m with m ≥ 2, `u − ↑ < h < u + ↑` (↑ + *m > 0 for m ≥ 2), which compares `h`
+    /// with two small games instead of summing it.
+    fn may_be_ups_plus_nimber(&mut self, h: GameId, u: GameId) -> bool {
+        if h == u {
+            return true;
+        }
+        let star = self.nimber(1);
+        if self.add(u, star) == h {
+            return true;
+        }
+        let up = self.up();
+        let above = self.add(u, up);
+        if !self.leq(h, above) {
+            return false;
+        }
+        let down = self.neg(up);
+        let below = self.add(u, down);
+        self.leq(below, h)
     }
 
     /// Whether every option below `g` is the number `x` or has both stops at `x`.
@@ -304,5 +330,39 @@ mod tests {
         let down = s.neg(up);
         let ds = s.add(down, star);
         assert_eq!(s.game(&[z], &[ds]), p2);
+    }
+
+    /// The cheap test before the search for ups never turns away a sum it should find: every
+    /// named infinitesimal plus a nimber passes it and prints by name, and a game of the
+    /// family is told apart from its neighbours.
+    #[test]
+    fn the_quick_test_for_ups_keeps_every_named_sum() {
+        let mut s = Store::new();
+        type Build = fn(&mut Store, i64) -> GameId;
+        let builds: [(Build, i64); 3] = [
+            (Store::up_multiple, 1),
+            (Store::up_sub, 2),
+            (Store::up_power, 2),
+        ];
+        for (build, from) in builds {
+            for n in from..=5 {
+                for sign in [1, -1] {
+                    let u = build(&mut s, sign * n);
+                    for m in 0..=4 {
+                        let nim = s.nimber(m);
+                        let h = s.add(u, nim);
+                        assert!(s.may_be_ups_plus_nimber(h, u), "n {n} m {m}");
+                        let text = s.show(h);
+                        assert!(!text.contains('{'), "{text}");
+                        assert_eq!(s.parse(&text).unwrap(), h, "{text}");
+                    }
+                }
+            }
+        }
+        // ↑↑↑ is not ↑ plus a nimber, nor is {1|-1}.
+        let (u3, up) = (s.up_multiple(3), s.up());
+        assert!(!s.may_be_ups_plus_nimber(u3, up));
+        let hot = s.parse("{1|-1}").unwrap();
+        assert!(!s.may_be_ups_plus_nimber(hot, up));
     }
 }
