@@ -113,10 +113,13 @@ impl<G: Game> ExpectSolution<G> {
         let parts: Vec<String> = (0..game.num_players())
             .map(|p| format!("{} {:.3}", game.player_name(p), self.values[p][id as usize]))
             .collect();
-        Some(format!(
-            "win probabilities (each seat against all the others): {}",
-            parts.join(", ")
-        ))
+        // With more than two, each seat's chance is against all the others together.
+        let against = if game.num_players() > 2 {
+            " (each seat against all the others)"
+        } else {
+            ""
+        };
+        Some(format!("win probabilities{against}: {}", parts.join(", ")))
     }
 }
 

@@ -51,36 +51,43 @@ impl std::fmt::Display for SolveReport {
             _ => String::new(),
         };
         writeln!(f, "{}{}", self.game, params)?;
-        writeln!(f, "  start:           {}", self.start)?;
+        // Label and text in two columns; the counts of games right-aligned under each other.
+        let mut lines: Vec<(String, String)> = vec![("start:".into(), self.start.clone())];
         // A solver that does not enumerate (values, probabilities) reports no states.
         if self.states > 0 {
-            writeln!(
-                f,
-                "  states:          {} reachable ({} terminal)",
-                group(&self.states.to_string()),
-                group(&self.terminal_states.to_string())
-            )?;
+            lines.push((
+                "states:".into(),
+                format!(
+                    "{} reachable ({} terminal)",
+                    group(&self.states.to_string()),
+                    group(&self.terminal_states.to_string())
+                ),
+            ));
         }
-        writeln!(f, "  possible games:  {}", group(&self.games))?;
+        lines.push(("possible games:".into(), group(&self.games)));
         // Solvers of games with chance count no wins (their truth is probabilities).
         if !self.wins.is_empty() {
-            for player in &self.players {
-                if let Some(w) = self.wins.get(player) {
-                    writeln!(f, "    won by {player:<8} {}", group(w))?;
-                }
-            }
-            writeln!(f, "    drawn          {}", group(&self.draws))?;
+            let mut counts: Vec<(String, String)> = self
+                .players
+                .iter()
+                .filter_map(|p| Some((format!("  won by {p}"), group(self.wins.get(p)?))))
+                .collect();
+            counts.push(("  drawn".into(), group(&self.draws)));
+            let width = counts.iter().map(|(_, n)| n.len()).max().unwrap_or(0);
+            lines.extend(counts.into_iter().map(|(l, n)| (l, format!("{n:>width$}"))));
         }
         for player in &self.players {
             let Some(n) = self.winning_states.get(player) else {
                 continue;
             };
-            writeln!(
-                f,
-                "  states {player} wins: {} ({:.2} %)",
-                group(&n.to_string()),
-                100.0 * *n as f64 / self.states as f64
-            )?;
+            lines.push((
+                format!("states {player} wins:"),
+                format!(
+                    "{} ({:.2} %)",
+                    group(&n.to_string()),
+                    100.0 * *n as f64 / self.states as f64
+                ),
+            ));
         }
         for (key, value) in &self.extra {
             let text = match value {
@@ -115,7 +122,15 @@ impl std::fmt::Display for SolveReport {
                 v => group(&v.to_string()),
             };
             let name = key.strip_suffix("_mb").unwrap_or(key).replace('_', " ");
-            writeln!(f, "  {name}: {text}")?;
+            lines.push((format!("{name}:"), text));
+        }
+        let width = lines
+            .iter()
+            .map(|(l, _)| l.chars().count())
+            .max()
+            .unwrap_or(0);
+        for (label, text) in lines {
+            writeln!(f, "  {label:<width$} {text}")?;
         }
         match self.seconds {
             Some(s) => write!(f, "  solved in {s:.3} s"),
