@@ -248,11 +248,15 @@ fn plots_name_what_they_measure_and_draw_the_solvers_lines() {
     )
     .unwrap();
     run_ok(config.to_str().unwrap(), &out_dir, &["--quiet"]);
-    let svg = |name: &str| std::fs::read_to_string(out_dir.join(format!("tiny/{name}.svg"))).unwrap();
+    let svg =
+        |name: &str| std::fs::read_to_string(out_dir.join(format!("tiny/{name}.svg"))).unwrap();
     for (figure, texts) in [
         (
             "boxes",
-            ["Matchboxes opened", "boxes the seat needs: 19 (every position it can face)"],
+            [
+                "Matchboxes opened",
+                "boxes the seat needs: 19 (every position it can face)",
+            ],
         ),
         (
             "win_prob_vs_optimal",

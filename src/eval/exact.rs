@@ -11,10 +11,10 @@ use super::{
     EvalError, Evaluator, ExpectedResult, FrozenPolicy, GraphTruth, Metric, Profile, Role,
     evaluate_profiles, minimax_return,
 };
-use crate::learn::metric::Source;
 use crate::core::game::{Game, GameResult, Player, Turn};
 use crate::core::graph::{StateGraph, StateId};
 use crate::core::policy::{Policy, RandomPolicy, resign_probability};
+use crate::learn::metric::Source;
 use crate::learn::{Learner, Position};
 use crate::truth::OptimalPolicy;
 use crate::truth::oracle::Oracle;
@@ -51,7 +51,11 @@ impl<'g, G: Game> ExactTruth<'g, G> {
             truth.perfect_against(&truth.optimal)?,
             truth.perfect_against(&truth.random)?,
         );
-        truth.perfect = optimal.into_iter().zip(random).map(|(o, r)| [o, r]).collect();
+        truth.perfect = optimal
+            .into_iter()
+            .zip(random)
+            .map(|(o, r)| [o, r])
+            .collect();
         Ok(truth)
     }
     /// Perfect play's exact result at each seat against `theirs` at every other seat (one
@@ -170,11 +174,7 @@ impl<'t, 'g, G: Game> ExactEvaluator<'t, 'g, G> {
                 against("opponent", None);
             }
             let m = Metric::of(format!("greedy_return_vs_optimal{suffix}"));
-            metrics.push(
-                reference(m, seat, None)
-                    .seat(at)
-                    .role(Role::GreedyResult),
-            );
+            metrics.push(reference(m, seat, None).seat(at).role(Role::GreedyResult));
             let m = Metric::of(format!("worst_case_return{suffix}"));
             metrics.push(reference(m, seat, None).seat(at));
         }

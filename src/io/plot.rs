@@ -48,7 +48,8 @@ pub struct PlotSpec {
     /// Horizontal dashed line at `y` with its legend label, e.g. `(1.0, "optimal (solver)")`.
     pub reference: Option<(f64, String)>,
     /// Reference lines of single series where they differ (perfect play's result against each
-    /// training opponent): the series' key, `y` and the legend label; dashed in its colour.
+    /// training opponent): the series' key, `y` and the legend label. Series with the same
+    /// label share one line; each line is dashed in a pattern of its own.
     pub series_references: Vec<((String, String), f64, String)>,
     /// Fixed y axis; if `None` it is fitted to lines, bands and reference with a small margin.
     pub y_range: Option<(f64, f64)>,
@@ -97,6 +98,8 @@ const PALETTE: [RGBColor; 12] = [
     RGBColor(221, 204, 119), // sand
 ];
 const REFERENCE_COLOR: RGBColor = RGBColor(0, 0, 0);
+/// Dash and gap (pixels) of the series' own reference lines, one pattern per line.
+const DASHES: [(u32, u32); 4] = [(4, 4), (14, 4), (2, 6), (10, 3)];
 const BAND_ALPHA: f64 = 0.22;
 
 // Pixel layout shared by the drawing code and the legend placement estimate.
@@ -557,6 +560,8 @@ struct Plan<'a> {
     y_range: (f64, f64),
     series: Vec<PlannedSeries<'a>>,
     reference: Option<(f64, String)>,
+    /// The series' own reference lines, one per label.
+    extra: Vec<(f64, String)>,
     legend: SeriesLabelPosition,
 }
 
@@ -564,8 +569,6 @@ struct PlannedSeries<'a> {
     label: String,
     color: RGBColor,
     points: &'a [SeriesPoint],
-    /// Its own reference line, (y, label).
-    reference: Option<(f64, String)>,
 }
 
 impl<'a> Plan<'a> {
@@ -577,13 +580,16 @@ impl<'a> Plan<'a> {
                 label: format!("{} vs {} (n={})", s.key.0, s.key.1, s.seeds),
                 color: PALETTE[i % PALETTE.len()],
                 points: &s.points,
-                reference: spec
-                    .series_references
-                    .iter()
-                    .find(|(key, y, _)| *key == s.key && y.is_finite())
-                    .map(|(_, y, label)| (*y, label.clone())),
             })
             .collect();
+        // The series' own lines, one per label, of the series drawn.
+        let mut extra: Vec<(f64, String)> = Vec::new();
+        for (key, y, label) in &spec.series_references {
+            let drawn = series.iter().any(|s| s.key == *key);
+            if drawn && y.is_finite() && !extra.iter().any(|(_, l)| l == label) {
+                extra.push((*y, label.clone()));
+            }
+        }
         let all = || planned.iter().flat_map(|s| s.points.iter());
 
         let (x0, x1) = all().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
@@ -617,7 +623,7 @@ impl<'a> Plan<'a> {
                     .reference
                     .iter()
                     .map(|(y, _)| *y)
-                    .chain(planned.iter().filter_map(|s| s.reference.as_ref().map(|r| r.0)));
+                    .chain(extra.iter().map(|r| r.0));
                 let (lo, hi) = all()
                     .flat_map(|p| [p.low, p.high, p.mean])
                     .chain(reference)
@@ -645,17 +651,13 @@ impl<'a> Plan<'a> {
         if let Some((_, label)) = &reference {
             labels.push(label);
         }
-        labels.extend(
-            planned
-                .iter()
-                .filter_map(|s| s.reference.as_ref().map(|r| r.1.as_str())),
-        );
+        labels.extend(extra.iter().map(|r| r.1.as_str()));
         labels.push(spec.band.legend_label());
         let (box_w, box_h) = legend_fraction(&spec.title, &labels)?;
         let lines: Vec<f64> = reference
             .iter()
             .map(|r| r.0)
-            .chain(planned.iter().filter_map(|s| s.reference.as_ref().map(|r| r.0)))
+            .chain(extra.iter().map(|r| r.0))
             .collect();
         let tracks = coverage_tracks(&planned, &lines, x_range);
         let mut legend = best_corner(&tracks, x_range, y_range, box_w, box_h);
@@ -669,6 +671,7 @@ impl<'a> Plan<'a> {
             y_range,
             series: planned,
             reference,
+            extra,
             legend: legend.0,
         })
     }
@@ -686,7 +689,11 @@ fn flat_or_fitted(lo: f64, hi: f64, bounds: Option<(f64, f64)>) -> (f64, f64) {
     let (lo, hi) = match bounds {
         Some((b0, b1)) if b1 > b0 => (lo.min(b0), hi.max(b1)),
         _ => {
-            let pad = if lo.abs() < 1e-12 { 1.0 } else { 0.1 * lo.abs() };
+            let pad = if lo.abs() < 1e-12 {
+                1.0
+            } else {
+                0.1 * lo.abs()
+            };
             return (lo - pad, hi + pad);
         }
     };
@@ -973,18 +980,14 @@ where
             reference_style,
         ))?;
     }
-    for s in &plan.series {
-        if let Some(y) = s
-            .reference
-            .as_ref()
-            .map(|r| r.0)
-            .filter(|y| (y0..=y1).contains(y))
-        {
+    for (i, &(y, _)) in plan.extra.iter().enumerate() {
+        if (y0..=y1).contains(&y) {
+            let (dash, gap) = DASHES[i % DASHES.len()];
             chart.draw_series(DashedLineSeries::new(
                 [(x0, y), (x1, y)],
-                10,
-                6,
-                s.color.stroke_width(2),
+                dash,
+                gap,
+                reference_style,
             ))?;
         }
     }
@@ -1013,18 +1016,19 @@ where
                     + PathElement::new(vec![(14, 0), (22, 0)], reference_style)
             });
     }
-    for s in &plan.series {
-        let Some((_, label)) = &s.reference else {
-            continue;
-        };
-        let style = s.color.stroke_width(2);
+    for (i, (_, label)) in plan.extra.iter().enumerate() {
+        let (dash, gap) = DASHES[i % DASHES.len()];
         chart
             .draw_series(no_points())?
             .label(label.as_str())
             .legend(move |(x, y)| {
-                EmptyElement::at((x, y))
-                    + PathElement::new(vec![(0, 0), (8, 0)], style)
-                    + PathElement::new(vec![(14, 0), (22, 0)], style)
+                // Three dashes of the line's pattern, within the icon's 22 pixels.
+                let (d, g) = (dash as i32, gap as i32);
+                let dash_at = |k: i32| {
+                    let start = (k * (d + g)).min(22);
+                    PathElement::new(vec![(start, 0), ((start + d).min(22), 0)], reference_style)
+                };
+                EmptyElement::at((x, y)) + dash_at(0) + dash_at(1) + dash_at(2)
             });
     }
     let neutral = RGBColor(110, 110, 110).mix(BAND_ALPHA + 0.1).filled();
@@ -1073,13 +1077,19 @@ mod tests {
     fn a_flat_series_gets_an_axis_to_read() {
         // A return that stays at -1 (up to rounding) shows the whole -1..1 with a margin.
         let (lo, hi) = flat_or_fitted(-1.0, -1.0 + 1e-15, Some((-1.0, 1.0)));
-        assert!((lo + 1.1).abs() < 1e-12 && (hi - 1.1).abs() < 1e-12, "{lo}..{hi}");
+        assert!(
+            (lo + 1.1).abs() < 1e-12 && (hi - 1.1).abs() < 1e-12,
+            "{lo}..{hi}"
+        );
         // Without bounds: the value ± 10%, or ± 1 at zero.
         assert_eq!(flat_or_fitted(3.0, 3.0, None), (2.7, 3.3));
         assert_eq!(flat_or_fitted(0.0, 0.0, None), (-1.0, 1.0));
         // A series that moves is fitted with a 5% margin, whatever the bounds.
         let (lo, hi) = flat_or_fitted(0.2, 0.4, Some((-1.0, 1.0)));
-        assert!((lo - 0.19).abs() < 1e-12 && (hi - 0.41).abs() < 1e-12, "{lo}..{hi}");
+        assert!(
+            (lo - 0.19).abs() < 1e-12 && (hi - 0.41).abs() < 1e-12,
+            "{lo}..{hi}"
+        );
         for (lo, hi, bounds) in [(-1.0, -1.0, Some((-1.0, 1.0))), (5.0, 5.0, None)] {
             let (a, b) = flat_or_fitted(lo, hi, bounds);
             assert!(b - a >= 0.5, "{lo}: {a}..{b}");

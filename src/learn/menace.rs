@@ -559,14 +559,8 @@ impl<G: Game> Learner<G> for Matchbox<G> {
                 Metric::of("boxes").role(Role::Column("boxes used")),
                 self.boxes.keys.len() as f64,
             ),
-            (
-                Metric::of("empty_boxes"),
-                empty as f64,
-            ),
-            (
-                Metric::of("beads"),
-                beads as f64,
-            ),
+            (Metric::of("empty_boxes"), empty as f64),
+            (Metric::of("beads"), beads as f64),
         ]
     }
 }

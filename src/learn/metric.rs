@@ -154,11 +154,15 @@ impl Source {
         match self {
             Source::None => String::new(),
             Source::AllOptimal => "perfect play: every move keeps the value (solver)".to_string(),
-            Source::GameValue => format!("game value, perfect play against perfect play: {v} (solver)"),
+            Source::GameValue => {
+                format!("game value, perfect play against perfect play: {v} (solver)")
+            }
             Source::PerfectPlay => format!("perfect play against {against}: {v} (solver)"),
             Source::ExactValues => "the solver's values: error 0".to_string(),
             Source::NeverLoses => "perfect play never loses (solver)".to_string(),
-            Source::BoxesNeeded => format!("boxes the seat needs: {v} (every position it can face)"),
+            Source::BoxesNeeded => {
+                format!("boxes the seat needs: {v} (every position it can face)")
+            }
         }
     }
 }
@@ -167,7 +171,11 @@ impl Source {
 fn number(v: f64) -> String {
     let text = format!("{v:.3}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
-    if text == "-0" { "0".to_string() } else { text.to_string() }
+    if text == "-0" {
+        "0".to_string()
+    } else {
+        text.to_string()
+    }
 }
 
 /// One row of [`METRICS`]: a metric's name (`<ref>` stands for the opponent it is measured
@@ -208,39 +216,213 @@ const RETURN_UNIT: &str = "expected return (+1 win, -1 loss)";
 /// name before them.
 pub const METRICS: &[Entry] = &[
     // The runner's own figures.
-    entry("result", "Mean result of the training games since the previous evaluation", "mean return (+1 win, -1 loss)", Kind::Return, Source::None),
-    entry("losses", "Training games lost since the previous evaluation", "losses (games)", Kind::Count, Source::None),
-    entry("cumulative_losses", "Training games lost so far", "cumulative losses (games)", Kind::Count, Source::NeverLoses),
+    entry(
+        "result",
+        "Mean result of the training games since the previous evaluation",
+        "mean return (+1 win, -1 loss)",
+        Kind::Return,
+        Source::None,
+    ),
+    entry(
+        "losses",
+        "Training games lost since the previous evaluation",
+        "losses (games)",
+        Kind::Count,
+        Source::None,
+    ),
+    entry(
+        "cumulative_losses",
+        "Training games lost so far",
+        "cumulative losses (games)",
+        Kind::Count,
+        Source::NeverLoses,
+    ),
     // The exact evaluator.
-    entry("optimal_rate_all", "Optimal-move rate of its play (exploration included) over every position", RATE_UNIT, Kind::Rate, Source::AllOptimal),
-    entry("optimal_rate_faced", "Optimal-move rate of its play (exploration included) over the positions it can face", RATE_UNIT, Kind::Rate, Source::AllOptimal),
-    entry("optimal_rate_optimal_play", "Optimal-move rate of its play (exploration included) along lines of perfect play", RATE_UNIT, Kind::Rate, Source::AllOptimal),
-    entry("greedy_optimal_rate_all", "Optimal-move rate of the greedy policy over every position", RATE_UNIT, Kind::Rate, Source::AllOptimal),
-    entry("greedy_optimal_rate_faced", "Optimal-move rate of the greedy policy over the positions it can face", RATE_UNIT, Kind::Rate, Source::AllOptimal),
-    entry("greedy_optimal_rate_optimal_play", "Optimal-move rate of the greedy policy along lines of perfect play", RATE_UNIT, Kind::Rate, Source::AllOptimal),
-    entry("blunders", "Blunders: won positions it may throw away", "positions", Kind::Count, Source::None),
-    entry("mistakes", "Mistakes: drawn positions it may lose", "positions", Kind::Count, Source::None),
-    entry("states_faced", "Positions it can face", "positions", Kind::Count, Source::None),
-    entry("return_vs_optimal", "Expected return of its play against perfect play", RETURN_UNIT, Kind::Return, Source::GameValue),
-    entry("return_vs_<ref>", "Expected return of its play against <ref>", RETURN_UNIT, Kind::Return, Source::PerfectPlay),
-    entry("win_prob_vs_<ref>", "Win probability of its play against <ref>", "probability of a win", Kind::Rate, Source::PerfectPlay),
-    entry("loss_prob_vs_<ref>", "Loss probability of its play against <ref>", "probability of a loss", Kind::Rate, Source::PerfectPlay),
-    entry("worst_case_return", "Expected return of its play against its strongest opponent (a best response)", RETURN_UNIT, Kind::Return, Source::GameValue),
-    entry("perfect", "Perfect: no opponent does better against it than against perfect play", "1 = perfect, 0 = not", Kind::Rate, Source::None),
-    entry("value_error", "Value error: mean absolute difference from the solver's values", "mean |learned value - true value|", Kind::Count, Source::ExactValues),
-    entry("value_error_discounted", "Value error: mean absolute difference from the solver's discounted values", "mean |learned value - discounted true value|", Kind::Count, Source::ExactValues),
+    entry(
+        "optimal_rate_all",
+        "Optimal-move rate of its play (exploration included) over every position",
+        RATE_UNIT,
+        Kind::Rate,
+        Source::AllOptimal,
+    ),
+    entry(
+        "optimal_rate_faced",
+        "Optimal-move rate of its play (exploration included) over the positions it can face",
+        RATE_UNIT,
+        Kind::Rate,
+        Source::AllOptimal,
+    ),
+    entry(
+        "optimal_rate_optimal_play",
+        "Optimal-move rate of its play (exploration included) along lines of perfect play",
+        RATE_UNIT,
+        Kind::Rate,
+        Source::AllOptimal,
+    ),
+    entry(
+        "greedy_optimal_rate_all",
+        "Optimal-move rate of the greedy policy over every position",
+        RATE_UNIT,
+        Kind::Rate,
+        Source::AllOptimal,
+    ),
+    entry(
+        "greedy_optimal_rate_faced",
+        "Optimal-move rate of the greedy policy over the positions it can face",
+        RATE_UNIT,
+        Kind::Rate,
+        Source::AllOptimal,
+    ),
+    entry(
+        "greedy_optimal_rate_optimal_play",
+        "Optimal-move rate of the greedy policy along lines of perfect play",
+        RATE_UNIT,
+        Kind::Rate,
+        Source::AllOptimal,
+    ),
+    entry(
+        "blunders",
+        "Blunders: won positions it may throw away",
+        "positions",
+        Kind::Count,
+        Source::None,
+    ),
+    entry(
+        "mistakes",
+        "Mistakes: drawn positions it may lose",
+        "positions",
+        Kind::Count,
+        Source::None,
+    ),
+    entry(
+        "states_faced",
+        "Positions it can face",
+        "positions",
+        Kind::Count,
+        Source::None,
+    ),
+    entry(
+        "return_vs_optimal",
+        "Expected return of its play against perfect play",
+        RETURN_UNIT,
+        Kind::Return,
+        Source::GameValue,
+    ),
+    entry(
+        "return_vs_<ref>",
+        "Expected return of its play against <ref>",
+        RETURN_UNIT,
+        Kind::Return,
+        Source::PerfectPlay,
+    ),
+    entry(
+        "win_prob_vs_<ref>",
+        "Win probability of its play against <ref>",
+        "probability of a win",
+        Kind::Rate,
+        Source::PerfectPlay,
+    ),
+    entry(
+        "loss_prob_vs_<ref>",
+        "Loss probability of its play against <ref>",
+        "probability of a loss",
+        Kind::Rate,
+        Source::PerfectPlay,
+    ),
+    entry(
+        "worst_case_return",
+        "Expected return of its play against its strongest opponent (a best response)",
+        RETURN_UNIT,
+        Kind::Return,
+        Source::GameValue,
+    ),
+    entry(
+        "perfect",
+        "Perfect: no opponent does better against it than against perfect play",
+        "1 = perfect, 0 = not",
+        Kind::Rate,
+        Source::None,
+    ),
+    entry(
+        "value_error",
+        "Value error: mean absolute difference from the solver's values",
+        "mean |learned value - true value|",
+        Kind::Count,
+        Source::ExactValues,
+    ),
+    entry(
+        "value_error_discounted",
+        "Value error: mean absolute difference from the solver's discounted values",
+        "mean |learned value - discounted true value|",
+        Kind::Count,
+        Source::ExactValues,
+    ),
     // Both evaluators: exact against perfect play, played matches against any reference.
-    entry("greedy_return_vs_optimal", "Return of the greedy policy against perfect play", RETURN_UNIT, Kind::Return, Source::GameValue),
+    entry(
+        "greedy_return_vs_optimal",
+        "Return of the greedy policy against perfect play",
+        RETURN_UNIT,
+        Kind::Return,
+        Source::GameValue,
+    ),
     // The match evaluator.
-    entry("greedy_return_vs_<ref>", "Mean return of the greedy policy against <ref>", "mean return (+1 win, -1 loss)", Kind::Return, Source::None),
-    entry("greedy_win_rate_vs_<ref>", "Win rate of the greedy policy against <ref>", "share of games won", Kind::Rate, Source::None),
-    entry("greedy_mean_rank_vs_<ref>", "Mean rank of the greedy policy against <ref>", "rank (1 = first)", Kind::Rank, Source::None),
+    entry(
+        "greedy_return_vs_<ref>",
+        "Mean return of the greedy policy against <ref>",
+        "mean return (+1 win, -1 loss)",
+        Kind::Return,
+        Source::None,
+    ),
+    entry(
+        "greedy_win_rate_vs_<ref>",
+        "Win rate of the greedy policy against <ref>",
+        "share of games won",
+        Kind::Rate,
+        Source::None,
+    ),
+    entry(
+        "greedy_mean_rank_vs_<ref>",
+        "Mean rank of the greedy policy against <ref>",
+        "rank (1 = first)",
+        Kind::Rank,
+        Source::None,
+    ),
     // The learners' own figures.
-    entry("boxes", "Matchboxes opened", "boxes", Kind::Count, Source::BoxesNeeded),
-    entry("empty_boxes", "Empty matchboxes (the machine resigns there)", "boxes", Kind::Count, Source::None),
-    entry("beads", "Beads in all boxes", "beads", Kind::Count, Source::None),
-    entry("states_visited", "States in its table", "states", Kind::Count, Source::None),
-    entry("afterstates_visited", "Afterstates in its table", "afterstates", Kind::Count, Source::None),
+    entry(
+        "boxes",
+        "Matchboxes opened",
+        "boxes",
+        Kind::Count,
+        Source::BoxesNeeded,
+    ),
+    entry(
+        "empty_boxes",
+        "Empty matchboxes (the machine resigns there)",
+        "boxes",
+        Kind::Count,
+        Source::None,
+    ),
+    entry(
+        "beads",
+        "Beads in all boxes",
+        "beads",
+        Kind::Count,
+        Source::None,
+    ),
+    entry(
+        "states_visited",
+        "States in its table",
+        "states",
+        Kind::Count,
+        Source::None,
+    ),
+    entry(
+        "afterstates_visited",
+        "Afterstates in its table",
+        "afterstates",
+        Kind::Count,
+        Source::None,
+    ),
     entry("epsilon", "Exploration rate", "ε", Kind::Rate, Source::None),
     entry("alpha", "Step size", "α", Kind::Count, Source::None),
 ];
@@ -325,7 +507,10 @@ mod tests {
     fn titles_say_what_and_against_whom() {
         let m = Metric::of("win_prob_vs_optimal_as_left");
         assert_eq!(m.title, "Win probability of its play against perfect play");
-        assert_eq!((m.range, m.source), (Some((0.0, 1.02)), Source::PerfectPlay));
+        assert_eq!(
+            (m.range, m.source),
+            (Some((0.0, 1.02)), Source::PerfectPlay)
+        );
         let m = Metric::of("greedy_win_rate_vs_random_low");
         assert_eq!(
             m.title,

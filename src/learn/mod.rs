@@ -41,10 +41,7 @@ pub(crate) fn value_learner_statistics(
 ) -> Vec<(Metric, f64)> {
     let (name, _, rows) = table;
     let mut out = vec![
-        (
-            Metric::of(name),
-            rows as f64,
-        ),
+        (Metric::of(name), rows as f64),
         (Metric::of("epsilon"), epsilon),
     ];
     if let Some(alpha) = alpha {
