@@ -841,8 +841,9 @@ mod tests {
             "{svg}"
         );
         // Each bar is named under it by its AI.
-        for name in ["depth=9", "random"] {
-            assert!(svg.contains(&format!(" {name}<")), "{name}: {svg}");
+        for (i, row) in r.rows.iter().enumerate() {
+            let label = format!("\n{} {}\n", i + 1, row.entrant);
+            assert!(svg.contains(&label), "{label}: {svg}");
         }
         assert!(plot(&r, &dir.path().join("t.pdf")).is_err());
     }
