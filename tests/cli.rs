@@ -232,6 +232,62 @@ fn run_writes_curves_summary_and_plots() {
     let _ = std::fs::remove_dir_all(&again);
 }
 
+/// The figures say what they measure and against whom, and draw the solver's line wherever it
+/// has one, computed from the solution: 19 boxes for Black, and perfect play's result against
+/// perfect and random play (Black wins Hexapawn: 1).
+#[test]
+fn plots_name_what_they_measure_and_draw_the_solvers_lines() {
+    let out_dir = temp_dir("plots");
+    let tiny = std::fs::read_to_string(TINY).unwrap();
+    let config = out_dir.join("plots.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "{tiny}\n[plots]\nmetrics = [\"boxes\", \"win_prob_vs_optimal\", \"return_vs_random\", \"greedy_return_vs_optimal\"]\n"
+        ),
+    )
+    .unwrap();
+    run_ok(config.to_str().unwrap(), &out_dir, &["--quiet"]);
+    let svg =
+        |name: &str| std::fs::read_to_string(out_dir.join(format!("tiny/{name}.svg"))).unwrap();
+    for (figure, texts) in [
+        (
+            "boxes",
+            [
+                "Matchboxes opened",
+                "boxes the seat needs: 19 (every position it can face)",
+            ],
+        ),
+        (
+            "win_prob_vs_optimal",
+            [
+                "Win probability of its play against perfect play",
+                "perfect play against perfect play: 1 (solver)",
+            ],
+        ),
+        (
+            "return_vs_random",
+            [
+                "Expected return of its play against random play",
+                "perfect play against random play: 1 (solver)",
+            ],
+        ),
+        (
+            "greedy_return_vs_optimal",
+            [
+                "Return of the greedy policy against perfect play",
+                "game value, perfect play against perfect play: 1 (solver)",
+            ],
+        ),
+    ] {
+        let text = svg(figure);
+        for t in texts {
+            assert!(text.contains(t), "{figure}.svg lacks {t:?}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
 const TINY_LEARNERS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny-learners.toml");
 
 #[test]

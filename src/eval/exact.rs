@@ -14,6 +14,7 @@ use super::{
 use crate::core::game::{Game, GameResult, Player, Turn};
 use crate::core::graph::{StateGraph, StateId};
 use crate::core::policy::{Policy, RandomPolicy, resign_probability};
+use crate::learn::metric::Source;
 use crate::learn::{Learner, Position};
 use crate::truth::OptimalPolicy;
 use crate::truth::oracle::Oracle;
@@ -26,6 +27,9 @@ pub struct ExactTruth<'g, G: Game> {
     values: Vec<f64>,
     optimal: Profile,
     random: Profile,
+    /// Perfect play's results at each seat against perfect play and against random play: the
+    /// reference lines of the results measured against them.
+    perfect: Vec<[ExpectedResult; 2]>,
 }
 
 impl<'g, G: Game> ExactTruth<'g, G> {
@@ -33,7 +37,7 @@ impl<'g, G: Game> ExactTruth<'g, G> {
     pub fn new(graph: &'g StateGraph<G>, oracle: &dyn Oracle<G>) -> Result<Self, EvalError> {
         let n = graph.game().num_players();
         let everywhere = |p: &dyn Policy<G>| Profile::new(graph, &vec![Some(p); n]);
-        Ok(ExactTruth {
+        let mut truth = ExactTruth {
             graph,
             truth: GraphTruth::new(graph, oracle)?,
             values: (0..n)
@@ -41,7 +45,31 @@ impl<'g, G: Game> ExactTruth<'g, G> {
                 .collect::<Result<_, _>>()?,
             optimal: everywhere(&OptimalPolicy::new(oracle))?,
             random: everywhere(&RandomPolicy)?,
-        })
+            perfect: Vec::new(),
+        };
+        let (optimal, random) = (
+            truth.perfect_against(&truth.optimal)?,
+            truth.perfect_against(&truth.random)?,
+        );
+        truth.perfect = optimal
+            .into_iter()
+            .zip(random)
+            .map(|(o, r)| [o, r])
+            .collect();
+        Ok(truth)
+    }
+    /// Perfect play's exact result at each seat against `theirs` at every other seat (one
+    /// backward pass): where a learner's result against the same opponent is headed.
+    pub fn perfect_against(&self, theirs: &Profile) -> Result<Vec<ExpectedResult>, EvalError> {
+        let n = self.graph.game().num_players();
+        let lanes: Vec<Lane> = (0..n)
+            .map(|seat| Lane {
+                seat,
+                mine: &self.optimal,
+                theirs: Some(theirs),
+            })
+            .collect();
+        Ok(backward_lanes(self.graph, &lanes, &mut Vec::new())?)
     }
     pub fn graph(&self) -> &'g StateGraph<G> {
         self.graph
@@ -73,116 +101,90 @@ pub struct ExactEvaluator<'t, 'g, G: Game> {
 }
 
 impl<'t, 'g, G: Game> ExactEvaluator<'t, 'g, G> {
-    /// The evaluator of a learner at `seats` that trains against `opponent` (tabulated), or a
+    /// The evaluator of a learner at `seats` that trains against `opponent` (tabulated, with
+    /// perfect play's results against it at each seat: [`ExactTruth::perfect_against`]), or a
     /// frozen copy of itself (`copy`), or itself; `values`: whether it learns values.
     pub fn new(
         truth: &'t ExactTruth<'g, G>,
         seats: Vec<Player>,
-        opponent: Option<&'t Profile>,
+        opponent: Option<(&'t Profile, &'t [ExpectedResult])>,
         copy: bool,
         values: bool,
     ) -> Self {
         let game = truth.graph.game();
-        let optimal_rate = |name: &str| {
-            Metric::rate(
-                name,
-                "Optimal-move rate",
-                "probability of a value-keeping move",
-            )
-            .reference(1.0, "optimal (solver)")
+        // Every metric as the table says it (`Metric::of`), with the reference line its source
+        // names, computed here from the solver.
+        let first = seats.first().copied().unwrap_or(0);
+        let reference = |m: Metric, seat: Player, perfect: Option<&ExpectedResult>| {
+            let value = match m.source {
+                Source::AllOptimal => Some(1.0),
+                Source::GameValue => Some(truth.values[seat]),
+                Source::ExactValues => Some(0.0),
+                Source::PerfectPlay => perfect.map(|r| {
+                    if m.name.starts_with("win_prob") {
+                        r.win
+                    } else if m.name.starts_with("loss_prob") {
+                        r.loss
+                    } else {
+                        r.expected_return
+                    }
+                }),
+                Source::None | Source::NeverLoses | Source::BoxesNeeded => None,
+            };
+            match value {
+                Some(v) => m.reference_at(v),
+                None => m,
+            }
         };
-        let positions = |name: &str, title: &str| Metric::new(name, title, "positions");
+        let plain = |name: &str| reference(Metric::of(name), first, None);
         // Blunders, mistakes and value errors read win/draw/loss values, which a truth of
         // expected results (chance, more than two players) does not have.
         let wdl = truth.truth.has_values();
         let values = values && wdl;
         let mut metrics = vec![
-            optimal_rate("optimal_rate_all"),
-            optimal_rate("optimal_rate_faced"),
-            optimal_rate("optimal_rate_optimal_play"),
+            plain("optimal_rate_all"),
+            plain("optimal_rate_faced"),
+            plain("optimal_rate_optimal_play"),
         ];
         if wdl {
-            metrics.push(positions(
-                "blunders",
-                "Blunders: won positions it may throw away",
-            ));
-            metrics.push(positions(
-                "mistakes",
-                "Mistakes: drawn positions it may lose",
-            ));
+            metrics.push(plain("blunders"));
+            metrics.push(plain("mistakes"));
         }
         metrics.extend([
-            positions("states_faced", "Positions it can face"),
-            optimal_rate("greedy_optimal_rate_all").role(Role::GreedyRateAll),
-            optimal_rate("greedy_optimal_rate_faced"),
-            optimal_rate("greedy_optimal_rate_optimal_play").role(Role::Threshold),
+            plain("states_faced"),
+            plain("greedy_optimal_rate_all").role(Role::GreedyRateAll),
+            plain("greedy_optimal_rate_faced"),
+            plain("greedy_optimal_rate_optimal_play").role(Role::Threshold),
         ]);
-        const RETURN: &str = "expected return (+1 win, -1 loss)";
         for &seat in &seats {
             let at = (seats.len() > 1).then_some(seat);
             let suffix = at.map_or(String::new(), |p| format!("_as_{}", game.player_name(p)));
-            let value = (truth.values[seat], "game value (solver)");
-            let mut against = |name: &str| {
-                let mut r = Metric::new(
-                    format!("return_vs_{name}{suffix}"),
-                    "Exact expected return",
-                    RETURN,
-                );
-                if name == "optimal" {
-                    r = Metric::new(r.name, "Exact expected return against perfect play", RETURN)
-                        .reference(value.0, value.1);
-                }
-                metrics.push(r.seat(at));
-                for what in ["win", "loss"] {
-                    let name = format!("{what}_prob_vs_{name}{suffix}");
-                    metrics.push(Metric::rate(name, "Exact probability", "probability").seat(at));
+            let mut against = |name: &str, perfect: Option<&ExpectedResult>| {
+                for what in ["return", "win_prob", "loss_prob"] {
+                    let m = Metric::of(format!("{what}_vs_{name}{suffix}"));
+                    metrics.push(reference(m, seat, perfect).seat(at));
                 }
             };
-            against("optimal");
-            against("random");
-            if opponent.is_some() || copy {
-                against("opponent");
+            against("optimal", Some(&truth.perfect[seat][0]));
+            against("random", Some(&truth.perfect[seat][1]));
+            if let Some((_, perfect)) = opponent {
+                against("opponent", perfect.get(seat));
+            } else if copy {
+                // A frozen copy of the learner changes as it learns: no fixed line.
+                against("opponent", None);
             }
-            metrics.push(
-                Metric::new(
-                    format!("greedy_return_vs_optimal{suffix}"),
-                    "Exact return of the greedy policy against perfect play",
-                    RETURN,
-                )
-                .reference(value.0, value.1)
-                .seat(at)
-                .role(Role::GreedyResult),
-            );
-            metrics.push(
-                Metric::new(
-                    format!("worst_case_return{suffix}"),
-                    "Exact return against the strongest opponent (best response)",
-                    RETURN,
-                )
-                .reference(value.0, value.1)
-                .seat(at),
-            );
+            let m = Metric::of(format!("greedy_return_vs_optimal{suffix}"));
+            metrics.push(reference(m, seat, None).seat(at).role(Role::GreedyResult));
+            let m = Metric::of(format!("worst_case_return{suffix}"));
+            metrics.push(reference(m, seat, None).seat(at));
         }
-        metrics.push(
-            Metric::new(
-                "perfect",
-                "Perfect play: no opponent does better against it than against perfect play",
-                "1 = perfect",
-            )
-            .role(Role::Perfect),
-        );
+        metrics.push(plain("perfect").role(Role::Perfect));
         if values {
             for name in ["value_error", "value_error_discounted"] {
-                metrics.push(
-                    Metric::new(
-                        name,
-                        "Value error (mean absolute, against the solver's values)",
-                        "mean |learned value - true value|",
-                    )
-                    .reference(0.0, "exact values (solver)"),
-                );
+                metrics.push(plain(name));
             }
         }
+        let opponent = opponent.map(|(profile, _)| profile);
         ExactEvaluator {
             truth,
             seats,

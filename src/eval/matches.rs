@@ -51,52 +51,25 @@ impl<'p, G: Game> MatchEvaluator<'p, G> {
         let players = game.num_players() as f64;
         let mut metrics = Vec::new();
         for (name, _) in &references {
-            let against = if name == "optimal" {
-                "perfect play".to_string()
-            } else if name == "ai" {
-                "the search AI".to_string()
-            } else {
-                format!("{name} play")
-            };
-            let kinds = [
-                (
-                    "win_rate",
-                    "Win rate",
-                    "share of games won",
-                    Some((0.0, 1.02)),
-                ),
-                (
-                    "mean_rank",
-                    "Mean rank",
-                    "rank (1 = first)",
-                    Some((1.0, players)),
-                ),
-                (
-                    "return",
-                    "Mean return",
-                    "mean return (+1 win, -1 loss)",
-                    None,
-                ),
-            ];
-            for (kind, title, unit, range) in kinds {
+            for kind in ["win_rate", "mean_rank", "return"] {
                 let base = format!("greedy_{kind}_vs_{name}");
-                let title = format!(
-                    "{title} of the greedy policy against {against} ({} games, 95% CI)",
-                    deals * seats.len() as u64
-                );
-                let bound = |end: &str| Metric {
-                    range,
-                    ..Metric::new(format!("{base}_{end}"), format!("{title}: {end} end"), unit)
+                let games = deals * seats.len() as u64;
+                let of = |name: String| {
+                    let mut m = Metric::of(name);
+                    m.title = format!("{} ({games} games, 95% CI)", m.title);
+                    if kind == "mean_rank" {
+                        m.range = Some((1.0, players));
+                    }
+                    m
                 };
                 let mut main = Metric {
-                    range,
                     interval: Some((format!("{base}_low"), format!("{base}_high"))),
-                    ..Metric::new(base.clone(), title.clone(), unit)
+                    ..of(base.clone())
                 };
                 if kind == "return" && name == "optimal" {
                     main = main.role(super::Role::GreedyResult);
                 }
-                metrics.extend([main, bound("low"), bound("high")]);
+                metrics.extend([main, of(format!("{base}_low")), of(format!("{base}_high"))]);
             }
         }
         MatchEvaluator {

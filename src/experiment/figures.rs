@@ -210,23 +210,38 @@ fn point_seed(learner: &str, opponent: &str, metric: &str, episode: u64) -> u64 
     h
 }
 
-/// Labels and the reference line of a plotted metric, from what its conditions say of it: the
-/// reference is drawn where every condition recording the metric gives the same one.
+/// Labels and the reference lines of a plotted metric, from what its conditions (`recorded`,
+/// each with its series' key: learner and opponent) say of it: one line where every condition
+/// recording the metric gives the same one, else each condition's own line in its colour.
 pub(super) fn plot_spec(
     config: &ExperimentConfig,
     recorded: &[Vec<Metric>],
+    keys: &[(String, String)],
     metric: &str,
 ) -> PlotSpec {
-    let defs: Vec<&Metric> = recorded
+    let defs: Vec<(&(String, String), &Metric)> = keys
         .iter()
-        .flatten()
-        .filter(|m| m.name == metric)
+        .zip(recorded)
+        .filter_map(|(key, ms)| ms.iter().find(|m| m.name == metric).map(|m| (key, m)))
         .collect();
-    let first = defs[0];
-    let reference = first
-        .reference
-        .clone()
-        .filter(|r| defs.iter().all(|m| m.reference.as_ref() == Some(r)));
+    let first = defs[0].1;
+    let shared = defs.iter().all(|(_, m)| m.reference == first.reference);
+    let reference = first.reference.clone().filter(|_| shared);
+    let series_references = if shared {
+        Vec::new()
+    } else {
+        defs.iter()
+            .filter_map(|&(key, m)| {
+                let (y, label) = m.reference.clone()?;
+                let label = if label.contains("its training opponent") {
+                    label.replace("its training opponent", &key.1)
+                } else {
+                    format!("{} vs {}: {label}", key.0, key.1)
+                };
+                Some((key.clone(), y, label))
+            })
+            .collect()
+    };
     let seat_note = first.seat.map_or(String::new(), |_| {
         format!(" (as {})", metric.rsplit("_as_").next().unwrap_or(""))
     });
@@ -237,7 +252,9 @@ pub(super) fn plot_spec(
         x_label: "games played".to_string(),
         y_label: first.unit.clone(),
         reference,
+        series_references,
         y_range: first.range,
+        y_bounds: first.bounds,
         band: match (config.band(), &first.interval) {
             (_, Some((low, high))) => Band::Interval {
                 low: low.clone(),
@@ -418,7 +435,9 @@ mod tests {
             x_label: "games played".to_owned(),
             y_label: "cumulative losses (games)".to_owned(),
             reference: Some((1.0, "optimal (solver)".to_owned())),
+            series_references: Vec::new(),
             y_range: None,
+            y_bounds: None,
             band,
         }
     }
@@ -558,7 +577,9 @@ mod tests {
             x_label: "games played".to_owned(),
             y_label: "draw rate (fraction of games)".to_owned(),
             reference: Some((1.0, "optimal (solver)".to_owned())),
+            series_references: Vec::new(),
             y_range: None,
+            y_bounds: None,
             band: Band::MinMax,
         };
         let paths = plot_metric(&dir, &busy, &spec).unwrap();

@@ -25,7 +25,7 @@ use crate::core::policy::{Policy, RandomPolicy, SharedPolicy};
 use crate::core::random::{derive_seed, rng};
 use crate::eval::exact::{ExactEvaluator, ExactTruth};
 use crate::eval::matches::{MatchEvaluator, Reference};
-use crate::eval::{Evaluator, Metric, Profile, Role};
+use crate::eval::{Evaluator, ExpectedResult, Metric, Profile, Role};
 use crate::io::files::write_atomic;
 use crate::io::version::{COMMIT, VERSION};
 use crate::learn::{Learner, play_self, play_vs_opponent};
@@ -89,8 +89,10 @@ struct Truth<'s, G: Game> {
     oracle: Option<&'s dyn Oracle<G>>,
     /// The state graph frozen copies are tabulated over.
     graph: Option<&'s StateGraph<G>>,
-    /// The fixed training opponent of each condition, tabulated for the exact evaluator.
-    opponents: Vec<Option<Profile>>,
+    /// The fixed training opponent of each condition, tabulated for the exact evaluator, with
+    /// perfect play's result against it at each seat (the reference lines of the results
+    /// against it).
+    opponents: Vec<Option<(Profile, Vec<ExpectedResult>)>>,
 }
 
 /// Whether the runs of `game` enumerate its positions: for the exact evaluator, or wherever the
@@ -168,7 +170,9 @@ pub(super) fn run_game<G: Solve>(
         .iter()
         .map(|c| match (&exact_truth, c.opponent) {
             (Some(t), Some(o)) if o.frozen().is_none() => {
-                Ok(Some(t.tabulate(o.policy.build(oracle).as_ref())?))
+                let profile = t.tabulate(o.policy.build(oracle).as_ref())?;
+                let perfect = t.perfect_against(&profile)?;
+                Ok(Some((profile, perfect)))
             }
             _ => Ok(None),
         })
@@ -196,7 +200,21 @@ pub(super) fn run_game<G: Solve>(
             metrics.extend_from_slice(
                 evaluator(game, config, &truth, c, cond, 0, learner.as_ref()).metrics(),
             );
-            metrics.extend(learner.statistics().into_iter().map(|(m, _)| m));
+            // The learner's own figures, with a reference line where the enumerated game
+            // gives one (the boxes a matchbox learner's seat needs).
+            let seat = match &cond.learner.seat {
+                Seat::Player(p, _) => Some(*p),
+                Seat::SelfPlay | Seat::Alternate => None,
+            };
+            metrics.extend(learner.statistics().into_iter().map(|(m, _)| {
+                let line = seat
+                    .zip(truth.graph)
+                    .and_then(|(p, g)| cond.learner.config.reference(m.source, p, g));
+                match line {
+                    Some(v) => m.reference_at(v),
+                    None => m,
+                }
+            }));
             metrics
         })
         .collect();
@@ -310,8 +328,12 @@ pub(super) fn run_game<G: Solve>(
         dir.join("summary.json"),
         dir.join("summary.md"),
     ]);
+    let keys: Vec<(String, String)> = conditions
+        .iter()
+        .map(|c| (c.learner.label.clone(), c.opponent_name().to_string()))
+        .collect();
     for metric in &plot_metrics {
-        let spec = plot_spec(config, &recorded, metric);
+        let spec = plot_spec(config, &recorded, &keys, metric);
         written.extend(plot_metric(dir, &curves, &spec)?);
     }
     Ok(Some(RunSummary { written, ..summary }))
@@ -333,23 +355,11 @@ fn runner_metrics<G: Game>(game: &G, truth: &Truth<G>, cond: &Condition) -> Vec<
         .as_ref()
         .is_some_and(|t| t.value(first_seat(cond)) >= 0.0);
     let _ = game;
-    let mut cumulative = Metric::new(
-        "cumulative_losses",
-        "Losses so far",
-        "cumulative losses (games)",
-    );
+    let mut cumulative = Metric::of("cumulative_losses");
     if never_loses {
-        cumulative = cumulative.reference(0.0, "perfect play never loses (solver)");
+        cumulative = cumulative.reference_at(0.0);
     }
-    vec![
-        Metric::new(
-            "result",
-            "Mean result of the games played",
-            "mean return (+1 win, -1 loss)",
-        ),
-        Metric::new("losses", "Losses between two evaluations", "losses (games)"),
-        cumulative,
-    ]
+    vec![Metric::of("result"), Metric::of("losses"), cumulative]
 }
 
 /// The evaluator of condition `c` for the job seeded `seed` (the match evaluator's deals come
@@ -369,7 +379,7 @@ fn evaluator<'t, G: Game>(
         (Evaluation::Exact, Some(exact)) => Box::new(ExactEvaluator::new(
             exact,
             seats,
-            truth.opponents[c].as_ref(),
+            truth.opponents[c].as_ref().map(|(p, r)| (p, r.as_slice())),
             copy,
             learner.learns_values(),
         )),

@@ -47,8 +47,16 @@ pub struct PlotSpec {
     pub y_label: String,
     /// Horizontal dashed line at `y` with its legend label, e.g. `(1.0, "optimal (solver)")`.
     pub reference: Option<(f64, String)>,
+    /// Reference lines of single series where they differ (perfect play's result against each
+    /// training opponent): the series' key, `y` and the legend label. Series with the same
+    /// label share one line; each line is dashed in a pattern of its own.
+    pub series_references: Vec<((String, String), f64, String)>,
     /// Fixed y axis; if `None` it is fitted to lines, bands and reference with a small margin.
     pub y_range: Option<(f64, f64)>,
+    /// The y range a fitted axis shows where everything drawn is flat (one value, or values
+    /// apart by rounding only), e.g. -1 to 1 for a return; without it such an axis spans the
+    /// value ± 10% (± 1 at 0).
+    pub y_bounds: Option<(f64, f64)>,
     pub band: Band,
 }
 
@@ -72,18 +80,26 @@ const FONT_BYTES: &[u8] = include_bytes!(concat!(
     "/assets/fonts/DejaVuSans.ttf"
 ));
 
-/// Okabe–Ito palette without black (kept for the reference line) and with the
-/// hard-to-see yellow last. Series beyond seven reuse colours.
-const PALETTE: [RGBColor; 7] = [
+/// Okabe–Ito's colours without black (kept for the reference line) and with the hard-to-see
+/// yellow moved out, then Tol's muted dark colours: twelve series with twelve colours, told
+/// apart also by those who see red and green alike. Series beyond twelve reuse colours.
+const PALETTE: [RGBColor; 12] = [
     RGBColor(0, 114, 178),   // blue
     RGBColor(213, 94, 0),    // vermillion
     RGBColor(0, 158, 115),   // bluish green
     RGBColor(230, 159, 0),   // orange
     RGBColor(204, 121, 167), // reddish purple
     RGBColor(86, 180, 233),  // sky blue
-    RGBColor(240, 228, 66),  // yellow
+    RGBColor(136, 34, 85),   // wine
+    RGBColor(153, 153, 51),  // olive
+    RGBColor(51, 34, 136),   // indigo
+    RGBColor(120, 120, 120), // grey
+    RGBColor(204, 102, 119), // rose
+    RGBColor(221, 204, 119), // sand
 ];
 const REFERENCE_COLOR: RGBColor = RGBColor(0, 0, 0);
+/// Dash and gap (pixels) of the series' own reference lines, one pattern per line.
+const DASHES: [(u32, u32); 4] = [(4, 4), (14, 4), (2, 6), (10, 3)];
 const BAND_ALPHA: f64 = 0.22;
 
 // Pixel layout shared by the drawing code and the legend placement estimate.
@@ -140,9 +156,11 @@ pub fn learning_curves(dir: &Path, spec: &PlotSpec, series: &[Series]) -> Result
     Ok(vec![png, svg])
 }
 
-/// One bar of [`bar_chart`]: a value with its interval, named in the list under the chart.
+/// One bar of [`bar_chart`]: a value with its interval, named under the bar (`name`, cut short
+/// where it does not fit) and in full in the list under the chart (`label`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bar {
+    pub name: String,
     pub label: String,
     pub value: f64,
     pub low: f64,
@@ -228,8 +246,17 @@ where
         .y_label_area_size(Y_LABEL_AREA)
         // A discrete range includes its end: segments 0..=n-1, one per bar.
         .build_cartesian_2d((0..(n - 1).max(1)).into_segmented(), y0..y1)?;
+    // Each bar is named under it: its number and as much of its name as its width holds
+    // (about 0.55 em per character); the list under the chart names it in full.
+    let plot_w = f64::from(PNG_SIZE.0 - 2 * CHART_MARGIN - Y_LABEL_AREA);
+    let fits = ((plot_w / bars.len() as f64) / (0.55 * TICK_FONT_PX)).floor() as usize;
+    let names: Vec<String> = bars
+        .iter()
+        .enumerate()
+        .map(|(i, bar)| bar_name(i + 1, &bar.name, fits))
+        .collect();
     let number = |v: &SegmentValue<i32>| match v {
-        SegmentValue::CenterOf(i) => (i + 1).to_string(),
+        SegmentValue::CenterOf(i) => names.get(*i as usize).cloned().unwrap_or_default(),
         _ => String::new(),
     };
     let y_ticks = tick_formatter(y1 - y0);
@@ -237,7 +264,7 @@ where
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(bars.len() + 1)
-        .x_desc("entrant (numbered as listed below)")
+        .x_desc("entrant (in full in the list below)")
         .y_desc(y_label)
         .label_style(font(TICK_FONT_PX))
         .axis_desc_style(font(AXIS_FONT_PX))
@@ -314,6 +341,16 @@ where
         list_area.draw(&Text::new(label.clone(), (x + 30, y - 8), text))?;
     }
     Ok(())
+}
+
+/// A bar's name under it: `number` and `name`, cut to `fits` characters with an ellipsis.
+fn bar_name(number: usize, name: &str, fits: usize) -> String {
+    let full = format!("{number} {name}");
+    if full.chars().count() <= fits.max(2) {
+        return full;
+    }
+    let kept: String = full.chars().take(fits.max(2) - 1).collect();
+    format!("{}…", kept.trim_end())
 }
 
 /// One panel of [`line_chart`]: lines over the chart's x axis and an optional dashed
@@ -401,12 +438,9 @@ where
 {
     root.fill(&WHITE)?;
     let (chart_area, list_area) = root.split_vertically(LINE_PANEL_PX);
-    // A long title (a game's parameters) shrinks to the width: about 0.46 em per character.
-    let width = f64::from(root.dim_in_pixel().0);
-    let title_px = TITLE_FONT_PX.min(0.95 * width / (0.46 * title.chars().count() as f64));
     let area = chart_area
         .margin(TOP_MARGIN, 0, 0, 0)
-        .titled(title, font(title_px))?;
+        .titled(title, font(title_px(root, title)))?;
     let colour = |label: &str| {
         let i = labels.iter().position(|l| *l == label).unwrap_or(0);
         PALETTE[i % PALETTE.len()]
@@ -495,6 +529,13 @@ where
     Ok(())
 }
 
+/// A title's size: a long one (a game's parameters, a metric said in full) shrinks to the
+/// width, about 0.46 em per character.
+fn title_px<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> f64 {
+    let width = f64::from(root.dim_in_pixel().0);
+    TITLE_FONT_PX.min(0.95 * width / (0.46 * title.chars().count() as f64))
+}
+
 /// plotters' ab_glyph text backend has no system font lookup, so the bundled
 /// font is registered once per process before anything is drawn.
 fn ensure_font() -> Result<()> {
@@ -519,6 +560,8 @@ struct Plan<'a> {
     y_range: (f64, f64),
     series: Vec<PlannedSeries<'a>>,
     reference: Option<(f64, String)>,
+    /// The series' own reference lines, one per label.
+    extra: Vec<(f64, String)>,
     legend: SeriesLabelPosition,
 }
 
@@ -539,6 +582,14 @@ impl<'a> Plan<'a> {
                 points: &s.points,
             })
             .collect();
+        // The series' own lines, one per label, of the series drawn.
+        let mut extra: Vec<(f64, String)> = Vec::new();
+        for (key, y, label) in &spec.series_references {
+            let drawn = series.iter().any(|s| s.key == *key);
+            if drawn && y.is_finite() && !extra.iter().any(|(_, l)| l == label) {
+                extra.push((*y, label.clone()));
+            }
+        }
         let all = || planned.iter().flat_map(|s| s.points.iter());
 
         let (x0, x1) = all().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
@@ -568,20 +619,18 @@ impl<'a> Plan<'a> {
                 (lo, hi)
             }
             None => {
-                let reference = spec.reference.iter().map(|(y, _)| *y);
+                let reference = spec
+                    .reference
+                    .iter()
+                    .map(|(y, _)| *y)
+                    .chain(extra.iter().map(|r| r.0));
                 let (lo, hi) = all()
                     .flat_map(|p| [p.low, p.high, p.mean])
                     .chain(reference)
                     .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
                         (lo.min(v), hi.max(v))
                     });
-                if hi > lo {
-                    let pad = 0.05 * (hi - lo);
-                    (lo - pad, hi + pad)
-                } else {
-                    let pad = if lo == 0.0 { 1.0 } else { 0.1 * lo.abs() };
-                    (lo - pad, hi + pad)
-                }
+                flat_or_fitted(lo, hi, spec.y_bounds)
             }
         };
 
@@ -602,9 +651,15 @@ impl<'a> Plan<'a> {
         if let Some((_, label)) = &reference {
             labels.push(label);
         }
+        labels.extend(extra.iter().map(|r| r.1.as_str()));
         labels.push(spec.band.legend_label());
         let (box_w, box_h) = legend_fraction(&spec.title, &labels)?;
-        let tracks = coverage_tracks(&planned, reference.as_ref().map(|r| r.0), x_range);
+        let lines: Vec<f64> = reference
+            .iter()
+            .map(|r| r.0)
+            .chain(extra.iter().map(|r| r.0))
+            .collect();
+        let tracks = coverage_tracks(&planned, &lines, x_range);
         let mut legend = best_corner(&tracks, x_range, y_range, box_w, box_h);
         if legend.1 > 0 && !fixed_y && box_h < 0.5 {
             y_range.1 = y_range.0 + (y_range.1 - y_range.0) / (1.0 - box_h);
@@ -616,9 +671,34 @@ impl<'a> Plan<'a> {
             y_range,
             series: planned,
             reference,
+            extra,
             legend: legend.0,
         })
     }
+}
+
+/// A fitted y axis around everything drawn, `lo` to `hi`, with a margin of 5%. Where that is
+/// flat (a constant series: the values apart by rounding only) the axis would have no span to
+/// read, so it shows `bounds` (the metric's natural range) and the value, or the value ± 10%.
+fn flat_or_fitted(lo: f64, hi: f64, bounds: Option<(f64, f64)>) -> (f64, f64) {
+    let scale = lo.abs().max(hi.abs()).max(1.0);
+    if hi - lo > 1e-9 * scale {
+        let pad = 0.05 * (hi - lo);
+        return (lo - pad, hi + pad);
+    }
+    let (lo, hi) = match bounds {
+        Some((b0, b1)) if b1 > b0 => (lo.min(b0), hi.max(b1)),
+        _ => {
+            let pad = if lo.abs() < 1e-12 {
+                1.0
+            } else {
+                0.1 * lo.abs()
+            };
+            return (lo - pad, hi + pad);
+        }
+    };
+    let pad = 0.05 * (hi - lo);
+    (lo - pad, hi + pad)
 }
 
 /// Approximate legend box size as a fraction of the plotting area (w, h).
@@ -647,7 +727,7 @@ fn legend_fraction(title: &str, labels: &[&str]) -> Result<(f64, f64)> {
 /// so that segments crossing a corner count even between data points.
 fn coverage_tracks(
     series: &[PlannedSeries],
-    reference: Option<f64>,
+    references: &[f64],
     x_range: (f64, f64),
 ) -> Vec<(f64, f64, f64)> {
     const SAMPLES: usize = 200;
@@ -674,8 +754,8 @@ fn coverage_tracks(
             tracks.push((x, lo.min(m), hi.max(m)));
         }
     }
-    if let Some(y) = reference {
-        tracks.extend(xs.map(|x| (x, y, y)));
+    for &y in references {
+        tracks.extend(xs.clone().map(|x| (x, y, y)));
     }
     tracks
 }
@@ -828,7 +908,7 @@ where
     root.fill(&WHITE)?;
     let area = root
         .margin(TOP_MARGIN, 0, 0, 0)
-        .titled(&spec.title, font(TITLE_FONT_PX))?;
+        .titled(&spec.title, font(title_px(root, &spec.title)))?;
     let (x0, x1) = plan.x_range;
     let (y0, y1) = plan.y_range;
     let x_ticks = count_formatter(x1 - x0);
@@ -900,6 +980,17 @@ where
             reference_style,
         ))?;
     }
+    for (i, &(y, _)) in plan.extra.iter().enumerate() {
+        if (y0..=y1).contains(&y) {
+            let (dash, gap) = DASHES[i % DASHES.len()];
+            chart.draw_series(DashedLineSeries::new(
+                [(x0, y), (x1, y)],
+                dash,
+                gap,
+                reference_style,
+            ))?;
+        }
+    }
 
     // Legend entries come from empty series so that each appears exactly once,
     // in this order, however the geometry above was split.
@@ -923,6 +1014,21 @@ where
                 EmptyElement::at((x, y))
                     + PathElement::new(vec![(0, 0), (8, 0)], reference_style)
                     + PathElement::new(vec![(14, 0), (22, 0)], reference_style)
+            });
+    }
+    for (i, (_, label)) in plan.extra.iter().enumerate() {
+        let (dash, gap) = DASHES[i % DASHES.len()];
+        chart
+            .draw_series(no_points())?
+            .label(label.as_str())
+            .legend(move |(x, y)| {
+                // Three dashes of the line's pattern, within the icon's 22 pixels.
+                let (d, g) = (dash as i32, gap as i32);
+                let dash_at = |k: i32| {
+                    let start = (k * (d + g)).min(22);
+                    PathElement::new(vec![(start, 0), ((start + d).min(22), 0)], reference_style)
+                };
+                EmptyElement::at((x, y)) + dash_at(0) + dash_at(1) + dash_at(2)
             });
     }
     let neutral = RGBColor(110, 110, 110).mix(BAND_ALPHA + 0.1).filled();
@@ -965,6 +1071,39 @@ mod tests {
             [f(&0.25), f(&1.0), f(&-0.0), f(&(0.1 + 0.2))],
             ["0.25", "1", "0", "0.3"]
         );
+    }
+
+    #[test]
+    fn a_flat_series_gets_an_axis_to_read() {
+        // A return that stays at -1 (up to rounding) shows the whole -1..1 with a margin.
+        let (lo, hi) = flat_or_fitted(-1.0, -1.0 + 1e-15, Some((-1.0, 1.0)));
+        assert!(
+            (lo + 1.1).abs() < 1e-12 && (hi - 1.1).abs() < 1e-12,
+            "{lo}..{hi}"
+        );
+        // Without bounds: the value ± 10%, or ± 1 at zero.
+        assert_eq!(flat_or_fitted(3.0, 3.0, None), (2.7, 3.3));
+        assert_eq!(flat_or_fitted(0.0, 0.0, None), (-1.0, 1.0));
+        // A series that moves is fitted with a 5% margin, whatever the bounds.
+        let (lo, hi) = flat_or_fitted(0.2, 0.4, Some((-1.0, 1.0)));
+        assert!(
+            (lo - 0.19).abs() < 1e-12 && (hi - 0.41).abs() < 1e-12,
+            "{lo}..{hi}"
+        );
+        for (lo, hi, bounds) in [(-1.0, -1.0, Some((-1.0, 1.0))), (5.0, 5.0, None)] {
+            let (a, b) = flat_or_fitted(lo, hi, bounds);
+            assert!(b - a >= 0.5, "{lo}: {a}..{b}");
+            // Its ticks read apart.
+            let f = tick_formatter(b - a);
+            assert_ne!(f(&a), f(&b));
+        }
+    }
+
+    #[test]
+    fn bar_names_are_cut_to_their_width() {
+        assert_eq!(bar_name(1, "random", 20), "1 random");
+        assert_eq!(bar_name(2, "depth=3,eval=carrots", 10), "2 depth=3…");
+        assert_eq!(bar_name(3, "abc", 0), "3…");
     }
 
     #[test]

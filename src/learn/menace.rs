@@ -159,6 +159,17 @@ impl super::LearnerSpec for MatchboxConfig {
             gardner_convention: count_boxes_gardner(graph.game(), seat),
         })
     }
+    /// The boxes line: every box the seat can need (symmetric images sharing one where the
+    /// learner merges them), counted on the state graph.
+    fn reference<G: Game>(
+        &self,
+        source: super::metric::Source,
+        seat: Player,
+        graph: &StateGraph<G>,
+    ) -> Option<f64> {
+        (source == super::metric::Source::BoxesNeeded)
+            .then(|| count_boxes(graph, seat, self.symmetry).boxes as f64)
+    }
     const KEYS: &'static str = "scheme = \"her\" (Gardner) | \"menace\" (Michie)";
     /// The scheme's name: "menace" where every move is reinforced, "her" otherwise.
     fn default_label(&self) -> String {
@@ -545,17 +556,11 @@ impl<G: Game> Learner<G> for Matchbox<G> {
         let beads: u64 = totals().sum();
         vec![
             (
-                Metric::new("boxes", "Matchboxes opened", "boxes").role(Role::Column("boxes used")),
+                Metric::of("boxes").role(Role::Column("boxes used")),
                 self.boxes.keys.len() as f64,
             ),
-            (
-                Metric::new("empty_boxes", "Empty matchboxes", "boxes"),
-                empty as f64,
-            ),
-            (
-                Metric::new("beads", "Beads in all boxes", "beads"),
-                beads as f64,
-            ),
+            (Metric::of("empty_boxes"), empty as f64),
+            (Metric::of("beads"), beads as f64),
         ]
     }
 }

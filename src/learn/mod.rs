@@ -39,16 +39,13 @@ pub(crate) fn value_learner_statistics(
     epsilon: f64,
     alpha: Option<f64>,
 ) -> Vec<(Metric, f64)> {
-    let (name, what, rows) = table;
+    let (name, _, rows) = table;
     let mut out = vec![
-        (
-            Metric::new(name, format!("{what} visited"), what.to_lowercase()),
-            rows as f64,
-        ),
-        (Metric::new("epsilon", "Exploration rate", "ε"), epsilon),
+        (Metric::of(name), rows as f64),
+        (Metric::of("epsilon"), epsilon),
     ];
     if let Some(alpha) = alpha {
-        out.push((Metric::new("alpha", "Step size", "α"), alpha));
+        out.push((Metric::of("alpha"), alpha));
     }
     out
 }
@@ -75,6 +72,17 @@ pub trait LearnerSpec:
         graph: &crate::core::graph::StateGraph<G>,
     ) -> Option<Self::Note> {
         let _ = (label, seat, graph);
+        None
+    }
+    /// Where a reference line of one of its own statistics stands ([`metric::Source`]), for a
+    /// learner at `seat` of the game whose every position `graph` holds (`None`: nowhere).
+    fn reference<G: Game>(
+        &self,
+        source: metric::Source,
+        seat: Player,
+        graph: &crate::core::graph::StateGraph<G>,
+    ) -> Option<f64> {
+        let _ = (source, seat, graph);
         None
     }
     /// The label of a learner whose config gives none.
@@ -143,6 +151,15 @@ macro_rules! learners {
                 match self { $( LearnerConfig::$variant(c) => c
                     .note(label, seat, graph)
                     .map(|n| (<$module::$config as LearnerSpec>::NOTE, LearnerNote::$variant(n))), )* }
+            }
+            /// Where a reference line of its own statistics stands (see [`LearnerSpec::reference`]).
+            pub fn reference<G: Game>(
+                &self,
+                source: metric::Source,
+                seat: Player,
+                graph: &crate::core::graph::StateGraph<G>,
+            ) -> Option<f64> {
+                match self { $( LearnerConfig::$variant(c) => c.reference(source, seat, graph), )* }
             }
             /// Every key of the config with its value (for the resolved config file).
             pub fn to_table(&self) -> toml::Table {

@@ -464,6 +464,7 @@ pub fn plot(report: &TournamentReport, path: &Path) -> anyhow::Result<()> {
         .rows
         .iter()
         .map(|r| crate::io::plot::Bar {
+            name: r.entrant.clone(),
             label: format!("{} ({} games)", r.entrant, r.games),
             value: r.win_rate,
             low: r.win_rate_low,
@@ -474,7 +475,7 @@ pub fn plot(report: &TournamentReport, path: &Path) -> anyhow::Result<()> {
     crate::io::plot::bar_chart(
         path,
         &format!(
-            "{} tournament, {} players: win rates",
+            "{} tournament, {} players: each AI's win rate against the others",
             report.game, report.players
         ),
         "share of games won (95% CI over deals)",
@@ -839,6 +840,11 @@ mod tests {
             svg.contains("chance: 1/2") && svg.contains("depth=9"),
             "{svg}"
         );
+        // Each bar is named under it by its AI.
+        for (i, row) in r.rows.iter().enumerate() {
+            let label = format!("\n{} {}\n", i + 1, row.entrant);
+            assert!(svg.contains(&label), "{label}: {svg}");
+        }
         assert!(plot(&r, &dir.path().join("t.pdf")).is_err());
     }
 }
