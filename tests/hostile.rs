@@ -410,7 +410,14 @@ fn position_notations_refuse_bad_text_and_name_the_fault() {
             Expect::Refused("Hexapawn needs 2 to 64 rows"),
         ),
         case(
-            &["moves", "hexapawn", "--cols", "3", "--state", "bbbb/..../wwww w"],
+            &[
+                "moves",
+                "hexapawn",
+                "--cols",
+                "3",
+                "--state",
+                "bbbb/..../wwww w",
+            ],
             Expect::Refused("--cols 3: the position says cols = 4"),
         ),
         case(
@@ -458,7 +465,14 @@ fn position_notations_refuse_bad_text_and_name_the_fault() {
             Expect::Refused("a position has at most 16384 edges"),
         ),
         case(
-            &["moves", "hackenbush", "--position", "rrr", "--state", "lrl right"],
+            &[
+                "moves",
+                "hackenbush",
+                "--position",
+                "rrr",
+                "--state",
+                "lrl right",
+            ],
             Expect::Refused("--position rrr: the position says position = \"lrl\""),
         ),
         case(
@@ -474,15 +488,33 @@ fn position_notations_refuse_bad_text_and_name_the_fault() {
             Expect::Answer("tictactoe at xxo/.o./x.."),
         ),
         case(
-            &["play", "tictactoe", "--state", "ox./.../..."],
+            &["play", "tictactoe", "--state", "oo./x../..."],
             Expect::Refused("x has as many marks as o or one more"),
         ),
         case(
-            &["tournament", "hexapawn", "--ai", "optimal", "--ai", "random", "--games", "3"],
+            &[
+                "tournament",
+                "hexapawn",
+                "--ai",
+                "optimal",
+                "--ai",
+                "random",
+                "--games",
+                "3",
+            ],
             Expect::Answer("optimal"),
         ),
         case(
-            &["tournament", "hase-und-igel", "--ai", "optimal", "--ai", "random", "--games", "1"],
+            &[
+                "tournament",
+                "hase-und-igel",
+                "--ai",
+                "optimal",
+                "--ai",
+                "random",
+                "--games",
+                "1",
+            ],
             Expect::Refused("--ai optimal: hase-und-igel"),
         ),
     ];

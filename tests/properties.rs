@@ -180,7 +180,7 @@ proptest! {
             ("players", (players as i64).into()), ("goal", i64::from(goal).into()),
         ])).unwrap());
         for game in &games {
-            let checked = solvedgym::with_game!(game, g => check_round_trips(g, 2, 300, seed));
+            let checked = solvedgym::with_game!(game, g => check_round_trips(g, 2, 300, seed, game.name() != "hackenbush"));
             prop_assert!(checked.is_ok(), "{}: {}", game.name(), checked.unwrap_err());
         }
     }

@@ -261,14 +261,14 @@ pub fn state_text(arg: &str) -> Result<Option<String>> {
 }
 
 /// The position of `text` in `game` (`None`: its start); the error names `--state`.
-pub fn read_state<G: solvedgym::core::game::Game>(game: &G, text: Option<&str>) -> Result<G::State> {
+pub fn read_state<G: solvedgym::core::game::Game>(
+    game: &G,
+    text: Option<&str>,
+) -> Result<G::State> {
     match text {
         None => Ok(game.initial_state()),
         Some(t) => game.read_position(t).map_err(|e| {
-            anyhow::anyhow!(
-                "--state {}: {e}",
-                solvedgym::core::text::abbreviated(t, 60)
-            )
+            anyhow::anyhow!("--state {}: {e}", solvedgym::core::text::abbreviated(t, 60))
         }),
     }
 }

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use solvedgym::core::game::{Game, Solver};
-use solvedgym::truth::{DEFAULT_STATE_LIMIT, Solve, SolveOptions};
 use solvedgym::tools::tournament;
+use solvedgym::truth::{DEFAULT_STATE_LIMIT, Solve, SolveOptions};
 use solvedgym::with_game;
 
 use super::game_args::GameArgs;

@@ -375,17 +375,23 @@ mod tests {
     fn race_strings_round_trip_and_bad_ones_are_refused() {
         for (players, goal) in [(2, 1), (3, 5), (6, 12)] {
             let g = DiceRace::new(DiceRaceParams { players, goal }).unwrap();
-            let n = crate::core::notation::check_round_trips(&g, 200, 500, 7).unwrap();
+            let n = crate::core::notation::check_round_trips(&g, 200, 500, 7, true).unwrap();
             assert!(n > 200, "{n}");
         }
         let g = DiceRace::default();
         assert_eq!(g.write_race(&g.initial_state()), "0,0,0 red");
         let s = g.read_race(" 2,0,4  Green 3 ").unwrap();
-        assert_eq!((s.pos[..3].to_vec(), s.to_move, s.roll), (vec![2, 0, 4], 1, 3));
+        assert_eq!(
+            (s.pos[..3].to_vec(), s.to_move, s.roll),
+            (vec![2, 0, 4], 1, 3)
+        );
         assert_eq!(g.read_race("2,0,4 1 3"), Ok(s));
         for (bad, says) in [
             ("", "0 word(s)"),
-            ("0,0 red", "2 squares, but the race has 3 runners (--players 3)"),
+            (
+                "0,0 red",
+                "2 squares, but the race has 3 runners (--players 3)",
+            ),
             ("0,x,0 red", "square 2 (of green): `x`"),
             ("0,0,8 red", "8 is past 7"),
             ("0,0,0 pink", "`pink` is not a runner: red, green, blue"),
@@ -397,7 +403,11 @@ mod tests {
             let e = g.read_race(bad).unwrap_err();
             assert!(e.contains(says), "{bad}: {e}");
         }
-        assert!(g.read_race(&"1,".repeat(1000)).unwrap_err().contains("2,000 characters"));
+        assert!(
+            g.read_race(&"1,".repeat(1000))
+                .unwrap_err()
+                .contains("2,000 characters")
+        );
         assert_eq!(race_params("1,2,3,4 red")["players"], 4);
     }
 }

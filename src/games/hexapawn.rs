@@ -331,7 +331,11 @@ impl Hexapawn {
             }
             out.push(if r > 0 { '/' } else { ' ' });
         }
-        out.push(if s.to_move as Player == WHITE { 'w' } else { 'b' });
+        out.push(if s.to_move as Player == WHITE {
+            'w'
+        } else {
+            'b'
+        });
         out
     }
 }
@@ -702,7 +706,10 @@ mod tests {
         for (bad, says) in [
             ("bbb/.../www", "no side to move"),
             ("bbb/.../www x", "`x` is not a side to move"),
-            ("bbbb/..../wwww w", "the game is 3 rows of 3 (--rows 3 --cols 3)"),
+            (
+                "bbbb/..../wwww w",
+                "the game is 3 rows of 3 (--rows 3 --cols 3)",
+            ),
             ("bbb/.k./www w", "`k` at b2"),
             ("bbb/..b/www w", "4 black pawns on 3 files"),
             ("b.w/.../b.w w", "both sides have won"),

@@ -499,7 +499,10 @@ mod tests {
             assert_eq!(g.read_board(&text).as_ref(), Ok(s), "{text}");
         }
         assert_eq!(g.read_board(".../.../..."), Ok(g.initial_state()));
-        assert_eq!(g.write_board(&g.read_board("X../.O./... x").unwrap()), "x../.o./...");
+        assert_eq!(
+            g.write_board(&g.read_board("X../.O./... x").unwrap()),
+            "x../.o./..."
+        );
         for (bad, says) in [
             ("x../.../..", "row 3 (from the top) has 2"),
             ("x../.../.../...", "4 rows of 3"),
@@ -508,7 +511,7 @@ mod tests {
             ("xx./.../...", "2 x and 0 o"),
             ("xxx/oo./o..", "o moved last"),
             ("ooo/xx./x.x", "x moved last"),
-            ("x../.../... o", "`o` to move, but the counts say x"),
+            ("x../.../... x", "`x` to move, but the counts say o"),
             ("x../.../... z", "`z` is not a side to move"),
         ] {
             let e = g.read_board(bad).unwrap_err();

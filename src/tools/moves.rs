@@ -141,14 +141,16 @@ pub fn moves<G: Game>(game: &G, state: &G::State) -> Moves {
         }
     }
     for m in &moves {
-        match m.position.as_str() {
-            Some(p) if !p.starts_with('{') => {
-                let _ = writeln!(text, "  {:>5}  {}  -> {p}", m.notation, m.description);
-            }
-            _ => {
-                let _ = writeln!(text, "  {:>5}  {}", m.notation, m.description);
-            }
+        // The words where they say more than the move's name; the position it leads to where
+        // its notation is short.
+        let mut line = format!("  {:>5}", m.notation);
+        if m.description != m.notation {
+            let _ = write!(line, "  {}", m.description);
         }
+        if let Some(p) = m.position.as_str().filter(|p| !p.starts_with('{')) {
+            let _ = write!(line, "  -> {p}");
+        }
+        let _ = writeln!(text, "{line}");
         for o in &m.outcomes {
             let _ = writeln!(
                 text,

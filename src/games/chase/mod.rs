@@ -896,7 +896,10 @@ impl Chase {
             }
         }
         let Some(runner) = runner else {
-            return Err(format!("no {runner_ch} ({}) on the board", self.player_name(RUNNER)));
+            return Err(format!(
+                "no {runner_ch} ({}) on the board",
+                self.player_name(RUNNER)
+            ));
         };
         if pawns.count_ones() as usize != self.geo.pawn_count {
             return Err(format!(
