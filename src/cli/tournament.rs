@@ -95,7 +95,7 @@ pub fn exec(args: Args) -> Result<()> {
                 ..SolveOptions::default()
             };
             Some(g.solve(&options).map_err(|e| {
-                anyhow::anyhow!("--ai optimal: {} cannot be solved: {e}", g.name())
+                anyhow::anyhow!("--ai optimal: {e}")
             })?)
         } else {
             None
