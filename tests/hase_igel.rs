@@ -209,6 +209,7 @@ fn a_person_plays_three_hares_against_the_greedy_player() {
     let typed = "?\n11\n".to_string() + &"-1\n1\n2\n1001\n0\n-2\n3\n".repeat(200);
     solvedgym::tools::play::play(
         &g,
+        g.initial_state(),
         0,
         &GreedyPolicy,
         None,

@@ -367,6 +367,173 @@ fn unclear_errors_say_what_is_wrong() {
     run_all(cases, &dir);
 }
 
+/// Positions in each game's notation (`--state` of `moves`, `play`, `solve`): a bad one is
+/// refused saying what and where, `start` and no state are the start, and `optimal` plays in
+/// tournaments where the game can be solved.
+#[test]
+fn position_notations_refuse_bad_text_and_name_the_fault() {
+    let dir = folder("notation", &[("board", "xo./.x./...\n")]);
+    let huge_board = format!("{} w", "b".repeat(100_000));
+    let tall = format!("{}b w", "w/".repeat(99));
+    let long_graph = "l".repeat(20_000);
+    let cases = vec![
+        case(&["moves", "tictactoe"], Expect::Answer("x to act: 9 moves")),
+        case(
+            &["moves", "tictactoe", "--state", "start"],
+            Expect::Answer("position: .../.../..."),
+        ),
+        case(
+            &["moves", "tictactoe", "--state", "START"],
+            Expect::Answer("x to act: 9 moves"),
+        ),
+        case(
+            &["moves", "tictactoe", "--state", "board"],
+            Expect::Answer("o to act: 6 moves"),
+        ),
+        case(
+            &["moves", "tictactoe", "--state", "\"x../.../...\""],
+            Expect::Answer("o to act: 8 moves"),
+        ),
+        case(
+            &["moves", "tictactoe", "--state", "xx./.../..."],
+            Expect::Refused("2 x and 0 o"),
+        ),
+        case(
+            &["moves", "tictactoe", "--state", "x../..."],
+            Expect::Refused("the board has 2 rows of 3 squares"),
+        ),
+        case(
+            &["moves", "tictactoe", "--state", "x?./.../..."],
+            Expect::Refused("`?` at b3"),
+        ),
+        case(
+            &["moves", "tictactoe", "--state", ""],
+            Expect::Refused("--state: an empty position"),
+        ),
+        case(
+            &["moves", "hexapawn", "--state", "bbb/.../www"],
+            Expect::Refused("no side to move"),
+        ),
+        case(
+            &["moves", "hexapawn", "--state", &huge_board],
+            Expect::Refused("100,002 characters; a board string has at most 1024"),
+        ),
+        case(
+            &["moves", "hexapawn", "--state", &tall],
+            Expect::Refused("Hexapawn needs 2 to 64 rows"),
+        ),
+        case(
+            &[
+                "moves",
+                "hexapawn",
+                "--cols",
+                "3",
+                "--state",
+                "bbbb/..../wwww w",
+            ],
+            Expect::Refused("--cols 3: the position says cols = 4"),
+        ),
+        case(
+            &["moves", "hexapawn", "--state", "bbbb/..../wwww w"],
+            Expect::Answer("white to act: 4 moves"),
+        ),
+        case(
+            &["moves", "hexapawn", "--state", "bbb/..b/www w"],
+            Expect::Refused("4 black pawns on 3 files"),
+        ),
+        case(
+            &["moves", "fox-hounds", "--state", "..f./..../..../.hh. fox"],
+            Expect::Refused("a light square"),
+        ),
+        case(
+            &["moves", "fox-hounds", "--state", "..f./..../..../.h.. fox"],
+            Expect::Refused("1 h (hounds) on the board: the game has 2"),
+        ),
+        case(
+            &["moves", "fox-hounds", "--state", "..f./..../..../.h.h fox"],
+            Expect::Answer("fox to act: 2 moves"),
+        ),
+        case(
+            &["moves", "hasenspiel", "--state", "..f./..../..../.h.h fox"],
+            Expect::Refused("Hasenspiel is 8x8"),
+        ),
+        case(
+            &["moves", "dice-race", "--state", "0,0,0,0,0,0,0 red"],
+            Expect::Refused("a race has 2 to 6 runners"),
+        ),
+        case(
+            &["moves", "dice-race", "--state", "0,0,9 red"],
+            Expect::Refused("9 is past 7"),
+        ),
+        case(
+            &["moves", "dice-race", "--state", "2,1,3 red 3"],
+            Expect::Answer("red to act: 2 moves"),
+        ),
+        case(
+            &["moves", "hackenbush", "--state", "lrq left"],
+            Expect::Refused("lrq"),
+        ),
+        case(
+            &["moves", "hackenbush", "--state", &long_graph],
+            Expect::Refused("a position has at most 16384 edges"),
+        ),
+        case(
+            &[
+                "moves",
+                "hackenbush",
+                "--position",
+                "rrr",
+                "--state",
+                "lrl right",
+            ],
+            Expect::Refused("--position rrr: the position says position = \"lrl\""),
+        ),
+        case(
+            &["moves", "hackenbush", "--state", "lrl right"],
+            Expect::Answer("right to act: 1 move"),
+        ),
+        case(
+            &["solve", "tictactoe", "--state", "xx./o../o.."],
+            Expect::Answer("x wins"),
+        ),
+        case(
+            &["solve", "tictactoe", "--state", "xxo/.o./x.."],
+            Expect::Answer("tictactoe at xxo/.o./x.."),
+        ),
+        case(
+            &["play", "tictactoe", "--state", "oo./x../..."],
+            Expect::Refused("x has as many marks as o or one more"),
+        ),
+        case(
+            &[
+                "tournament",
+                "hexapawn",
+                "--ai",
+                "optimal",
+                "--ai",
+                "random",
+                "--games",
+                "3",
+            ],
+            Expect::Answer("optimal"),
+        ),
+        case(
+            &[
+                "tournament",
+                "hase-und-igel",
+                "--ai",
+                "optimal",
+                "--ai",
+                "random",
+                "--games",
+                "1",
+            ],
+            Expect::Refused("--ai optimal: hase-und-igel"),
+        ),
+    ];
+    run_all(cases, &dir);
+}
+
 #[test]
 fn an_error_is_told_once() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_solvedgym"))

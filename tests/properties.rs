@@ -152,3 +152,36 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// Every registered game's position notation reads back to the position, at every position
+    /// of random games on random boards (and in its default setting): what `moves` writes,
+    /// `moves`, `play` and `solve` read.
+    #[test]
+    fn every_position_notation_round_trips(
+        rows in 2usize..=8, cols in 1usize..=8, size in 1usize..=8, players in 2usize..=6,
+        goal in 1u8..=20, seed in 0u64..1_000_000,
+    ) {
+        use solvedgym::core::notation::check_round_trips;
+        use solvedgym::games::{GAMES, AnyGame};
+        let mut games: Vec<AnyGame> = GAMES.iter().map(|info| info.default_game()).collect();
+        let table = |pairs: &[(&str, toml::Value)]| {
+            pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<toml::Table>()
+        };
+        if rows * cols <= 64 {
+            games.push(AnyGame::from_spec("hexapawn", table(&[
+                ("rows", (rows as i64).into()), ("cols", (cols as i64).into()),
+            ])).unwrap());
+        }
+        games.push(AnyGame::from_spec("fox-hounds", table(&[("size", (2 * size as i64).into())])).unwrap());
+        games.push(AnyGame::from_spec("dice-race", table(&[
+            ("players", (players as i64).into()), ("goal", i64::from(goal).into()),
+        ])).unwrap());
+        for game in &games {
+            let checked = solvedgym::with_game!(game, g => check_round_trips(g, 2, 300, seed, game.name() != "hackenbush"));
+            prop_assert!(checked.is_ok(), "{}: {}", game.name(), checked.unwrap_err());
+        }
+    }
+}

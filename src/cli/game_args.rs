@@ -139,13 +139,15 @@ impl GameArgs {
         }
     }
 
-    /// Takes the game's parameters that a position written in its notation carries (`moves
-    /// --state`), unless a flag gives them; a flag that says otherwise is refused.
-    pub fn take_from_position(&mut self, position: &serde_json::Value) -> Result<()> {
-        let (Some(info), Some(object)) = (GameInfo::find(&self.game), position.as_object()) else {
+    /// Takes the game's parameters that a position written in its notation carries (`--state`:
+    /// a board's size, the runners, Hackenbush's graph, Hase und Igel's JSON), unless a flag
+    /// gives them; a flag that says otherwise is refused.
+    pub fn take_from_position(&mut self, text: &str) -> Result<()> {
+        let Some(info) = GameInfo::find(&self.game) else {
             return Ok(());
         };
-        for (key, value) in object {
+        let object = info.position_params(text);
+        for (key, value) in &object {
             if !info.takes(key) || value.is_null() {
                 continue;
             }
@@ -167,6 +169,23 @@ impl GameArgs {
             }
         }
         Ok(())
+    }
+
+    /// The game and the position `--state` gives (`None`: the start): the parameters the
+    /// position carries are taken first ([`GameArgs::take_from_position`]).
+    pub fn build_at(&mut self, state: Option<&str>) -> Result<(AnyGame, Option<String>)> {
+        let text = state.map(state_text).transpose()?.flatten();
+        if let Some(text) = &text {
+            self.take_from_position(text)?;
+        }
+        let game = self.build().map_err(|e| match &text {
+            Some(t) => e.context(format!(
+                "--state {}: the game it is a position of",
+                solvedgym::core::text::abbreviated(t, 60)
+            )),
+            None => e,
+        })?;
+        Ok((game, text))
     }
 
     /// A parameter given two ways (`--rows 4 --param rows=3`, or `--param` twice) is refused:
@@ -215,5 +234,40 @@ impl GameArgs {
             table.insert(k.clone(), value);
         }
         Ok(AnyGame::from_spec(&self.game, table)?)
+    }
+}
+
+/// The text of `--state`: `None` for `start` (the game's start), the contents of a file by
+/// that name where one can be read, else the text itself (a JSON string, as `moves --json`
+/// writes a board, is unquoted).
+pub fn state_text(arg: &str) -> Result<Option<String>> {
+    if arg.trim().eq_ignore_ascii_case("start") {
+        return Ok(None);
+    }
+    let text = match std::fs::metadata(arg) {
+        Ok(m) if m.is_file() => std::fs::read_to_string(arg)
+            .map_err(|e| anyhow::anyhow!("--state {arg}: the file cannot be read: {e}"))?,
+        _ => arg.to_string(),
+    };
+    let text = match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(serde_json::Value::String(inner)) => inner,
+        _ => text.trim().to_string(),
+    };
+    if text.is_empty() {
+        bail!("--state: an empty position (give the position in the game's notation, or start)");
+    }
+    Ok(Some(text))
+}
+
+/// The position of `text` in `game` (`None`: its start); the error names `--state`.
+pub fn read_state<G: solvedgym::core::game::Game>(
+    game: &G,
+    text: Option<&str>,
+) -> Result<G::State> {
+    match text {
+        None => Ok(game.initial_state()),
+        Some(t) => game.read_position(t).map_err(|e| {
+            anyhow::anyhow!("--state {}: {e}", solvedgym::core::text::abbreviated(t, 60))
+        }),
     }
 }

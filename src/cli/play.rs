@@ -1,12 +1,12 @@
 //! `solvedgym play`: a person against the computer in the terminal.
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use solvedgym::core::game::{Game, Solver};
 use solvedgym::tools::play;
 use solvedgym::truth::{Solve, SolveOptions};
 use solvedgym::with_game;
 
-use super::game_args::GameArgs;
+use super::game_args::{GameArgs, read_state};
 use super::games;
 
 /// Play a game in the terminal against perfect play (optionally fuzzed): the strongest
@@ -34,6 +34,10 @@ pub struct Args {
     /// it has them).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// The position to play from, in the game's notation (a file, or the text itself; see
+    /// below), or `start` (the default).
+    #[arg(long, value_name = "POSITION")]
+    state: Option<String>,
 }
 
 pub fn exec(args: Args) -> Result<()> {
@@ -43,10 +47,12 @@ pub fn exec(args: Args) -> Result<()> {
         ai,
         fuzz,
         seed,
+        state,
     } = args;
     game.pass("seed", Some(seed.to_string()), false)?;
-    let game = game.build()?;
+    let (game, text) = game.build_at(state.as_deref())?;
     with_game!(&game, g => {
+        let start = read_state(g, text.as_deref())?;
         let human = play::human_seat(g, seat.as_deref())?;
         let oracle = match g.capabilities().solver {
             Solver::None => None,
@@ -64,6 +70,22 @@ pub fn exec(args: Args) -> Result<()> {
                 }
             }
         };
+        // The solver knows the positions play reaches from the start; one it does not know is
+        // played without the truth.
+        let oracle = match oracle {
+            Some(o) if start != g.initial_state() && o.describe(&start).is_none() => {
+                if ai.as_deref() == Some("optimal") {
+                    bail!(
+                        "--ai optimal: the solver of {} does not know this position (play \
+                         from the start does not reach it)",
+                        g.name()
+                    );
+                }
+                eprintln!("the solver does not know this position (play from the start does not reach it): the computer plays without it");
+                None
+            }
+            other => other,
+        };
         let choice = ai.as_deref().unwrap_or(play::default_ai(g, oracle.is_some()));
         let computer = play::computer_player(g, choice, fuzz, oracle.as_deref())?;
         if choice != "optimal" {
@@ -74,6 +96,7 @@ pub fn exec(args: Args) -> Result<()> {
         }
         play::play(
             g,
+            start,
             human,
             computer.as_ref(),
             oracle.as_deref(),
@@ -89,8 +112,10 @@ fn help() -> String {
     format!(
         "Search settings for --ai (comma-separated; games with a heuristic):\n{}\n\
 Examples: solvedgym play hase-und-igel --players 3 --as 0\n          \
-solvedgym play hase-und-igel --players 2 --ai \"depth=4,mode=hybrid\"\n\n{}",
+solvedgym play hase-und-igel --players 2 --ai \"depth=4,mode=hybrid\"\n          \
+solvedgym play tictactoe --as o --state 'x../.../...'\n\n{}\n\n{}",
         solvedgym::ai::search::settings_help(),
+        solvedgym::games::notation_help(),
         games::help()
     )
 }

@@ -3,16 +3,17 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
-use solvedgym::core::game::Game;
+use anyhow::{Context, Result, bail};
+use solvedgym::core::game::{Game, Solver};
 use solvedgym::tools::tournament;
+use solvedgym::truth::{DEFAULT_STATE_LIMIT, Solve, SolveOptions};
 use solvedgym::with_game;
 
 use super::game_args::GameArgs;
 use super::games;
 use super::output::{Output, Threads};
 
-/// A tournament between AI entrants (random, greedy, searches with their settings):
+/// A tournament between AI entrants (perfect play, greedy, random, searches with their settings):
 /// seeded deals with the seats rotated; win rate and mean rank with 95% intervals, game
 /// length, and each search's positions and milliseconds per move.
 #[derive(clap::Args)]
@@ -25,9 +26,9 @@ use super::output::{Output, Threads};
 pub struct Args {
     #[command(flatten)]
     game: GameArgs,
-    /// An entrant (at least two, each once): random, greedy (one ply on the game's
-    /// heuristic), or search settings, e.g. "depth=4" or "depth=8,order,cutoffs=0-0-8-8-4"
-    /// (see below).
+    /// An entrant (at least two, each once): optimal (the exact solver's perfect play, for
+    /// games small enough to solve), greedy (one ply on the game's heuristic), random, or
+    /// search settings, e.g. "depth=4" or "depth=8,order,cutoffs=0-0-8-8-4" (see below).
     #[arg(long = "ai", value_name = "AI", required = true)]
     ai: Vec<String>,
     /// Deals to play; each deal is played once per seating (see below).
@@ -73,6 +74,32 @@ pub fn exec(args: Args) -> Result<()> {
                 g.name()
             );
         }
+        // Perfect play needs the game solved first; a game too large to solve is refused with
+        // its size.
+        let oracle = if tournament::needs_solution(&entrants) {
+            if let Solver::None = g.capabilities().solver {
+                bail!(
+                    "--ai optimal: {} has no exact solver ({}); use greedy, random or search \
+                     settings",
+                    g.name(),
+                    g.capabilities()
+                        .enumeration_refusal(DEFAULT_STATE_LIMIT)
+                        .unwrap_or_else(|| "no solver".into())
+                );
+            }
+            if output.progress() {
+                eprintln!("solving {} for the optimal entrant ...", g.name());
+            }
+            let options = SolveOptions {
+                progress: output.progress(),
+                ..SolveOptions::default()
+            };
+            Some(g.solve(&options).map_err(|e| {
+                anyhow::anyhow!("--ai optimal: {e}")
+            })?)
+        } else {
+            None
+        };
         let per_deal = tournament::games_per_deal(entrants.len(), g.num_players());
         let bar = if output.progress() {
             let bar = indicatif::ProgressBar::new(games * per_deal as u64);
@@ -92,7 +119,14 @@ pub fn exec(args: Args) -> Result<()> {
         } else {
             indicatif::ProgressBar::hidden()
         };
-        let report = tournament::run(g, &entrants, games, seed, &|n| bar.inc(n))?;
+        let report = tournament::run_solved(
+            g,
+            &entrants,
+            games,
+            seed,
+            oracle.as_deref(),
+            &|n| bar.inc(n),
+        )?;
         bar.finish_and_clear();
         report
     });
@@ -132,7 +166,8 @@ Examples:\n  solvedgym tournament hase-und-igel --players 3 --ai depth=1 --ai de
 solvedgym tournament hase-und-igel --players 2 --ai depth=2 --ai depth=2,kc=0 --games 50\n  \
 solvedgym tournament hase-und-igel --players 3 --ai \"depth=4\" --ai \"depth=8,order,cutoffs=0-0-8-8-4\" \
 --ai random --games 200 --seed 1 --json --plot notebooks-data/tournament.svg\n  \
-solvedgym tournament tictactoe --ai depth=9 --ai random --games 50\n\n{}",
+solvedgym tournament tictactoe --ai depth=9 --ai random --games 50\n  \
+solvedgym tournament hexapawn --ai optimal --ai depth=2 --games 20\n\n{}",
         solvedgym::ai::search::settings_help(),
         games::help()
     )

@@ -40,6 +40,9 @@ impl GameSpec for DiceRaceParams {
     fn build(self) -> Result<DiceRace, InvalidParams> {
         DiceRace::new(self)
     }
+    fn position_params(text: &str) -> serde_json::Map<String, serde_json::Value> {
+        race_params(text)
+    }
 }
 
 /// The rules of a dice race.
@@ -83,6 +86,137 @@ impl DiceRace {
     fn positions<'s>(&self, s: &'s Race) -> &'s [u8] {
         &s.pos[..self.players]
     }
+}
+
+/// The most characters a race string may have (six runners take under 40).
+const MAX_RACE_TEXT: usize = 200;
+
+impl DiceRace {
+    /// A position as a race string: every runner's square in seat order, separated by commas,
+    /// then a space and the runner to act (a colour, red green blue yellow white black, or a
+    /// seat number from 0), then, once the die is rolled, the roll: `2,0,4 green` (green to
+    /// roll), `2,0,4 green 3` (green rolled 3, to step or dash). The runners are the game's
+    /// `players` (`moves`, `play` and `solve` take them from the string). A square lies from 0
+    /// to the goal + 2 (a dash of 3 from the square before it); at most one runner has reached
+    /// the goal, and then the race is over and no roll is written.
+    pub fn read_race(&self, text: &str) -> Result<Race, String> {
+        let n = text.chars().count();
+        if n > MAX_RACE_TEXT {
+            return Err(format!(
+                "{} characters; a race string has at most {MAX_RACE_TEXT}",
+                crate::core::text::group(&n.to_string())
+            ));
+        }
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let shape = "a race string is the squares, the runner to act and the roll once rolled, \
+                     e.g. `2,0,4 green 3`";
+        if words.len() < 2 || words.len() > 3 {
+            return Err(format!("{} word(s): {shape}", words.len()));
+        }
+        let squares: Vec<&str> = words[0].split(',').collect();
+        if squares.len() != self.players {
+            return Err(format!(
+                "{} squares, but the race has {} runners (--players {})",
+                squares.len(),
+                self.players,
+                self.players
+            ));
+        }
+        let top = self.goal as u32 + 2;
+        let mut pos = [0u8; MAX_PLAYERS];
+        for (i, sq) in squares.iter().enumerate() {
+            let v: u32 = sq.trim().parse().map_err(|_| {
+                format!(
+                    "square {} (of {}): `{}` is not a square (a number from 0 to {top})",
+                    i + 1,
+                    self.player_name(i),
+                    crate::core::text::abbreviated(sq, 20)
+                )
+            })?;
+            if v > top {
+                return Err(format!(
+                    "square {} (of {}): {v} is past {top}, the farthest a dash reaches with the \
+                     goal at {} (--goal)",
+                    i + 1,
+                    self.player_name(i),
+                    self.goal
+                ));
+            }
+            pos[i] = v as u8;
+        }
+        let who = words[1];
+        let to_move = match who.parse::<usize>() {
+            Ok(seat) if seat < self.players => seat,
+            _ => (0..self.players)
+                .find(|&p| self.player_name(p).eq_ignore_ascii_case(who))
+                .ok_or_else(|| {
+                    format!(
+                        "`{}` is not a runner: {} (or seats 0 to {})",
+                        crate::core::text::abbreviated(who, 20),
+                        (0..self.players)
+                            .map(|p| self.player_name(p))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        self.players - 1
+                    )
+                })?,
+        };
+        let home = pos[..self.players]
+            .iter()
+            .filter(|&&p| p >= self.goal)
+            .count();
+        if home > 1 {
+            return Err(format!(
+                "{home} runners at the goal ({}): the race ends when the first arrives",
+                self.goal
+            ));
+        }
+        let roll = match words.get(2) {
+            None => 0,
+            Some(_) if home > 0 => {
+                return Err("a runner has reached the goal: the race is over, no roll".into());
+            }
+            Some(r) => match r.parse::<u8>() {
+                Ok(r @ 1..=3) => r,
+                _ => {
+                    return Err(format!(
+                        "the roll `{}` is not a face of the die (1, 2 or 3)",
+                        crate::core::text::abbreviated(r, 20)
+                    ));
+                }
+            },
+        };
+        Ok(Race {
+            pos,
+            to_move: to_move as u8,
+            roll,
+        })
+    }
+
+    /// The race string [`DiceRace::read_race`] reads.
+    pub fn write_race(&self, s: &Race) -> String {
+        let squares: Vec<String> = self.positions(s).iter().map(u8::to_string).collect();
+        let mut out = format!(
+            "{} {}",
+            squares.join(","),
+            self.player_name(s.to_move as Player)
+        );
+        if s.roll != 0 {
+            out.push_str(&format!(" {}", s.roll));
+        }
+        out
+    }
+}
+
+/// The runners a race string implies (`moves`, `play` and `solve` take them from `--state`).
+pub fn race_params(text: &str) -> serde_json::Map<String, serde_json::Value> {
+    let mut m = serde_json::Map::new();
+    if let Some(first) = text.split_whitespace().next()
+        && text.len() <= MAX_RACE_TEXT
+    {
+        m.insert("players".into(), first.split(',').count().into());
+    }
+    m
 }
 
 impl Default for DiceRace {
@@ -187,6 +321,13 @@ impl Game for DiceRace {
         }
         out
     }
+    /// The race string (see [`DiceRace::read_race`]): `2,0,4 green 3`.
+    fn read_position(&self, text: &str) -> Result<Race, String> {
+        self.read_race(text)
+    }
+    fn write_position(&self, s: &Race) -> Option<serde_json::Value> {
+        Some(serde_json::Value::String(self.write_race(s)))
+    }
     fn observation_len(&self) -> usize {
         self.players + 2
     }
@@ -234,5 +375,50 @@ impl Solve for DiceRace {
             options.max_states,
             options.progress,
         )?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn race_strings_round_trip_and_bad_ones_are_refused() {
+        for (players, goal) in [(2, 1), (3, 5), (6, 12)] {
+            let g = DiceRace::new(DiceRaceParams { players, goal }).unwrap();
+            let n = crate::core::notation::check_round_trips(&g, 200, 500, 7, true).unwrap();
+            assert!(n > 200, "{n}");
+        }
+        let g = DiceRace::default();
+        assert_eq!(g.write_race(&g.initial_state()), "0,0,0 red");
+        let s = g.read_race(" 2,0,4  Green 3 ").unwrap();
+        assert_eq!(
+            (s.pos[..3].to_vec(), s.to_move, s.roll),
+            (vec![2, 0, 4], 1, 3)
+        );
+        assert_eq!(g.read_race("2,0,4 1 3"), Ok(s));
+        for (bad, says) in [
+            ("", "0 word(s)"),
+            (
+                "0,0 red",
+                "2 squares, but the race has 3 runners (--players 3)",
+            ),
+            ("0,x,0 red", "square 2 (of green): `x`"),
+            ("0,0,8 red", "8 is past 7"),
+            ("0,0,0 pink", "`pink` is not a runner: red, green, blue"),
+            ("0,0,0 red 4", "the roll `4`"),
+            ("5,6,0 red", "2 runners at the goal"),
+            ("5,0,0 green 2", "the race is over"),
+            ("0,0,0 red 1 2", "4 word(s)"),
+        ] {
+            let e = g.read_race(bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+        assert!(
+            g.read_race(&"1,".repeat(1000))
+                .unwrap_err()
+                .contains("2,000 characters")
+        );
+        assert_eq!(race_params("1,2,3,4 red")["players"], 4);
     }
 }

@@ -44,6 +44,9 @@ impl GameSpec for HexapawnParams {
     fn build(self) -> Result<Hexapawn, InvalidParams> {
         Hexapawn::new(self)
     }
+    fn position_params(text: &str) -> serde_json::Map<String, serde_json::Value> {
+        board_params(text)
+    }
 }
 
 game_params! {
@@ -68,6 +71,9 @@ impl GameSpec for OctapawnParams {
             rows: self.rows,
             cols: self.cols,
         })
+    }
+    fn position_params(text: &str) -> serde_json::Map<String, serde_json::Value> {
+        board_params(text)
     }
 }
 
@@ -233,6 +239,122 @@ impl Hexapawn {
     }
 }
 
+impl Hexapawn {
+    /// A position as a board string: the rows from the top (Black's home rank first)
+    /// separated by `/`, `w` (a white pawn), `b` (a black pawn) or `.` per square, then a
+    /// space and the side to move (`w`/`white` or `b`/`black`): the start of Gardner's game is
+    /// `bbb/.../www w`. The board's rows and columns are the game's (`moves`, `play` and `solve`
+    /// take them from the string). A position play cannot reach is refused: more pawns of a
+    /// side than files, both sides' winning conditions at once, or a finished game whose
+    /// winner is to move.
+    pub fn read_board(&self, text: &str) -> Result<HexapawnState, String> {
+        use crate::core::notation::{BoardText, bad_square};
+        let b = BoardText::read(text)?;
+        b.expect_size(
+            self.rows,
+            self.cols,
+            &format!(
+                "the game is {} rows of {} (--rows {} --cols {})",
+                self.rows, self.cols, self.rows, self.cols
+            ),
+        )?;
+        let (mut white, mut black) = (0u64, 0u64);
+        for (i, row) in b.rows.iter().enumerate() {
+            let r = self.rows - 1 - i;
+            for (c, &ch) in row.iter().enumerate() {
+                let bit = 1u64 << (r * self.cols + c);
+                match ch {
+                    'w' | 'W' => white |= bit,
+                    'b' | 'B' => black |= bit,
+                    '.' | '-' => {}
+                    _ => {
+                        return Err(bad_square(
+                            self.rows,
+                            i,
+                            c,
+                            ch,
+                            "a square is w (white pawn), b (black pawn) or . (empty)",
+                        ));
+                    }
+                }
+            }
+        }
+        let to_move = b.mover(&[&["w", "white"], &["b", "black"]], None)?;
+        for (name, pawns) in [("white", white), ("black", black)] {
+            if pawns.count_ones() as usize > self.cols {
+                return Err(format!(
+                    "{} {name} pawns on {} files: a side starts with one pawn per file",
+                    pawns.count_ones(),
+                    self.cols
+                ));
+            }
+        }
+        let s = HexapawnState {
+            white,
+            black,
+            to_move: to_move as u8,
+        };
+        let white_won = white & self.last_row != 0 || black == 0;
+        let black_won = black & self.first_row != 0 || white == 0;
+        if white_won && black_won {
+            return Err(
+                "both sides have won (a pawn on the far rank or no enemy pawn left): the game \
+                 ends at the first"
+                    .into(),
+            );
+        }
+        if let Some(w) = self.decided(&s)
+            && w == to_move
+        {
+            return Err(format!(
+                "{0} has won already, so {0} moved last: {1} is to move",
+                self.player_name(w),
+                self.player_name(1 - w)
+            ));
+        }
+        Ok(s)
+    }
+
+    /// The board string [`Hexapawn::read_board`] reads.
+    pub fn write_board(&self, s: &HexapawnState) -> String {
+        let mut out = String::new();
+        for r in (0..self.rows).rev() {
+            for c in 0..self.cols {
+                let bit = 1u64 << (r * self.cols + c);
+                out.push(if s.white & bit != 0 {
+                    'w'
+                } else if s.black & bit != 0 {
+                    'b'
+                } else {
+                    '.'
+                });
+            }
+            out.push(if r > 0 { '/' } else { ' ' });
+        }
+        out.push(if s.to_move as Player == WHITE {
+            'w'
+        } else {
+            'b'
+        });
+        out
+    }
+}
+
+/// The rows and columns a Hexapawn board string implies (`moves`, `play` and `solve` take
+/// them from `--state`): nothing where the text is not a board.
+pub fn board_params(text: &str) -> serde_json::Map<String, serde_json::Value> {
+    let mut m = serde_json::Map::new();
+    let board = text.split_whitespace().next().unwrap_or_default();
+    if !board.chars().all(|c| "wWbB.-/".contains(c)) {
+        return m;
+    }
+    if let Ok(b) = crate::core::notation::BoardText::read(text) {
+        m.insert("rows".into(), b.rows.len().into());
+        m.insert("cols".into(), b.rows[0].len().into());
+    }
+    m
+}
+
 /// The set squares of a bitboard, ascending.
 fn bits(mut b: u64) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
@@ -379,6 +501,13 @@ impl Game for Hexapawn {
             )),
         }
         out
+    }
+    /// The board string (see [`Hexapawn::read_board`]): `bbb/.../www w`.
+    fn read_position(&self, text: &str) -> Result<HexapawnState, String> {
+        self.read_board(text)
+    }
+    fn write_position(&self, s: &HexapawnState) -> Option<serde_json::Value> {
+        Some(serde_json::Value::String(self.write_board(s)))
     }
     fn observation_len(&self) -> usize {
         2 * self.rows * self.cols + 1
@@ -601,6 +730,40 @@ mod tests {
         assert!(Hexapawn::new(HexapawnParams { rows: 1, cols: 3 }).is_err());
         assert!(Hexapawn::new(HexapawnParams { rows: 9, cols: 8 }).is_err());
         assert!(Hexapawn::new(HexapawnParams { rows: 8, cols: 8 }).is_ok());
+    }
+
+    /// Every reachable position's board string reads back to it, on boards of several
+    /// sizes; bad strings say why.
+    #[test]
+    fn board_strings_round_trip_and_bad_ones_are_refused() {
+        for (rows, cols) in [(3, 3), (4, 4), (2, 5), (5, 2), (3, 1)] {
+            let g = Hexapawn::new(HexapawnParams { rows, cols }).unwrap();
+            let graph = crate::core::graph::StateGraph::build(&g, 1_000_000).unwrap();
+            for s in graph.states() {
+                let text = g.write_board(s);
+                assert_eq!(g.read_board(&text).as_ref(), Ok(s), "{text}");
+                assert_eq!(board_params(&text)["rows"], rows);
+            }
+        }
+        let g = game();
+        assert_eq!(g.write_board(&g.initial_state()), "bbb/.../www w");
+        assert_eq!(g.read_board("BBB/.../WWW White"), Ok(g.initial_state()));
+        for (bad, says) in [
+            ("bbb/.../www", "no side to move"),
+            ("bbb/.../www x", "`x` is not a side to move"),
+            (
+                "bbbb/..../wwww w",
+                "the game is 3 rows of 3 (--rows 3 --cols 3)",
+            ),
+            ("bbb/.k./www w", "`k` at b2"),
+            ("bbb/..b/www w", "4 black pawns on 3 files"),
+            ("b.w/.../b.w w", "both sides have won"),
+            ("..w/.b./... w", "white has won already"),
+            ("bbb/.../www w extra", "`extra` after the side to move"),
+        ] {
+            let e = g.read_board(bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
     }
 
     #[test]

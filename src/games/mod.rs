@@ -99,6 +99,7 @@ pub struct GameInfo {
     defaults: fn() -> toml::Table,
     build: fn(toml::Table) -> Result<AnyGame, GameSpecError>,
     resolve: fn(toml::Table) -> Result<toml::Table, GameSpecError>,
+    position_params: fn(&str) -> serde_json::Map<String, serde_json::Value>,
 }
 
 impl GameInfo {
@@ -114,7 +115,14 @@ impl GameInfo {
             defaults: defaults::<S>,
             build: build::<S>,
             resolve: resolve::<S>,
+            position_params: S::position_params,
         }
+    }
+
+    /// The parameters a position written in the game's notation carries
+    /// ([`GameSpec::position_params`]).
+    pub fn position_params(&self, text: &str) -> serde_json::Map<String, serde_json::Value> {
+        (self.position_params)(text)
     }
 
     /// The parameters with every default filled in, as the typed parameters write them
@@ -249,6 +257,31 @@ fn normalize(name: &str) -> String {
         .filter(|c| *c != '-' && *c != '_')
         .flat_map(char::to_lowercase)
         .collect()
+}
+
+/// Each game's position notation, for the help of the commands that take `--state` (`moves`,
+/// `play`, `solve`): what `moves` writes, these read.
+pub fn notation_help() -> String {
+    "Positions (--state) in each game's notation; `start` is the start:\n  \
+tictactoe      the rows from the top separated by /, x, o or . per cell: `x.o/.x./...` \
+(the side to move follows from the counts)\n  \
+hexapawn       the rows from the top (Black's home rank first), w, b or . per square, then the \
+side to move: `bbb/.w./w.w b` (the rows and columns are the board's)\n  \
+fox-hounds     the rows from the top as the board is drawn, f (fox), h (hound) or . on every \
+square, then the side to move: `..f./..../..../.h.h fox` (the size is the board's); hasenspiel: \
+w (white's rabbit) and b (black pawns), `white` or `black`\n  \
+dice-race      every runner's square in seat order, the runner to act, and the roll once rolled: \
+`2,1,3 red 3` (the runners are the squares')\n  \
+hackenbush     the standing edges as a CGSuite graph string, then the mover (left or right): \
+`lrl right` (the graph becomes the game's position)\n  \
+hase-und-igel  JSON: {\"to_move\": 0, \"round\": 12, \"hares\": [{\"cell\": 45, \"carrots\": 26, \
+\"salads\": 2}, {\"cell\": 29, \"carrots\": 19, \"salads\": 0, \"skip\": true}]}; per hare: cell, \
+carrots, salads, and optional eat (eats a salad next turn), skip (misses the next turn), place \
+(finishing place, on the goal); optional: to_move (seat or colour), round, phase (move, card, \
+choice, over), paid, extra, and any game parameter (board, players, carrots, salads, deck, end, \
+max_rounds), as `moves --json` writes them\n\
+A position is given as text or as a file holding it."
+        .to_string()
 }
 
 /// A game name or parameter that does not make a game.

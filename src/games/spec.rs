@@ -49,6 +49,17 @@ pub trait GameSpec: Serialize + DeserializeOwned + Default + ParamsDoc {
     const SUMMARY: &'static str;
     type Game: Game;
     fn build(self) -> Result<Self::Game, InvalidParams>;
+
+    /// The parameters a position written in the game's notation carries (a board's size, the
+    /// runners, Hackenbush's graph), by key: `moves`, `play` and `solve` take them from
+    /// `--state` unless a flag gives them. By default the keys of a JSON object (Hase und
+    /// Igel's positions carry the game's parameters); nothing for other text.
+    fn position_params(text: &str) -> serde_json::Map<String, serde_json::Value> {
+        match serde_json::from_str(text) {
+            Ok(serde_json::Value::Object(m)) => m,
+            _ => serde_json::Map::new(),
+        }
+    }
 }
 
 /// Parameters a game's constructor rejects: which parameter, and why.

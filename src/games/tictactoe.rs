@@ -143,6 +143,9 @@ impl GameSpec for TicTacToeParams {
     fn build(self) -> Result<TicTacToe, InvalidParams> {
         TicTacToe::new(self)
     }
+    fn position_params(_text: &str) -> serde_json::Map<String, serde_json::Value> {
+        serde_json::Map::new()
+    }
 }
 
 /// A position: the cells holding X and O (bit `i` = cell `i`). The side to move follows from
@@ -192,6 +195,79 @@ impl TicTacToe {
         for (cell, &image) in SYMMETRY[sym].iter().enumerate() {
             if b & (1 << cell) != 0 {
                 out |= 1 << image;
+            }
+        }
+        out
+    }
+}
+
+impl TicTacToe {
+    /// A position as a board string: the rows from the top (rank 3 first) separated by `/`,
+    /// `x`, `o` or `.` (empty) per cell: `x.o/.x./..o`. The side to move follows from the
+    /// counts (x moves first), so none is written; one may be (`x` or `o`) and must agree. A
+    /// position play cannot reach is refused: more o than x, x more than one ahead, both with
+    /// a line, or a line whose player did not move last.
+    pub fn read_board(&self, text: &str) -> Result<TicTacToeState, String> {
+        use crate::core::notation::{BoardText, bad_square};
+        let b = BoardText::read(text)?;
+        b.expect_size(3, 3, "tic-tac-toe is 3 rows of 3 (`x.o/.x./..o`)")?;
+        let mut s = TicTacToeState::default();
+        for (r, row) in b.rows.iter().enumerate() {
+            for (c, &ch) in row.iter().enumerate() {
+                let bit = 1 << (3 * r + c);
+                match ch.to_ascii_lowercase() {
+                    'x' => s.x |= bit,
+                    'o' => s.o |= bit,
+                    '.' | '-' => {}
+                    _ => return Err(bad_square(3, r, c, ch, "a cell is x, o or . (empty)")),
+                }
+            }
+        }
+        let (xs, os) = (s.x.count_ones(), s.o.count_ones());
+        if xs < os || xs > os + 1 {
+            return Err(format!(
+                "{xs} x and {os} o: x moves first, so x has as many marks as o or one more"
+            ));
+        }
+        match (self.winner(&s), HAS_LINE[s.o as usize]) {
+            (Some(X), true) => return Err("both x and o have a line".into()),
+            (Some(X), false) if xs == os => {
+                return Err("x has a line, but o moved last (as many o as x)".into());
+            }
+            (Some(O), _) if xs > os => {
+                return Err("o has a line, but x moved last (one x more than o)".into());
+            }
+            _ => {}
+        }
+        let to_move = s.to_move();
+        if let Some(word) = &b.mover {
+            let said = b.mover(&[&["x"], &["o"]], None)?;
+            if said != to_move && !self.is_over(&s) {
+                return Err(format!(
+                    "`{word}` to move, but the counts say {} ({xs} x, {os} o)",
+                    self.player_name(to_move)
+                ));
+            }
+        }
+        Ok(s)
+    }
+
+    /// The board string [`TicTacToe::read_board`] reads.
+    pub fn write_board(&self, s: &TicTacToeState) -> String {
+        let mut out = String::with_capacity(11);
+        for r in 0..3 {
+            if r > 0 {
+                out.push('/');
+            }
+            for c in 0..3 {
+                let bit = 1 << (3 * r + c);
+                out.push(if s.x & bit != 0 {
+                    'x'
+                } else if s.o & bit != 0 {
+                    'o'
+                } else {
+                    '.'
+                });
             }
         }
         out
@@ -305,6 +381,13 @@ impl Game for TicTacToe {
         }
         out
     }
+    /// The board string (see [`TicTacToe::read_board`]): `x.o/.x./..o`.
+    fn read_position(&self, text: &str) -> Result<TicTacToeState, String> {
+        self.read_board(text)
+    }
+    fn write_position(&self, s: &TicTacToeState) -> Option<serde_json::Value> {
+        Some(serde_json::Value::String(self.write_board(s)))
+    }
     fn observation_len(&self) -> usize {
         27
     }
@@ -403,6 +486,36 @@ mod tests {
                 let ta = g.transform_action(&s, a, sym);
                 assert_eq!(g.apply(&t, ta), g.transform_state(&g.apply(&s, a), sym));
             }
+        }
+    }
+
+    /// Every reachable position's board string reads back to it; bad strings say why.
+    #[test]
+    fn board_strings_round_trip_and_bad_ones_are_refused() {
+        let g = TicTacToe;
+        let graph = crate::core::graph::StateGraph::build(&g, 10_000).unwrap();
+        for s in graph.states() {
+            let text = g.write_board(s);
+            assert_eq!(g.read_board(&text).as_ref(), Ok(s), "{text}");
+        }
+        assert_eq!(g.read_board(".../.../..."), Ok(g.initial_state()));
+        assert_eq!(
+            g.write_board(&g.read_board("X../.O./... x").unwrap()),
+            "x../.o./..."
+        );
+        for (bad, says) in [
+            ("x../.../..", "row 3 (from the top) has 2"),
+            ("x../.../.../...", "4 rows of 3"),
+            ("xq./.../...", "`q` at b3"),
+            ("o../.../...", "1 o"),
+            ("xx./.../...", "2 x and 0 o"),
+            ("xxx/oo./o..", "o moved last"),
+            ("ooo/xx./x.x", "x moved last"),
+            ("x../.../... x", "`x` to move, but the counts say o"),
+            ("x../.../... z", "`z` is not a side to move"),
+        ] {
+            let e = g.read_board(bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
         }
     }
 

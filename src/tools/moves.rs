@@ -73,6 +73,17 @@ fn outcomes_of<G: Game>(game: &G, state: &G::State) -> Vec<Outcome> {
 /// The legal moves at `state` (or the chance outcomes, where nature moves).
 pub fn moves<G: Game>(game: &G, state: &G::State) -> Moves {
     let mut text = game.render(state);
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    // A position's notation is shown where it is short (a board string, not Hase und Igel's
+    // JSON, which --json gives).
+    let short = |s: &G::State| {
+        crate::core::notation::position_text(game, s).filter(|t| !t.starts_with('{'))
+    };
+    if let Some(t) = short(state) {
+        let _ = writeln!(text, "position: {t}");
+    }
     let (to_move, moves) = match game.turn(state) {
         Turn::Terminal => ("nobody".to_string(), Vec::new()),
         Turn::Chance => {
@@ -130,7 +141,16 @@ pub fn moves<G: Game>(game: &G, state: &G::State) -> Moves {
         }
     }
     for m in &moves {
-        let _ = writeln!(text, "  {:>5}  {}", m.notation, m.description);
+        // The words where they say more than the move's name; the position it leads to where
+        // its notation is short.
+        let mut line = format!("  {:>5}", m.notation);
+        if m.description != m.notation {
+            let _ = write!(line, "  {}", m.description);
+        }
+        if let Some(p) = m.position.as_str().filter(|p| !p.starts_with('{')) {
+            let _ = write!(line, "  -> {p}");
+        }
+        let _ = writeln!(text, "{line}");
         for o in &m.outcomes {
             let _ = writeln!(
                 text,

@@ -114,11 +114,13 @@ fn has_heuristic<G: Game>(game: &G) -> bool {
     game.heuristic(&game.initial_state(), 0).is_some()
 }
 
-/// Plays one game: the person holds `human`, `ai` every other seat; chance events are drawn with
-/// the generator seeded by `seed`. Reads moves from `input` until the game ends, the input
-/// ends, or the person types `quit`.
+/// Plays one game from `start`: the person holds `human`, `ai` every other seat; chance events
+/// are drawn with the generator seeded by `seed`. Reads moves from `input` until the game ends,
+/// the input ends, or the person types `quit`.
+#[allow(clippy::too_many_arguments)]
 pub fn play<G: Game>(
     game: &G,
+    start: G::State,
     human: Player,
     ai: &dyn Policy<G>,
     oracle: Option<&dyn Oracle<G>>,
@@ -127,7 +129,7 @@ pub fn play<G: Game>(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let mut rng = crate::core::random::rng(seed);
-    let mut state = game.initial_state();
+    let mut state = start;
     let mut legal = Vec::new();
     let mut outcomes = Vec::new();
     let mut buf = Vec::new();
@@ -345,6 +347,7 @@ mod tests {
         let mut out = Vec::new();
         play(
             &TicTacToe,
+            TicTacToe.initial_state(),
             0,
             &ai,
             Some(&solution),
@@ -372,6 +375,7 @@ mod tests {
         let typed = "?\n".to_string() + &"dash\n".repeat(20);
         play(
             &game,
+            game.initial_state(),
             0,
             &crate::core::policy::RandomPolicy,
             None,
@@ -391,6 +395,30 @@ mod tests {
             text.trim_end().ends_with("You win.") || text.trim_end().ends_with("wins."),
             "{text}"
         );
+    }
+
+    /// A game starts where it is told: here x has two in a row and o to move must block.
+    #[test]
+    fn play_starts_from_the_position_given() {
+        let solution = Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        let ai = OptimalPolicy::new(&solution);
+        let start = TicTacToe.read_position("xx./o../... o").unwrap();
+        let mut out = Vec::new();
+        play(
+            &TicTacToe,
+            start,
+            1,
+            &ai,
+            Some(&solution),
+            1,
+            &mut "c3\nquit\n".as_bytes(),
+            &mut out,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("You play o."), "{text}");
+        assert!(text.contains("3  x x .\n"), "{text}");
+        assert!(text.contains("x plays"), "{text}");
     }
 
     #[test]

@@ -31,6 +31,7 @@ use crate::core::game::{Action, Game, Player, Returns};
 use crate::core::policy::{Policy, RandomPolicy};
 use crate::core::random::{SgRng, derive_seed, rng};
 use crate::eval::matches::{interval, max_plies, play_game, rank, rate_interval};
+use crate::truth::oracle::Oracle;
 
 /// More games than this in one deal (many entrants for few seats) is refused.
 pub const MAX_GAMES_PER_DEAL: usize = 100_000;
@@ -44,6 +45,9 @@ pub enum Entrant {
     Greedy,
     /// A search with these settings ([`Search`]).
     Search(SearchOptions),
+    /// Perfect play: the strongest player of the game's exact solver
+    /// ([`Oracle::strong_policy`]), for games small enough to solve.
+    Optimal,
 }
 
 impl Entrant {
@@ -54,20 +58,25 @@ impl Entrant {
             Entrant::Random => "random".into(),
             Entrant::Greedy => "greedy".into(),
             Entrant::Search(o) => o.spec(),
+            Entrant::Optimal => "optimal".into(),
         }
     }
 }
 
-/// An entrant as written on the command line: `random`, `greedy`, or search settings
-/// (`depth=4`, `depth=8,cutoffs=0-0-8-8-4,mode=hybrid`; see [`SearchOptions::parse`]).
+/// An entrant as written on the command line, as `play --ai` reads it: `optimal`, `random`,
+/// `greedy`, or search settings (`depth=4`, `depth=8,cutoffs=0-0-8-8-4,mode=hybrid`; see
+/// [`SearchOptions::parse`]).
 pub fn parse_entrant(spec: &str) -> Result<Entrant, String> {
     match spec.trim() {
-        "" => Err("an empty entrant: random, greedy, or search settings such as depth=4".into()),
+        "" => Err(
+            "an empty entrant: optimal, greedy, random, or search settings such as depth=4".into(),
+        ),
+        "optimal" => Ok(Entrant::Optimal),
         "random" => Ok(Entrant::Random),
         "greedy" => Ok(Entrant::Greedy),
-        s => SearchOptions::parse(s)
-            .map(Entrant::Search)
-            .map_err(|e| format!("{e} (an entrant is random, greedy, or search settings)")),
+        s => SearchOptions::parse(s).map(Entrant::Search).map_err(|e| {
+            format!("{e} (an entrant is optimal, greedy, random, or search settings)")
+        }),
     }
 }
 
@@ -82,6 +91,9 @@ pub enum TournamentError {
     NoHeuristic { game: &'static str, entrant: String },
     #[error("play at least one deal")]
     NoDeals,
+    /// An `optimal` entrant without the game's exact solution.
+    #[error("entrant `optimal`: {0}")]
+    NoSolution(String),
     /// A search entrant's evaluation settings (`kc=1.2`, `eval=FILE`) that the game refuses.
     #[error("entrant `{entrant}`: {why}")]
     Evaluation { entrant: String, why: String },
@@ -251,21 +263,35 @@ struct GameRecord {
 }
 
 /// An entrant ready to play.
-struct Ready<'e, G> {
+struct Ready<'e, G: Game> {
     entrant: &'e Entrant,
     /// For a search with evaluation settings: the game copy whose heuristic reads them
     /// ([`SearchOptions::evaluator`]), made once before play.
     evaluator: Option<G>,
+    /// For `optimal`: the solution's strongest player.
+    optimal: Option<Box<dyn Policy<G> + 'e>>,
 }
 
-/// Makes every entrant ready; the error names the entrant whose settings the game refuses.
+/// Makes every entrant ready; the error names the entrant whose settings the game refuses, or
+/// `optimal` without a solution.
 fn prepare<'e, G: Game>(
     game: &G,
     entrants: &'e [Entrant],
+    oracle: Option<&'e dyn Oracle<G>>,
 ) -> Result<Vec<Ready<'e, G>>, TournamentError> {
     entrants
         .iter()
         .map(|entrant| {
+            let optimal = match (entrant, oracle) {
+                (Entrant::Optimal, Some(o)) => Some(o.strong_policy(0.0)),
+                (Entrant::Optimal, None) => {
+                    return Err(TournamentError::NoSolution(format!(
+                        "{} was not solved for this tournament",
+                        game.name()
+                    )));
+                }
+                _ => None,
+            };
             let evaluator = match entrant {
                 Entrant::Search(o) if !o.eval.is_empty() => Some(o.evaluator(game).map_err(
                     |why| TournamentError::Evaluation {
@@ -275,7 +301,11 @@ fn prepare<'e, G: Game>(
                 )?),
                 _ => None,
             };
-            Ok(Ready { entrant, evaluator })
+            Ok(Ready {
+                entrant,
+                evaluator,
+                optimal,
+            })
         })
         .collect()
 }
@@ -292,6 +322,10 @@ fn choose<G: Game>(
     match player.entrant {
         Entrant::Random => (RandomPolicy.choose(game, state, legal, rng), None),
         Entrant::Greedy => (GreedyPolicy.choose(game, state, legal, rng), None),
+        Entrant::Optimal => {
+            let policy = player.optimal.as_ref().expect("prepared with the solution");
+            (policy.choose(game, state, legal, rng), None)
+        }
         Entrant::Search(options) => {
             let on = player.evaluator.as_ref().unwrap_or(game);
             let found = Search::new(on, options.clone()).best_move(state);
@@ -367,7 +401,7 @@ fn add(total: &mut u64, x: u64) {
 
 /// Plays the tournament: `deals` deals of `game` seeded from `seed`, every seating of the
 /// [`schedule`] of `entrants` per deal, on rayon's threads. `progress` is called with 1 after
-/// every game (from any thread).
+/// every game (from any thread). An `optimal` entrant needs [`run_solved`].
 pub fn run<G: Game>(
     game: &G,
     entrants: &[Entrant],
@@ -375,9 +409,26 @@ pub fn run<G: Game>(
     seed: u64,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<TournamentReport, TournamentError> {
+    run_solved(game, entrants, deals, seed, None, progress)
+}
+
+/// Whether an entrant plays perfectly, so the game must be solved first.
+pub fn needs_solution(entrants: &[Entrant]) -> bool {
+    entrants.contains(&Entrant::Optimal)
+}
+
+/// [`run`] with the game's exact solution, which `optimal` entrants play by.
+pub fn run_solved<G: Game>(
+    game: &G,
+    entrants: &[Entrant],
+    deals: u64,
+    seed: u64,
+    oracle: Option<&dyn Oracle<G>>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<TournamentReport, TournamentError> {
     check(game, entrants, deals)?;
     let started = Instant::now();
-    let ready = prepare(game, entrants)?;
+    let ready = prepare(game, entrants, oracle)?;
     let players = game.num_players();
     let seatings = schedule(entrants.len(), players);
     let per_deal = seatings.len() as u64;
@@ -709,6 +760,28 @@ mod tests {
         assert_eq!(r.games, 10);
     }
 
+    /// Perfect play never loses tic-tac-toe, and beats random play most of the time.
+    #[test]
+    fn optimal_entrants_play_the_solution() {
+        let solution = crate::truth::Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        let r = run_solved(
+            &TicTacToe,
+            &entrants(&["optimal", "random"]),
+            40,
+            3,
+            Some(&solution),
+            &|_| {},
+        )
+        .unwrap();
+        let (optimal, random) = (&r.rows[0], &r.rows[1]);
+        assert_eq!(optimal.entrant, "optimal");
+        assert_eq!(optimal.nodes_per_move, None);
+        assert!(optimal.win_rate > 0.7, "{}", optimal.win_rate);
+        // A draw shares the win: random never wins outright.
+        assert!(random.win_rate <= 0.3, "{}", random.win_rate);
+        assert!((optimal.win_rate + random.win_rate - 1.0).abs() < 1e-9);
+    }
+
     #[test]
     fn entrants_parse_and_bad_line_ups_are_refused() {
         assert_eq!(parse_entrant(" random "), Ok(Entrant::Random));
@@ -719,12 +792,15 @@ mod tests {
             "depth=8,mode=paranoid,order,prune,cutoffs=0-0-8-8-4"
         );
         assert!(parse_entrant("depth=0").unwrap_err().contains("depth"));
+        assert_eq!(parse_entrant("optimal"), Ok(Entrant::Optimal));
         assert!(
-            parse_entrant("optimal")
+            parse_entrant("bogus")
                 .unwrap_err()
-                .contains("random, greedy")
+                .contains("optimal, greedy, random")
         );
         assert!(parse_entrant("").is_err());
+        let e = run(&TicTacToe, &entrants(&["optimal", "random"]), 1, 1, &|_| {}).unwrap_err();
+        assert!(e.to_string().contains("was not solved"), "{e}");
 
         let hui = HaseUndIgel::new(HaseUndIgelParams::default()).unwrap();
         let one = entrants(&["random"]);
@@ -762,7 +838,7 @@ mod tests {
     #[test]
     fn full_depth_search_never_loses_tictactoe() {
         let es = entrants(&["depth=9", "random"]);
-        let ready = prepare(&TicTacToe, &es).unwrap();
+        let ready = prepare(&TicTacToe, &es, None).unwrap();
         for deal in 0..40 {
             for seating in schedule(2, 2) {
                 let g = play_one(&TicTacToe, &ready, &seating, 100, derive_seed(3, deal));

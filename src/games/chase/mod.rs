@@ -118,6 +118,9 @@ impl GameSpec for FoxHoundsParams {
     fn build(self) -> Result<Chase, InvalidParams> {
         Chase::fox_hounds(self)
     }
+    fn position_params(text: &str) -> serde_json::Map<String, serde_json::Value> {
+        board_params(text)
+    }
 }
 
 game_params! {
@@ -137,6 +140,9 @@ impl GameSpec for HasenspielParams {
     type Game = Chase;
     fn build(self) -> Result<Chase, InvalidParams> {
         Chase::hasenspiel(self)
+    }
+    fn position_params(_text: &str) -> serde_json::Map<String, serde_json::Value> {
+        serde_json::Map::new()
     }
 }
 
@@ -742,6 +748,13 @@ impl Game for Chase {
         out.push('\n');
         out
     }
+    /// The board string (see [`Chase::read_board`]).
+    fn read_position(&self, text: &str) -> Result<ChaseState, String> {
+        self.read_board(text)
+    }
+    fn write_position(&self, s: &ChaseState) -> Option<serde_json::Value> {
+        Some(serde_json::Value::String(self.write_board(s)))
+    }
     fn observation_len(&self) -> usize {
         2 * self.geo.squares + 1
     }
@@ -807,6 +820,139 @@ impl Solve for Chase {
         let report = |phase: &str, done: usize, all: usize| progress.report(phase, done, all);
         Ok(Box::new(FastSolution::solve(self, fast, Some(&report))?))
     }
+}
+
+impl Chase {
+    /// The runner's and the pawns' letters on the board (`F`/`H`, `W`/`B`).
+    fn letters(&self) -> (char, char) {
+        match self.kind {
+            Kind::FoxHounds => ('f', 'h'),
+            Kind::Hasenspiel => ('w', 'b'),
+        }
+    }
+
+    /// The square of column `col` (from the left as [`Game::render`] draws it) and rank `y`.
+    fn square_at(&self, col: usize, y: usize) -> Option<usize> {
+        let b = self.geo.size;
+        let x = match self.kind {
+            Kind::FoxHounds => col,
+            Kind::Hasenspiel => b - 1 - col,
+        };
+        ((x + y) % 2 == 1).then(|| y * self.geo.half + x / 2)
+    }
+
+    /// A position as a board string: the rows from the top (the runner's home row first) as
+    /// [`Game::render`] draws them, separated by `/`, one character per square: the runner
+    /// (`f` the fox, `w` White's rabbit), a pawn (`h` a hound, `b` a black pawn) or `.` (empty;
+    /// the light squares, where no piece stands, are `.` too), then a space and the side to
+    /// move (`fox`/`f` or `hounds`/`h`; `white`/`w` or `black`/`b`). Fox & Hounds' start on
+    /// 4x4 is `..f./..../..../h.h. fox`; the board's side is the game's `size`. The runner
+    /// stands once, the pawns are B/2, all on dark squares; a finished game's winner may not
+    /// be to move unless the rules say so.
+    pub fn read_board(&self, text: &str) -> Result<ChaseState, String> {
+        use crate::core::notation::{BoardText, bad_square};
+        let b = BoardText::read(text)?;
+        let size = self.geo.size;
+        let what = match self.kind {
+            Kind::FoxHounds => format!("the game is {size}x{size} (--size {size})"),
+            Kind::Hasenspiel => "Hasenspiel is 8x8".to_string(),
+        };
+        b.expect_size(size, size, &what)?;
+        let (runner_ch, pawn_ch) = self.letters();
+        let takes = format!(
+            "a square is {runner_ch} ({}), {pawn_ch} ({}) or . (empty)",
+            self.player_name(RUNNER),
+            self.player_name(PAWNS)
+        );
+        let mut runner = None;
+        let mut pawns = 0u128;
+        for (i, row) in b.rows.iter().enumerate() {
+            let y = size - 1 - i;
+            for (col, &ch) in row.iter().enumerate() {
+                let lower = ch.to_ascii_lowercase();
+                if lower == '.' || lower == '-' || lower == '*' {
+                    continue;
+                }
+                if lower != runner_ch && lower != pawn_ch {
+                    return Err(bad_square(size, i, col, ch, &takes));
+                }
+                let Some(sq) = self.square_at(col, y) else {
+                    return Err(bad_square(
+                        size,
+                        i,
+                        col,
+                        ch,
+                        "a light square: the pieces stand on the dark squares",
+                    ));
+                };
+                if lower == pawn_ch {
+                    pawns |= 1u128 << sq;
+                } else if runner.replace(sq).is_some() {
+                    return Err(format!(
+                        "two {}: one runner stands on the board",
+                        self.player_name(RUNNER)
+                    ));
+                }
+            }
+        }
+        let Some(runner) = runner else {
+            return Err(format!(
+                "no {runner_ch} ({}) on the board",
+                self.player_name(RUNNER)
+            ));
+        };
+        if pawns.count_ones() as usize != self.geo.pawn_count {
+            return Err(format!(
+                "{} {pawn_ch} ({}) on the board: the game has {}",
+                pawns.count_ones(),
+                self.player_name(PAWNS),
+                self.geo.pawn_count
+            ));
+        }
+        let names: [&[&str]; 2] = match self.kind {
+            Kind::FoxHounds => [&["fox", "f"], &["hounds", "hound", "h"]],
+            Kind::Hasenspiel => [&["white", "w"], &["black", "b"]],
+        };
+        let to_move = b.mover(&names, None)?;
+        Ok(ChaseState {
+            pawns,
+            runner: runner as u8,
+            to_move: to_move as u8,
+        })
+    }
+
+    /// The board string [`Chase::read_board`] reads.
+    pub fn write_board(&self, s: &ChaseState) -> String {
+        let size = self.geo.size;
+        let (runner_ch, pawn_ch) = self.letters();
+        let mut out = String::new();
+        for y in (0..size).rev() {
+            for col in 0..size {
+                out.push(match self.square_at(col, y) {
+                    Some(sq) if sq == s.runner as usize => runner_ch,
+                    Some(sq) if s.pawns >> sq & 1 != 0 => pawn_ch,
+                    _ => '.',
+                });
+            }
+            out.push(if y > 0 { '/' } else { ' ' });
+        }
+        out.push_str(self.player_name(s.to_move as Player));
+        out
+    }
+}
+
+/// The board side a Fox & Hounds board string implies (`moves`, `play` and `solve` take it
+/// from `--state`): nothing where the text is not a board.
+pub fn board_params(text: &str) -> serde_json::Map<String, serde_json::Value> {
+    let mut m = serde_json::Map::new();
+    let board = text.split_whitespace().next().unwrap_or_default();
+    if !board.chars().all(|c| "fFhH.*-/".contains(c)) {
+        return m;
+    }
+    if let Ok(b) = crate::core::notation::BoardText::read(text) {
+        m.insert("size".into(), b.rows.len().into());
+    }
+    m
 }
 
 fn capitalise(s: &str) -> String {

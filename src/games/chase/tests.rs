@@ -75,3 +75,42 @@ fn the_binomial_table_agrees_with_the_binomial_function() {
         }
     }
 }
+
+/// Board strings read back to every position of random games, in both games; bad ones say
+/// which square is at fault.
+#[test]
+fn board_strings_round_trip_and_bad_ones_are_refused() {
+    use crate::core::notation::check_round_trips;
+    for g in [
+        fh(4, Escape::Area),
+        fh(8, Escape::Square),
+        fh(16, Escape::Area),
+        Chase::hasenspiel(HasenspielParams::default()).unwrap(),
+    ] {
+        assert!(check_round_trips(&g, 50, 400, 11, true).unwrap() > 50);
+    }
+    let g = fh(4, Escape::Area);
+    assert_eq!(g.write_board(&g.initial_state()), "..f./..../..../.h.h fox");
+    assert_eq!(g.read_board("..F./..../..../.H.H f"), Ok(g.initial_state()));
+    let h = Chase::hasenspiel(HasenspielParams::default()).unwrap();
+    let start = h.write_board(&h.initial_state());
+    assert!(
+        start.ends_with(" white") && start.starts_with("...w"),
+        "{start}"
+    );
+    for (bad, says) in [
+        ("..f./..../..../.hh. fox", "`h` at c1"),
+        (
+            "..f./..../..../.h.. fox",
+            "1 h (hounds) on the board: the game has 2",
+        ),
+        ("..../..../..../.h.h fox", "no f (fox)"),
+        ("f.f./..../..../.h.h fox", "two fox"),
+        ("..f./..../..../.h.h", "no side to move"),
+        ("..f./..x./..../.h.h fox", "`x` at c3"),
+        ("..f./..../.h.h fox", "the game is 4x4 (--size 4)"),
+    ] {
+        let e = g.read_board(bad).unwrap_err();
+        assert!(e.contains(says), "{bad}: {e}");
+    }
+}

@@ -65,6 +65,9 @@ impl GameSpec for HackenbushParams {
     fn build(self) -> Result<Hackenbush, InvalidParams> {
         Hackenbush::new(self)
     }
+    fn position_params(text: &str) -> serde_json::Map<String, serde_json::Value> {
+        cut_params(text)
+    }
 }
 
 /// The rules of one Hackenbush position (and, for data sets, the random positions beside it).
@@ -353,6 +356,121 @@ impl Hackenbush {
     }
 }
 
+/// A position's text cut into the graph and the mover: the last word is the mover when it is
+/// `left`, `right`, `blue` or `red` (none of which a graph string can end in).
+fn split_mover(text: &str) -> (&str, Option<Player>) {
+    let trimmed = text.trim_end();
+    if let Some((graph, word)) = trimmed.rsplit_once(char::is_whitespace) {
+        match word.to_ascii_lowercase().as_str() {
+            "left" | "blue" => return (graph, Some(LEFT)),
+            "right" | "red" => return (graph, Some(RIGHT)),
+            _ => {}
+        }
+    }
+    (trimmed, None)
+}
+
+/// The parameters a position's text implies (`moves`, `play` and `solve` take them from
+/// `--state`): the graph as `position`, the mover as `first` where it is written.
+pub fn cut_params(text: &str) -> serde_json::Map<String, serde_json::Value> {
+    let (graph, mover) = split_mover(text);
+    let mut m = serde_json::Map::new();
+    m.insert("position".into(), graph.trim().into());
+    if let Some(p) = mover {
+        m.insert(
+            "first".into(),
+            if p == LEFT { "left" } else { "right" }.into(),
+        );
+    }
+    m
+}
+
+/// A position is looked for among the positions the game reaches by cuts while it has at most
+/// this many ([`Hackenbush::state_bound`]).
+const READ_SEARCH_UP_TO: u64 = 100_000;
+
+impl Hackenbush {
+    /// The standing edges of `alive` on board `board` in CGSuite's notation (`.`: none).
+    fn standing_text(&self, board: usize, alive: &EdgeSet) -> String {
+        if alive.count() == 0 {
+            return ".".to_string();
+        }
+        self.others[board].sub(alive).to_cgsuite()
+    }
+
+    /// A position as text: the standing edges as a CGSuite graph string (in the writer's
+    /// normal form; `.` when none stands), a space, and who is to move (`left` or `right`;
+    /// `blue` and `red` are read too): `lrl right`. Without a mover the game's `first` moves.
+    /// The game's own position and what cuts leave of it are read (looked for among the
+    /// positions cuts reach while they are few); `moves`, `play` and `solve` take any graph,
+    /// making it the game's position.
+    pub fn read_cut(&self, text: &str) -> Result<Cut, String> {
+        let (graph_text, mover) = split_mover(text);
+        let to_move = mover.unwrap_or(self.first) as u8;
+        let graph = Self::position(graph_text.trim()).map_err(|e| e.reason)?;
+        let want = if graph.edge_count() == 0 {
+            ".".to_string()
+        } else {
+            graph.to_cgsuite()
+        };
+        let boards: Vec<usize> = (0..self.others.len()).collect();
+        for &b in &boards {
+            let full = self.others[b].full();
+            if self.others[b].edge_count() == graph.edge_count()
+                && self.standing_text(b, &full) == want
+            {
+                return Ok(Cut {
+                    alive: full,
+                    to_move,
+                    board: b as u8,
+                });
+            }
+        }
+        if self.state_bound() <= READ_SEARCH_UP_TO {
+            for &b in &boards {
+                let g = &self.others[b];
+                let mut seen = std::collections::HashSet::new();
+                let mut queue = vec![g.full()];
+                seen.insert(g.full());
+                while let Some(alive) = queue.pop() {
+                    if alive.count() == graph.edge_count() && self.standing_text(b, &alive) == want
+                    {
+                        return Ok(Cut {
+                            alive,
+                            to_move,
+                            board: b as u8,
+                        });
+                    }
+                    if alive.count() <= graph.edge_count() {
+                        continue;
+                    }
+                    for e in alive.iter() {
+                        let next = g.cut(&alive, e);
+                        if seen.insert(next.clone()) {
+                            queue.push(next);
+                        }
+                    }
+                }
+            }
+        }
+        Err(format!(
+            "`{}` is not this game's position `{}` nor what cuts leave of it (give the graph as \
+             --state alone, or as --position)",
+            crate::core::text::abbreviated(&want, 40),
+            crate::core::text::abbreviated(&self.graph.to_cgsuite(), 40)
+        ))
+    }
+
+    /// The text [`Hackenbush::read_cut`] reads.
+    pub fn write_cut(&self, s: &Cut) -> String {
+        format!(
+            "{} {}",
+            self.standing_text(s.board as usize, &s.alive),
+            self.player_name(s.to_move as Player)
+        )
+    }
+}
+
 impl Default for Hackenbush {
     fn default() -> Self {
         Hackenbush::new(HackenbushParams::default()).expect("the defaults make a position")
@@ -542,6 +660,14 @@ impl Game for Hackenbush {
             }
         ));
         out
+    }
+    /// The graph string and the mover (see [`Hackenbush::read_cut`]): `lrl right`.
+    fn read_position(&self, text: &str) -> Result<Cut, String> {
+        self.read_cut(text)
+    }
+    /// The standing edges in CGSuite's notation and the mover; none before a deal.
+    fn write_position(&self, s: &Cut) -> Option<serde_json::Value> {
+        (s.board != DEAL).then(|| serde_json::Value::String(self.write_cut(s)))
     }
     fn observation_len(&self) -> usize {
         self.num_distinct_actions() + 1
@@ -929,6 +1055,69 @@ mod tests {
         assert!(e.len() < 300, "{e}");
         let e = game("x".repeat(100_000)).unwrap_err().to_string();
         assert!(e.contains("100,000 characters") && e.len() < 400, "{e}");
+    }
+
+    /// A position's text reads back to it in its game (small positions: the game looks it up
+    /// among what cuts leave), and in the game made from the text (any position): the text
+    /// is then the game's own position, written back the same.
+    #[test]
+    fn positions_round_trip_as_graph_strings() {
+        for text in [
+            "lrl",
+            "e(ee;e)",
+            ":Alrl:A",
+            "l:Al:A",
+            "(l;l;r)",
+            "stick-figure",
+        ] {
+            let g = game(text.into()).unwrap();
+            let n = crate::core::notation::check_round_trips(&g, 30, 100, 3, false).unwrap();
+            assert!(n > 30, "{text}: {n}");
+        }
+        let mut rng = crate::core::random::rng(5);
+        let mut legal = Vec::new();
+        for _ in 0..20 {
+            let g = Hackenbush::on(positions::random(
+                Family::Graphs,
+                Palette::All,
+                40,
+                &mut rng,
+            ));
+            let mut s = g.initial_state();
+            while g.turn(&s) != Turn::Terminal {
+                let text = g.write_cut(&s);
+                let params = cut_params(&text);
+                let h = Hackenbush::new(HackenbushParams {
+                    position: params["position"].as_str().unwrap().to_string(),
+                    first: params["first"].as_str().unwrap().to_string(),
+                    ..HackenbushParams::default()
+                })
+                .unwrap();
+                let back = h.read_cut(&text).unwrap();
+                assert_eq!(back.alive, h.graph().full(), "{text}");
+                assert_eq!(h.write_cut(&back), text);
+                assert_eq!(h.turn(&back), g.turn(&s), "{text}");
+                g.legal_actions(&s, &mut legal);
+                s = g.apply(&s, legal[legal.len() / 2]);
+            }
+        }
+        let g = game("lrl".into()).unwrap();
+        assert_eq!(g.write_cut(&g.initial_state()), "lrl left");
+        let bare = Cut {
+            alive: g.graph().no_edges(),
+            to_move: 1,
+            board: 0,
+        };
+        assert_eq!(g.write_cut(&bare), ". right");
+        assert_eq!(g.read_cut(". right"), Ok(bare));
+        assert_eq!(g.read_cut("l r l  RED").unwrap().to_move, 1);
+        assert!(
+            g.read_cut("lrq")
+                .unwrap_err()
+                .contains("CGSuite graph string")
+        );
+        let e = g.read_cut("rrr").unwrap_err();
+        assert!(e.contains("not this game's position `lrl`"), "{e}");
     }
 
     /// `solve` says up front that a part is beyond the exact method, naming the position of a
