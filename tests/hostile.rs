@@ -657,8 +657,8 @@ fn hase_und_igel_positions_and_search_settings_say_what_is_wrong() {
         ),
         ("[]", "a position is a JSON object"),
         ("null", "a position is a JSON object"),
-        ("{", "not JSON"),
-        ("", "nor JSON"),
+        ("{", "EOF while parsing an object"),
+        ("", "an empty position"),
     ] {
         cases.push(case(
             &["moves", "hase-und-igel", "--players", "2", "--state", state],
