@@ -98,6 +98,17 @@ pub struct Hexapawn {
 }
 
 impl Hexapawn {
+    /// The square `bit`'s letter: `w`, `b` or `.`.
+    fn mark(s: &HexapawnState, bit: u64) -> char {
+        if s.white & bit != 0 {
+            'w'
+        } else if s.black & bit != 0 {
+            'b'
+        } else {
+            '.'
+        }
+    }
+
     /// A game on `rows` x `cols` squares (2 <= rows, 1 <= cols, at most 64 squares, at most 26
     /// files so squares have names).
     pub fn new(params: HexapawnParams) -> Result<Self, InvalidParams> {
@@ -321,13 +332,7 @@ impl Hexapawn {
         for r in (0..self.rows).rev() {
             for c in 0..self.cols {
                 let bit = 1u64 << (r * self.cols + c);
-                out.push(if s.white & bit != 0 {
-                    'w'
-                } else if s.black & bit != 0 {
-                    'b'
-                } else {
-                    '.'
-                });
+                out.push(Self::mark(s, bit));
             }
             out.push(if r > 0 { '/' } else { ' ' });
         }
@@ -477,13 +482,7 @@ impl Game for Hexapawn {
             for c in 0..self.cols {
                 let bit = 1u64 << (r * self.cols + c);
                 out.push(' ');
-                out.push(if s.white & bit != 0 {
-                    'w'
-                } else if s.black & bit != 0 {
-                    'b'
-                } else {
-                    '.'
-                });
+                out.push(Self::mark(s, bit));
             }
             out.push('\n');
         }

@@ -171,6 +171,17 @@ impl TicTacToeState {
 pub struct TicTacToe;
 
 impl TicTacToe {
+    /// The square `bit`'s letter: `x`, `o` or `.`.
+    fn mark(s: &TicTacToeState, bit: u16) -> char {
+        if s.x & bit != 0 {
+            'x'
+        } else if s.o & bit != 0 {
+            'o'
+        } else {
+            '.'
+        }
+    }
+
     pub fn new(_params: TicTacToeParams) -> Result<Self, InvalidParams> {
         Ok(TicTacToe)
     }
@@ -261,13 +272,7 @@ impl TicTacToe {
             }
             for c in 0..3 {
                 let bit = 1 << (3 * r + c);
-                out.push(if s.x & bit != 0 {
-                    'x'
-                } else if s.o & bit != 0 {
-                    'o'
-                } else {
-                    '.'
-                });
+                out.push(Self::mark(s, bit));
             }
         }
         out
@@ -360,13 +365,7 @@ impl Game for TicTacToe {
             out.push_str(&format!("{}  ", 3 - r));
             for c in 0..3 {
                 let bit = 1 << (3 * r + c);
-                out.push(if s.x & bit != 0 {
-                    'x'
-                } else if s.o & bit != 0 {
-                    'o'
-                } else {
-                    '.'
-                });
+                out.push(Self::mark(s, bit));
                 if c < 2 {
                     out.push(' ');
                 }
