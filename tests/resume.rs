@@ -214,6 +214,29 @@ fn shards_merge_to_the_bytes_of_one_machine() {
     // The shards' folders are left as they were: merging again gives the same.
     ok(merge(&["s2", "s1"], "again"));
     assert_same_tree(&p("one"), &p("again"));
+    // With --csv the merge writes curves.csv as one machine's --csv run does, byte for byte.
+    ok(run(TINY_STUDY, &p("one-csv"), &["--quiet", "--csv"]));
+    let mut args: Vec<String> = vec!["merge".into()];
+    args.extend(["s1", "s2"].iter().map(|d| p(d).display().to_string()));
+    args.extend(["--out".into(), p("merged-csv").display().to_string()]);
+    args.extend(["--quiet".into(), "--csv".into()]);
+    ok(solvedgym(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    ));
+    assert_same_tree(&p("one-csv"), &p("merged-csv"));
+    let csv = p("merged-csv")
+        .join("tiny-study")
+        .join("tictactoe")
+        .join("curves.csv");
+    let text = std::fs::read_to_string(&csv).unwrap_or_else(|e| panic!("{}: {e}", csv.display()));
+    assert!(text.lines().count() > 1, "{text}");
+    assert!(
+        !p("merged")
+            .join("tiny-study")
+            .join("tictactoe")
+            .join("curves.csv")
+            .exists()
+    );
 
     let e = err(merge(&["s1"], "bad"));
     assert!(

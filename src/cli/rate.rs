@@ -53,6 +53,10 @@ pub fn exec(args: Args) -> Result<()> {
         plot,
         threads,
     } = args;
+    // The picture's folder before the work: a folder that cannot be made loses none.
+    if let Some(path) = &plot {
+        super::parse::folder_for(path)?;
+    }
     threads.set()?;
     let entrants = entrants(&ai, depths)?;
     let game = game.build()?;
@@ -68,7 +72,6 @@ pub fn exec(args: Args) -> Result<()> {
         (rows, g.name(), g.params())
     });
     if let Some(path) = &plot {
-        super::parse::folder_for(path)?;
         let settings: Vec<String> = params
             .as_object()
             .map(|o| o.iter().map(|(k, v)| format!("{k}={v}")).collect())

@@ -56,6 +56,10 @@ pub fn exec(args: Args) -> Result<()> {
         output,
         plot,
     } = args;
+    // The picture's folder before the games: a folder that cannot be made loses no work.
+    if let Some(path) = &plot {
+        super::parse::folder_for(path)?;
+    }
     threads.set()?;
     let entrants = ai
         .iter()
@@ -131,7 +135,6 @@ pub fn exec(args: Args) -> Result<()> {
         report
     });
     if let Some(path) = &plot {
-        super::parse::folder_for(path)?;
         tournament::plot(&report, path)?;
     }
     let mut stdout = std::io::stdout().lock();
