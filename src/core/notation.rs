@@ -65,6 +65,19 @@ impl BoardText {
 
     /// Checks the board's size: `rows` rows of `cols` squares, naming the game's parameters
     /// (`what`, e.g. "the game is 3x3 (--rows 3 --cols 3)") when it differs.
+    /// The board of `text` when its first word uses only `letters` (and `.`, `-`, `/`):
+    /// `None` for text that is not a board of this game (a JSON state, a word).
+    pub fn read_if(text: &str, letters: &str) -> Option<BoardText> {
+        let board = text.split_whitespace().next().unwrap_or_default();
+        if !board
+            .chars()
+            .all(|c| letters.contains(c) || ".-/".contains(c))
+        {
+            return None;
+        }
+        BoardText::read(text).ok()
+    }
+
     pub fn expect_size(&self, rows: usize, cols: usize, what: &str) -> Result<(), String> {
         let (r, c) = (self.rows.len(), self.rows[0].len());
         if (r, c) != (rows, cols) {
@@ -194,6 +207,20 @@ pub fn check_round_trips<G: crate::core::game::Game>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_text_in_a_game_s_letters_is_read_as_its_board() {
+        assert_eq!(
+            BoardText::read_if("bbb/.../www w", "wWbB")
+                .unwrap()
+                .rows
+                .len(),
+            3
+        );
+        assert!(BoardText::read_if("x../.../... x", "wWbB").is_none());
+        assert!(BoardText::read_if(r#"{"hares":[]}"#, "wWbB").is_none());
+        assert!(BoardText::read_if("..f./..../..../.h.h fox", "fFhH*").is_some());
+    }
 
     #[test]
     fn rows_and_the_side_to_move_are_cut_up() {

@@ -349,11 +349,7 @@ impl Hexapawn {
 /// them from `--state`): nothing where the text is not a board.
 pub fn board_params(text: &str) -> serde_json::Map<String, serde_json::Value> {
     let mut m = serde_json::Map::new();
-    let board = text.split_whitespace().next().unwrap_or_default();
-    if !board.chars().all(|c| "wWbB.-/".contains(c)) {
-        return m;
-    }
-    if let Ok(b) = crate::core::notation::BoardText::read(text) {
+    if let Some(b) = crate::core::notation::BoardText::read_if(text, "wWbB") {
         m.insert("rows".into(), b.rows.len().into());
         m.insert("cols".into(), b.rows[0].len().into());
     }

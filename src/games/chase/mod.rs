@@ -945,11 +945,7 @@ impl Chase {
 /// from `--state`): nothing where the text is not a board.
 pub fn board_params(text: &str) -> serde_json::Map<String, serde_json::Value> {
     let mut m = serde_json::Map::new();
-    let board = text.split_whitespace().next().unwrap_or_default();
-    if !board.chars().all(|c| "fFhH.*-/".contains(c)) {
-        return m;
-    }
-    if let Ok(b) = crate::core::notation::BoardText::read(text) {
+    if let Some(b) = crate::core::notation::BoardText::read_if(text, "fFhH*") {
         m.insert("size".into(), b.rows.len().into());
     }
     m
