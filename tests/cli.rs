@@ -417,7 +417,7 @@ fn a_study_runs_each_game_into_its_folder_and_tables_them_together() {
     }
     let table = std::fs::read_to_string(study.join("summary.md")).unwrap();
     assert!(
-        table.contains("## tictactoe (5478 states, draw)")
+        table.contains("## tictactoe (5,478 states, draw)")
             && table.contains("## fox-hounds-4x4 (fox-hounds, 83 states, "),
         "{table}"
     );

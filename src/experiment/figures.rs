@@ -28,7 +28,6 @@ pub fn plot_metric(dir: &Path, curves: &Curves, spec: &PlotSpec) -> Result<Vec<P
         "plot file_stem {:?} must be a plain file name",
         spec.file_stem
     );
-    curves.ensure_rectangular()?;
     let series = aggregate_series(curves, &spec.metric, &spec.band);
     if series.is_empty() {
         bail!(
@@ -133,21 +132,15 @@ struct Group {
 fn group(curves: &Curves, metric: &str) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
     let mut index: HashMap<(&str, &str), usize> = HashMap::new();
-    let rows = curves
-        .metric
-        .iter()
-        .zip(&curves.learner)
-        .zip(&curves.opponent)
-        .zip(&curves.seed)
-        .zip(&curves.episode)
-        .zip(&curves.value);
-    for (((((m, learner), opponent), &seed), &episode), &value) in rows {
-        if m != metric || !value.is_finite() {
+    for row in curves.rows() {
+        let (learner, opponent, seed, episode, value) =
+            (row.learner, row.opponent, row.seed, row.episode, row.value);
+        if row.metric != metric || !value.is_finite() {
             continue;
         }
         let i = *index.entry((learner, opponent)).or_insert_with(|| {
             groups.push(Group {
-                key: (learner.clone(), opponent.clone()),
+                key: (learner.to_string(), opponent.to_string()),
                 by_episode: BTreeMap::new(),
                 seeds: BTreeSet::new(),
             });

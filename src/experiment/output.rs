@@ -1,15 +1,21 @@
 //! Experiment output on disk: the long-form learning-curve table ([`Curves`]) and its
 //! Parquet/CSV serialisation (written atomically, through [`crate::io::files`]).
 
+use std::collections::HashMap;
 use std::fs;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
-use crate::io::files::write_atomic;
+use crate::io::files::AtomicFile;
+use polars::frame::chunk_df_for_writing;
+use polars::io::csv::write::BatchedWriter as CsvBatch;
+use polars::io::parquet::write::BatchedWriter as ParquetBatch;
 use polars::prelude::{
     ChunkFull, Column, CompatLevel, CsvWriter, DataFrame, IntoColumn, KeyValueMetadata,
-    ParquetCompression, ParquetWriter, SchemaExt, SerWriter, StringChunked,
+    NewChunkedArray, ParquetCompression, ParquetWriter, Schema, SchemaExt, SerWriter,
+    StringChunked,
 };
 
 /// Column order of the table, shared by the DataFrame, the CSV header and the Parquet schema.
@@ -27,20 +33,36 @@ pub const COLUMNS: [&str; 9] = [
 
 /// Long-form learning curves: one row per measurement.
 ///
-/// `run`, `game` and `config_hash` are the same for every row, so they are
-/// stored once and only expanded into columns by [`Curves::to_dataframe`].
+/// `run`, `game` and `config_hash` are the same for every row, so they are stored once and
+/// only expanded into columns by [`Curves::to_dataframe`]; the learner, opponent and metric
+/// names are stored once each and the rows hold their indices (a row costs 36 bytes, so a run
+/// of a million seeds keeps its plotted curves in memory).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Curves {
     pub run: String,
     pub game: String,
     /// Hex string identifying the configuration that produced the rows.
     pub config_hash: String,
-    pub learner: Vec<String>,
-    pub opponent: Vec<String>,
-    pub seed: Vec<u64>,
-    pub episode: Vec<u64>,
-    pub metric: Vec<String>,
-    pub value: Vec<f64>,
+    /// Every learner, opponent and metric name the rows use, each once.
+    names: Vec<String>,
+    index: HashMap<String, u32>,
+    learner: Vec<u32>,
+    opponent: Vec<u32>,
+    seed: Vec<u64>,
+    episode: Vec<u64>,
+    metric: Vec<u32>,
+    value: Vec<f64>,
+}
+
+/// One row of [`Curves`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Row<'a> {
+    pub learner: &'a str,
+    pub opponent: &'a str,
+    pub seed: u64,
+    pub episode: u64,
+    pub metric: &'a str,
+    pub value: f64,
 }
 
 impl Curves {
@@ -53,6 +75,21 @@ impl Curves {
         }
     }
 
+    /// An empty table with the same `run`, `game` and `config_hash`.
+    pub fn empty_like(&self) -> Self {
+        Self::new(&self.run, &self.game, &self.config_hash)
+    }
+
+    fn name(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        let i = u32::try_from(self.names.len()).expect("fewer than 2^32 distinct names");
+        self.names.push(name.to_owned());
+        self.index.insert(name.to_owned(), i);
+        i
+    }
+
     pub fn push(
         &mut self,
         learner: &str,
@@ -62,12 +99,17 @@ impl Curves {
         metric: &str,
         value: f64,
     ) {
-        self.learner.push(learner.to_owned());
-        self.opponent.push(opponent.to_owned());
+        let (l, o, m) = (self.name(learner), self.name(opponent), self.name(metric));
+        self.learner.push(l);
+        self.opponent.push(o);
         self.seed.push(seed);
         self.episode.push(episode);
-        self.metric.push(metric.to_owned());
+        self.metric.push(m);
         self.value.push(value);
+    }
+
+    fn push_row(&mut self, r: Row) {
+        self.push(r.learner, r.opponent, r.seed, r.episode, r.metric, r.value);
     }
 
     pub fn len(&self) -> usize {
@@ -78,60 +120,75 @@ impl Curves {
         self.len() == 0
     }
 
+    /// Row `i`.
+    pub fn row(&self, i: usize) -> Row<'_> {
+        Row {
+            learner: &self.names[self.learner[i] as usize],
+            opponent: &self.names[self.opponent[i] as usize],
+            seed: self.seed[i],
+            episode: self.episode[i],
+            metric: &self.names[self.metric[i] as usize],
+            value: self.value[i],
+        }
+    }
+
+    /// The rows in order.
+    pub fn rows(&self) -> impl Iterator<Item = Row<'_>> {
+        (0..self.len()).map(|i| self.row(i))
+    }
+
+    /// The `value` column.
+    pub fn values(&self) -> &[f64] {
+        &self.value
+    }
+
     /// Appends the rows of `other` after those of `self`.
     ///
     /// `run`, `game` and `config_hash` of `self` are kept; those of `other` are
     /// dropped, so only merge tables that belong to the same run.
-    pub fn append(&mut self, other: Curves) {
-        self.learner.extend(other.learner);
-        self.opponent.extend(other.opponent);
-        self.seed.extend(other.seed);
-        self.episode.extend(other.episode);
-        self.metric.extend(other.metric);
-        self.value.extend(other.value);
+    pub fn append(&mut self, other: &Curves) {
+        self.append_where(other, |_| true);
+    }
+
+    /// Appends the rows of `other` whose metric `keep` takes.
+    pub fn append_where(&mut self, other: &Curves, keep: impl Fn(&str) -> bool) {
+        for r in other.rows().filter(|r| keep(r.metric)) {
+            self.push_row(r);
+        }
     }
 
     /// Distinct metric names in first-appearance order.
     pub fn metrics(&self) -> Vec<String> {
-        let mut seen = std::collections::HashSet::new();
-        self.metric
-            .iter()
-            .filter(|m| seen.insert(m.as_str()))
-            .cloned()
-            .collect()
-    }
-
-    /// Errors if the per-row columns differ in length, which the public
-    /// fields allow; consumers that zip the columns would silently drop rows.
-    pub(crate) fn ensure_rectangular(&self) -> Result<()> {
-        let n = self.len();
-        let lengths = [
-            ("learner", self.learner.len()),
-            ("opponent", self.opponent.len()),
-            ("seed", self.seed.len()),
-            ("episode", self.episode.len()),
-            ("metric", self.metric.len()),
-        ];
-        if let Some((name, len)) = lengths.iter().find(|(_, len)| *len != n) {
-            bail!("curves table is ragged: column {name} has {len} rows but value has {n}");
+        let mut seen = vec![false; self.names.len()];
+        let mut out = Vec::new();
+        for &m in &self.metric {
+            if !std::mem::replace(&mut seen[m as usize], true) {
+                out.push(self.names[m as usize].clone());
+            }
         }
-        Ok(())
+        out
     }
 
     /// Converts to a polars DataFrame with the columns of [`COLUMNS`], in that
     /// order: strings as `String`, `seed`/`episode` as `UInt64`, `value` as `Float64`.
     pub fn to_dataframe(&self) -> Result<DataFrame> {
-        self.ensure_rectangular()?;
         let n = self.len();
         let constant = |name: &str, v: &str| StringChunked::full(name.into(), v, n).into_column();
+        let named = |name: &str, codes: &[u32]| {
+            StringChunked::from_iter_values(
+                name.into(),
+                codes.iter().map(|&c| self.names[c as usize].as_str()),
+            )
+            .into_column()
+        };
         let columns = vec![
             constant("run", &self.run),
             constant("game", &self.game),
-            Column::new("learner".into(), self.learner.as_slice()),
-            Column::new("opponent".into(), self.opponent.as_slice()),
+            named("learner", &self.learner),
+            named("opponent", &self.opponent),
             Column::new("seed".into(), self.seed.as_slice()),
             Column::new("episode".into(), self.episode.as_slice()),
-            Column::new("metric".into(), self.metric.as_slice()),
+            named("metric", &self.metric),
             Column::new("value".into(), self.value.as_slice()),
             constant("config_hash", &self.config_hash),
         ];
@@ -139,57 +196,148 @@ impl Curves {
     }
 }
 
-/// Writes `curves.parquet` (zstd, with `metadata` as its key-value metadata) into `dir`, and
-/// with `csv` also `curves.csv`, creating `dir` if missing; returns the files written.
-///
-/// Each file goes through [`write_atomic`], so a reader never sees a half-written
-/// file. Identical input gives byte-identical files. CSV floats are written in
-/// the shortest form that parses back to the same `f64`.
+/// How many rows [`CurvesWriter`] gathers before it writes them: a table this long is about
+/// 150 MB as a DataFrame. Any table up to this length is written in one batch, and so to the
+/// byte as one `ParquetWriter::finish` writes it.
+pub const BATCH_ROWS: usize = 1 << 20;
+
+/// The row-group length polars' `ParquetWriter::finish` aims at.
+const ROW_GROUP: usize = 512 * 512;
+
+/// Writes `curves.parquet` (zstd, with key-value metadata) and optionally `curves.csv` as rows
+/// arrive, a batch of [`BATCH_ROWS`] at a time, so that the table of a long study is never
+/// whole in memory. Each file is a temporary file until [`CurvesWriter::finish`] renames it:
+/// a reader never sees half of one.
 ///
 /// The Parquet file's Arrow schema is the oldest one polars writes (strings as `large_string`,
 /// not `string_view`), so every current reader takes it: pyarrow before 15 refuses views
 /// ("Unrecognized type: 24"). The pages are the same either way; only the schema differs.
+pub struct CurvesWriter {
+    pending: Curves,
+    batch_rows: usize,
+    batches: usize,
+    parquet: (PathBuf, AtomicFile, ParquetBatch<File>),
+    csv: Option<(PathBuf, AtomicFile, CsvBatch<File>)>,
+}
+
+impl CurvesWriter {
+    /// Starts `curves.parquet` (and with `csv` `curves.csv`) in `dir`, creating `dir` if
+    /// missing, for rows with the `run`, `game` and `config_hash` of `like`.
+    pub fn create(
+        dir: &Path,
+        like: &Curves,
+        metadata: &[(String, String)],
+        csv: bool,
+    ) -> Result<CurvesWriter> {
+        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let pending = like.empty_like();
+        let schema = pending.to_dataframe()?.schema().clone();
+        let path = dir.join("curves.parquet");
+        let file = AtomicFile::create(&path)?;
+        let parquet = ParquetWriter::new(file.writer()?)
+            .with_compression(ParquetCompression::Zstd(None))
+            .with_key_value_metadata(Some(parquet_metadata(&schema, metadata)))
+            .batched(&schema)
+            .with_context(|| format!("encoding {}", path.display()))?;
+        let parquet = (path, file, parquet);
+        let csv = match csv {
+            false => None,
+            true => {
+                let path = dir.join("curves.csv");
+                let file = AtomicFile::create(&path)?;
+                // No float precision or scientific override: polars then writes the
+                // shortest representation that round-trips, which is what we want.
+                let csv = CsvWriter::new(file.writer()?)
+                    .include_header(true)
+                    .batched(&schema)
+                    .with_context(|| format!("encoding {}", path.display()))?;
+                Some((path, file, csv))
+            }
+        };
+        Ok(CurvesWriter {
+            pending,
+            batch_rows: BATCH_ROWS,
+            batches: 0,
+            parquet,
+            csv,
+        })
+    }
+
+    /// Adds the rows of `curves` (their `run`, `game` and `config_hash` are not read).
+    pub fn append(&mut self, curves: &Curves) -> Result<()> {
+        self.pending.append(curves);
+        if self.pending.len() >= self.batch_rows {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Batches of `rows` rows instead of [`BATCH_ROWS`] (for tests of the batched path).
+    #[cfg(test)]
+    fn with_batch_rows(mut self, rows: usize) -> Self {
+        self.batch_rows = rows;
+        self
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        let mut df = self.pending.to_dataframe()?;
+        self.pending = self.pending.empty_like();
+        // Row groups as `ParquetWriter::finish` cuts them.
+        let chunked = chunk_df_for_writing(&mut df, ROW_GROUP)?;
+        let (path, _, parquet) = &mut self.parquet;
+        parquet
+            .write_batch(&chunked)
+            .with_context(|| format!("encoding {}", path.display()))?;
+        if let Some((path, _, csv)) = &mut self.csv {
+            csv.write_batch(&df)
+                .with_context(|| format!("encoding {}", path.display()))?;
+        }
+        self.batches += 1;
+        Ok(())
+    }
+
+    /// Writes what is left and puts the files in place; returns them.
+    pub fn finish(mut self) -> Result<Vec<PathBuf>> {
+        if !self.pending.is_empty() || self.batches == 0 {
+            self.flush()?;
+        }
+        let (path, file, parquet) = self.parquet;
+        parquet
+            .finish()
+            .with_context(|| format!("encoding {}", path.display()))?;
+        drop(parquet);
+        file.commit()?;
+        let mut written = vec![path];
+        if let Some((path, file, mut csv)) = self.csv {
+            csv.finish()
+                .with_context(|| format!("encoding {}", path.display()))?;
+            drop(csv);
+            file.commit()?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+}
+
+/// Writes `curves.parquet` (zstd, with `metadata` as its key-value metadata) into `dir`, and
+/// with `csv` also `curves.csv`, creating `dir` if missing; returns the files written
+/// (through [`CurvesWriter`]: atomically, and byte for byte the same for the same input; CSV
+/// floats in the shortest form that parses back to the same `f64`).
 pub fn write_curves(
     dir: &Path,
     curves: &Curves,
     metadata: &[(String, String)],
     csv: bool,
 ) -> Result<Vec<PathBuf>> {
-    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut df = curves.to_dataframe()?;
-
-    // Serialised in memory first: curve tables are small, and it keeps the
-    // temp-file-and-rename logic in one place.
-    let parquet_path = dir.join("curves.parquet");
-    let mut parquet = Vec::new();
-    ParquetWriter::new(&mut parquet)
-        .with_compression(ParquetCompression::Zstd(None))
-        .with_key_value_metadata(Some(parquet_metadata(&df, metadata)))
-        .finish(&mut df)
-        .with_context(|| format!("encoding {}", parquet_path.display()))?;
-    write_atomic(&parquet_path, &parquet)?;
-    let mut written = vec![parquet_path];
-    if !csv {
-        return Ok(written);
-    }
-
-    let csv_path = dir.join("curves.csv");
-    let mut csv = Vec::new();
-    // No float precision or scientific override: polars then writes the
-    // shortest representation that round-trips, which is what we want.
-    CsvWriter::new(&mut csv)
-        .include_header(true)
-        .finish(&mut df)
-        .with_context(|| format!("encoding {}", csv_path.display()))?;
-    write_atomic(&csv_path, &csv)?;
-    written.push(csv_path);
-    Ok(written)
+    let mut writer = CurvesWriter::create(dir, curves, metadata, csv)?;
+    writer.append(curves)?;
+    writer.finish()
 }
 
 /// The Parquet file's key-value metadata: the Arrow schema at the oldest compatibility level
 /// (polars writes its own, with string views, only where none is given), then `metadata`.
-fn parquet_metadata(df: &DataFrame, metadata: &[(String, String)]) -> KeyValueMetadata {
-    let arrow = df.schema().to_arrow(CompatLevel::oldest());
+fn parquet_metadata(schema: &Schema, metadata: &[(String, String)]) -> KeyValueMetadata {
+    let arrow = schema.to_arrow(CompatLevel::oldest());
     let schema = polars_parquet::write::schema_to_metadata_key(&arrow);
     let mut pairs = vec![(schema.key, schema.value.unwrap_or_default())];
     pairs.extend(metadata.iter().cloned());
@@ -251,11 +399,13 @@ mod tests {
         let mut b = Curves::new("other", "other", "other");
         b.push("l2", "o2", 3, 4, "m2", 1.5);
         b.push("l2", "o2", 3, 5, "m1", 2.5);
-        a.append(b);
+        a.append(&b);
         assert_eq!(a.len(), 3);
         assert_eq!(a.run, "r");
-        assert_eq!(a.learner, ["l", "l2", "l2"]);
-        assert_eq!(a.episode, [2, 4, 5]);
+        let learners: Vec<&str> = a.rows().map(|r| r.learner).collect();
+        assert_eq!(learners, ["l", "l2", "l2"]);
+        let episodes: Vec<u64> = a.rows().map(|r| r.episode).collect();
+        assert_eq!(episodes, [2, 4, 5]);
         assert_eq!(a.metrics(), ["m1", "m2"]);
     }
 
@@ -275,11 +425,78 @@ mod tests {
     }
 
     #[test]
-    fn ragged_table_is_an_error() {
-        let mut c = sample();
-        c.seed.pop();
-        let err = c.to_dataframe().unwrap_err().to_string();
-        assert!(err.contains("ragged"), "{err}");
+    fn rows_read_back_what_was_pushed() {
+        let c = sample();
+        let last = c.row(c.len() - 1);
+        assert_eq!(
+            (
+                last.learner,
+                last.opponent,
+                last.seed,
+                last.episode,
+                last.metric
+            ),
+            ("mc, \"quoted\"", "random", 7, 5, "loss_rate")
+        );
+        assert_eq!(last.value, 1e-300);
+        let mut kept = c.empty_like();
+        kept.append_where(&c, |m| m == "draws");
+        assert_eq!(kept.len(), 9);
+        assert!(
+            kept.rows()
+                .all(|r| r.metric == "draws" && r.opponent == "random")
+        );
+        assert_eq!(kept.metrics(), ["draws"]);
+    }
+
+    /// A table written in many batches reads back as the one table, and its CSV is the same
+    /// bytes as one batch's.
+    #[test]
+    fn batches_make_the_same_table() {
+        let (one, many) = (scratch_dir("one-batch"), scratch_dir("many-batches"));
+        let mut c = Curves::new("run-1", "tictactoe", "00ff3a");
+        for seed in 0..40u64 {
+            for episode in 0..25u64 {
+                let metric = ["a", "b", "c"][(seed + episode) as usize % 3];
+                c.push(
+                    "q",
+                    "random",
+                    seed,
+                    episode,
+                    metric,
+                    (seed * episode) as f64 / 7.0,
+                );
+            }
+        }
+        write_curves(&one, &c, &[], true).unwrap();
+        let mut writer = CurvesWriter::create(&many, &c, &[], true)
+            .unwrap()
+            .with_batch_rows(64);
+        // Unequal pieces: batches end wherever a piece pushes past 64 rows.
+        let mut piece = c.empty_like();
+        for (i, row) in c.rows().enumerate() {
+            piece.push_row(row);
+            if i % 37 == 36 {
+                writer.append(&piece).unwrap();
+                piece = c.empty_like();
+            }
+        }
+        writer.append(&piece).unwrap();
+        assert!(writer.batches >= 10, "{} batches", writer.batches);
+        writer.finish().unwrap();
+        assert_eq!(
+            fs::read(one.join("curves.csv")).unwrap(),
+            fs::read(many.join("curves.csv")).unwrap()
+        );
+        let read = |dir: &PathBuf| {
+            ParquetReader::new(File::open(dir.join("curves.parquet")).unwrap())
+                .finish()
+                .unwrap()
+        };
+        assert!(read(&many).equals(&c.to_dataframe().unwrap()));
+        assert!(read(&one).equals(&read(&many)));
+        fs::remove_dir_all(&one).unwrap();
+        fs::remove_dir_all(&many).unwrap();
     }
 
     #[test]
@@ -345,6 +562,39 @@ mod tests {
         }
         fs::remove_dir_all(&d1).unwrap();
         fs::remove_dir_all(&d2).unwrap();
+    }
+
+    /// The key-value metadata reads back from Rust too (CI reads it with pyarrow as well),
+    /// after the Arrow schema.
+    #[test]
+    fn parquet_metadata_reads_back() {
+        let dir = scratch_dir("metadata");
+        let metadata = [
+            ("solvedgym.run".to_string(), "run-1".to_string()),
+            (
+                "solvedgym.config".to_string(),
+                "name = \"x\"\nseeds = 3\n".to_string(),
+            ),
+        ];
+        write_curves(&dir, &sample(), &metadata, false).unwrap();
+        let mut file = File::open(dir.join("curves.parquet")).unwrap();
+        let read = polars_parquet::read::read_metadata(&mut file).unwrap();
+        let pairs: Vec<(String, Option<String>)> = read
+            .key_value_metadata()
+            .clone()
+            .unwrap()
+            .into_iter()
+            .map(|kv| (kv.key, kv.value))
+            .collect();
+        assert_eq!(pairs[0].0, "ARROW:schema");
+        assert_eq!(pairs.len(), 3);
+        for ((k, v), (key, value)) in pairs[1..].iter().zip(&metadata) {
+            assert_eq!((k, v.as_deref()), (key, Some(value.as_str())));
+        }
+        // (Whether the schema says `large_string` is read by pyarrow in CI: polars maps
+        // every string type to its own view type when it reads.)
+        assert!(pairs[0].1.as_ref().is_some_and(|v| !v.is_empty()));
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

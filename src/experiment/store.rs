@@ -105,6 +105,33 @@ pub(super) struct JobResult {
     pub(super) final_metrics: Vec<(String, f64)>,
 }
 
+/// What the summary reads of a run: everything but its curves, and its final metrics' values
+/// without their names (a few hundred bytes, however long the run).
+#[derive(Clone, Debug)]
+pub(super) struct Outcome {
+    pub(super) reached: [Option<u64>; 2],
+    pub(super) losses: u64,
+    pub(super) last_loss: u64,
+    pub(super) perfect: bool,
+    /// The values of [`JobResult::final_metrics`], in its order.
+    pub(super) final_values: Vec<f64>,
+}
+
+impl JobResult {
+    /// The run's outcome, and the names of its final metrics.
+    pub(super) fn into_outcome(self) -> (Outcome, Vec<String>) {
+        let (names, final_values) = self.final_metrics.into_iter().unzip();
+        let outcome = Outcome {
+            reached: self.reached,
+            losses: self.losses,
+            last_loss: self.last_loss,
+            perfect: self.perfect,
+            final_values,
+        };
+        (outcome, names)
+    }
+}
+
 /// Who a run is: its learner's label, its opponent's name and its seed.
 #[derive(Clone, Copy, Debug)]
 pub struct RunId<'a> {
@@ -301,17 +328,12 @@ impl Store {
     pub(super) fn save(&self, id: RunId, job: &JobResult) -> Result<()> {
         let mut metrics: Vec<String> = Vec::new();
         let mut rows = Vec::with_capacity(job.curves.len());
-        for ((&episode, metric), &value) in job
-            .curves
-            .episode
-            .iter()
-            .zip(&job.curves.metric)
-            .zip(&job.curves.value)
-        {
+        for row in job.curves.rows() {
+            let (episode, metric, value) = (row.episode, row.metric, row.value);
             let index = match metrics.iter().position(|m| m == metric) {
                 Some(i) => i,
                 None => {
-                    metrics.push(metric.clone());
+                    metrics.push(metric.to_string());
                     metrics.len() - 1
                 }
             };
@@ -429,7 +451,7 @@ mod tests {
 
     fn bits(j: &JobResult) -> (Vec<u64>, Vec<u64>) {
         (
-            j.curves.value.iter().map(|v| v.to_bits()).collect(),
+            j.curves.values().iter().map(|v| v.to_bits()).collect(),
             j.final_metrics.iter().map(|(_, v)| v.to_bits()).collect(),
         )
     }
@@ -455,9 +477,15 @@ mod tests {
         store.save(id, &j).unwrap();
         let back = store.load(id).unwrap();
         assert_eq!(bits(&back), bits(&j));
-        assert_eq!(back.curves.metric, j.curves.metric);
-        assert_eq!(back.curves.episode, j.curves.episode);
-        assert_eq!(back.curves.learner, j.curves.learner);
+        let fields = |c: &Curves| -> Vec<(String, String, u64, u64, String)> {
+            c.rows()
+                .map(|r| {
+                    let (l, o, m) = (r.learner.into(), r.opponent.into(), r.metric.into());
+                    (l, o, r.seed, r.episode, m)
+                })
+                .collect()
+        };
+        assert_eq!(fields(&back.curves), fields(&j.curves));
         assert_eq!((back.losses, back.last_loss, back.perfect), (3, 17, true));
         assert_eq!(back.reached, j.reached);
 

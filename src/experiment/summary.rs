@@ -10,9 +10,10 @@ use serde::Serialize;
 
 use super::config::{Evaluation, ExperimentConfig, Seat};
 use super::plan::Condition;
-use super::store::JobResult;
+use super::store::Outcome;
 use crate::core::game::Game;
 use crate::core::graph::StateGraph;
+use crate::core::text::group;
 use crate::eval::{Metric, Role, stats};
 use crate::learn::LearnerNote;
 use crate::truth::SolveReport;
@@ -200,9 +201,17 @@ impl Learned {
         let to = |r: Option<Option<(f64, f64)>>| match r {
             None => "-".to_string(),
             Some(None) => "never".to_string(),
-            Some(Some((mean, share))) if compact && share >= 1.0 => format!("{mean:.0}"),
-            Some(Some((mean, share))) if compact => format!("{mean:.0} ({:.0}%)", 100.0 * share),
-            Some(Some((mean, share))) => format!("{mean:.0} ({:.0}% of seeds)", 100.0 * share),
+            Some(Some((mean, share))) if compact && share >= 1.0 => group(&format!("{mean:.0}")),
+            Some(Some((mean, share))) if compact => {
+                format!("{} ({:.0}%)", group(&format!("{mean:.0}")), 100.0 * share)
+            }
+            Some(Some((mean, share))) => {
+                format!(
+                    "{} ({:.0}% of seeds)",
+                    group(&format!("{mean:.0}")),
+                    100.0 * share
+                )
+            }
         };
         let rate = |r: Option<f64>| match r {
             None => "-".to_string(),
@@ -223,7 +232,7 @@ impl RunSummary {
     /// "(135 states, black wins in 6 plies)", or how the run was evaluated.
     pub fn heading(&self) -> String {
         match &self.solution {
-            Some(s) => format!("{} states, {}", s.states, s.start),
+            Some(s) => format!("{} states, {}", group(&s.states.to_string()), s.start),
             None => self.evaluation.clone(),
         }
     }
@@ -300,7 +309,7 @@ impl RunSummary {
                 "| {} | {} | {} | {:.2} | {:.2} | {:.1}% | {perfect} |",
                 c.learner,
                 c.opponent,
-                c.seeds,
+                group(&c.seeds.to_string()),
                 c.losses.mean,
                 c.last_loss_episode.mean,
                 100.0 * c.never_lost_share,
@@ -375,7 +384,7 @@ impl fmt::Display for RunSummary {
                 "  {:<lw$} {:<ow$} {:>6} {:>12.2} {:>14.2} {:>9.1}% {:>10}",
                 c.learner,
                 c.opponent,
-                c.seeds,
+                group(&c.seeds.to_string()),
                 c.losses.mean,
                 c.last_loss_episode.mean,
                 100.0 * c.never_lost_share,
@@ -444,7 +453,7 @@ impl fmt::Display for RunSummary {
     }
 }
 
-fn reached_spread(jobs: &[JobResult], k: usize) -> Option<Spread> {
+fn reached_spread(jobs: &[Outcome], k: usize) -> Option<Spread> {
     let v: Vec<f64> = jobs
         .iter()
         .filter_map(|j| j.reached[k].map(|e| e as f64))
@@ -459,7 +468,8 @@ pub(super) fn summarise<G: Game>(
     config: &ExperimentConfig,
     conditions: &[Condition],
     recorded: &[Vec<Metric>],
-    results: &[JobResult],
+    final_names: &[Vec<String>],
+    results: &[Outcome],
     solution: Option<crate::truth::SolveReport>,
     config_hash: &str,
 ) -> RunSummary {
@@ -469,10 +479,10 @@ pub(super) fn summarise<G: Game>(
     for (c, cond) in conditions.iter().enumerate() {
         let jobs = &results[c * per..(c + 1) * per];
         let mut final_metrics = BTreeMap::new();
-        for (i, (name, _)) in jobs[0].final_metrics.iter().enumerate() {
+        for (i, name) in final_names[c].iter().enumerate() {
             final_metrics.insert(
                 name.clone(),
-                Spread::of(jobs.iter().map(|j| j.final_metrics[i].1)),
+                Spread::of(jobs.iter().map(|j| j.final_values[i])),
             );
         }
         let measures_perfect = recorded[c].iter().any(|m| m.role == Role::Perfect);

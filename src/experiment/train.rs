@@ -14,9 +14,9 @@ use rayon::prelude::*;
 use super::config::{self, Evaluation, ExperimentConfig, Seat};
 use super::figures::{plot_metric, plot_spec};
 use super::opponents::{OpponentSpec, copy_of};
-use super::output::{Curves, write_curves};
+use super::output::{Curves, CurvesWriter};
 use super::plan::{Condition, Plan, conditions, config_hash, jobs, run_id};
-use super::store::JobResult;
+use super::store::{JobResult, run_file};
 use super::summary::{RunSummary, THRESHOLDS, summarise};
 use crate::core::env::{AecEnv, Env};
 use crate::core::game::{Game, GameResult, Player};
@@ -135,7 +135,7 @@ pub(super) fn run_game<G: Solve>(
         progress.note(format_args!(
             "  {}: {} states, {} ({:.3} s)",
             game.name(),
-            solution.graph().len(),
+            crate::core::text::group(&solution.graph().len().to_string()),
             solution.describe_start(),
             solution.seconds()
         ));
@@ -248,9 +248,10 @@ pub(super) fn run_game<G: Solve>(
             config.name()
         )),
         (pending, stored) => progress.note(format_args!(
-            "{}: {pending} runs x {} episodes on {} threads{}",
+            "{}: {} runs x {} episodes on {} threads{}",
             config.name(),
-            config.episodes(),
+            crate::core::text::group(&pending.to_string()),
+            crate::core::text::group(&config.episodes().to_string()),
             rayon::current_num_threads(),
             match stored {
                 0 => String::new(),
@@ -263,45 +264,20 @@ pub(super) fn run_game<G: Solve>(
     if !plan.pending.is_empty() {
         plan.store.create()?;
     }
-    let computed: Vec<(usize, JobResult)> = plan
-        .pending
-        .par_iter()
-        .map(|&run| {
-            let (c, seed) = jobs[run];
-            let job = run_job(game, &truth, c, config, &conditions[c], seed, &progress.bar)?;
-            plan.store.save(run_id(&conditions, &jobs, run), &job)?;
-            progress.run_done();
-            Ok((run, job))
-        })
-        .collect::<Result<_>>()?;
+    plan.pending.par_iter().try_for_each(|&run| {
+        let (c, seed) = jobs[run];
+        let job = run_job(game, &truth, c, config, &conditions[c], seed, &progress.bar)?;
+        plan.store.save(run_id(&conditions, &jobs, run), &job)?;
+        progress.run_done();
+        anyhow::Ok(())
+    })?;
     if !finish {
         return Ok(None);
     }
-    // Every run in order, those of earlier invocations read back.
-    let mut computed = computed.into_iter().peekable();
-    let mut results = Vec::with_capacity(jobs.len());
-    for run in 0..jobs.len() {
-        match computed.next_if(|(r, _)| *r == run) {
-            Some((_, job)) => results.push(job),
-            None => results.push(plan.store.load(run_id(&conditions, &jobs, run))?),
-        }
-    }
 
-    let mut curves = Curves::new(config.name(), game.name(), &config_hash);
-    for r in &results {
-        curves.append(r.curves.clone());
-    }
-    let summary = summarise(
-        game,
-        truth.graph,
-        config,
-        &conditions,
-        &recorded,
-        &results,
-        report,
-        &config_hash,
-    );
-
+    // Every run in order, read back from the store and streamed to the curve files: what stays
+    // in memory is each run's outcome and the plotted metrics' rows, so a study of a million
+    // seeds does not hold its whole table.
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     // What the Parquet file says about itself: what made it, and from which config.
     let metadata: Vec<(String, String)> = [
@@ -316,7 +292,41 @@ pub(super) fn run_game<G: Solve>(
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
     .collect();
-    let mut written = write_curves(dir, &curves, &metadata, csv)?;
+    let mut plotted = Curves::new(config.name(), game.name(), &config_hash);
+    let mut writer = CurvesWriter::create(dir, &plotted, &metadata, csv)?;
+    let per = config.seeds().len();
+    let mut final_names: Vec<Vec<String>> = Vec::with_capacity(conditions.len());
+    let mut outcomes = Vec::with_capacity(jobs.len());
+    for run in 0..jobs.len() {
+        let id = run_id(&conditions, &jobs, run);
+        let job = plan.store.load(id)?;
+        writer.append(&job.curves)?;
+        plotted.append_where(&job.curves, |m| plot_metrics.iter().any(|p| p == m));
+        let (outcome, names) = job.into_outcome();
+        if run % per == 0 {
+            final_names.push(names);
+        } else if final_names.last() != Some(&names) {
+            anyhow::bail!(
+                "{}: run {id} records other final metrics than the first run of its condition; \
+                 delete the file to run it again",
+                run_file(plan.store.dir(), run).display()
+            );
+        }
+        outcomes.push(outcome);
+    }
+    let mut written = writer.finish()?;
+    let summary = summarise(
+        game,
+        truth.graph,
+        config,
+        &conditions,
+        &recorded,
+        &final_names,
+        &outcomes,
+        report,
+        &config_hash,
+    );
+
     write_atomic(&dir.join("config.toml"), resolved.as_bytes())?;
     write_atomic(
         &dir.join("summary.json"),
@@ -334,7 +344,7 @@ pub(super) fn run_game<G: Solve>(
         .collect();
     for metric in &plot_metrics {
         let spec = plot_spec(config, &recorded, &keys, metric);
-        written.extend(plot_metric(dir, &curves, &spec)?);
+        written.extend(plot_metric(dir, &plotted, &spec)?);
     }
     Ok(Some(RunSummary { written, ..summary }))
 }

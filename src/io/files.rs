@@ -3,7 +3,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -41,35 +41,76 @@ pub fn write_atomic_with<F>(path: &Path, write: F) -> Result<()>
 where
     F: FnOnce(&Path) -> Result<()>,
 {
-    let name = path
-        .file_name()
-        .with_context(|| format!("writing {}: path has no file name", path.display()))?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    // A hidden temporary file beside `path`, removed if anything fails before the rename. It
-    // gets the mode a plain create gives (0666 less the umask: 0644 under umask 022), not the
-    // 0600 of a private temporary file, so that colleagues can read the results.
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".tmp-").suffix(name);
-    #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    let tmp = builder
-        .tempfile_in(dir)
-        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
-    write(tmp.path())?;
-    // Flush to disk before the rename, otherwise a crash could leave the final name pointing
-    // at an empty or partial file.
-    File::open(tmp.path())
-        .and_then(|f| f.sync_all())
-        .with_context(|| format!("syncing {}", tmp.path().display()))?;
-    tmp.persist(path)
-        .with_context(|| format!("writing {}", path.display()))?;
-    // Makes the rename itself durable on Unix; opening a directory is not supported
-    // everywhere (Windows), and the data is already in place.
-    let _ = File::open(dir).and_then(|d| d.sync_all());
-    Ok(())
+    let file = AtomicFile::create(path)?;
+    write(file.temporary())?;
+    file.commit()
+}
+
+/// A file written in pieces that appears whole or not at all: a hidden temporary file beside
+/// `path`, filled through [`AtomicFile::writer`], synced and renamed by [`AtomicFile::commit`],
+/// and removed if it is dropped uncommitted (an error on the way leaves `path` as it was).
+#[derive(Debug)]
+pub struct AtomicFile {
+    path: PathBuf,
+    dir: PathBuf,
+    tmp: tempfile::NamedTempFile,
+}
+
+impl AtomicFile {
+    /// The temporary file for `path`, in `path`'s folder (which must exist). Its name ends
+    /// with `path`'s file name, so that extension-based format detection still works.
+    pub fn create(path: &Path) -> Result<AtomicFile> {
+        let name = path
+            .file_name()
+            .with_context(|| format!("writing {}: path has no file name", path.display()))?;
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        // It gets the mode a plain create gives (0666 less the umask: 0644 under umask 022),
+        // not the 0600 of a private temporary file, so that colleagues can read the results.
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".tmp-").suffix(name);
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let tmp = builder
+            .tempfile_in(dir)
+            .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+        Ok(AtomicFile {
+            path: path.to_path_buf(),
+            dir: dir.to_path_buf(),
+            tmp,
+        })
+    }
+
+    /// The temporary file's path.
+    pub fn temporary(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    /// A handle that writes the temporary file from its start (unbuffered: wrap it in a
+    /// `BufWriter` for small writes).
+    pub fn writer(&self) -> Result<File> {
+        self.tmp
+            .reopen()
+            .with_context(|| format!("opening {}", self.tmp.path().display()))
+    }
+
+    /// Syncs the temporary file and renames it to its path.
+    pub fn commit(self) -> Result<()> {
+        // Flush to disk before the rename, otherwise a crash could leave the final name
+        // pointing at an empty or partial file.
+        File::open(self.tmp.path())
+            .and_then(|f| f.sync_all())
+            .with_context(|| format!("syncing {}", self.tmp.path().display()))?;
+        self.tmp
+            .persist(&self.path)
+            .with_context(|| format!("writing {}", self.path.display()))?;
+        // Makes the rename itself durable on Unix; opening a directory is not supported
+        // everywhere (Windows), and the data is already in place.
+        let _ = File::open(&self.dir).and_then(|d| d.sync_all());
+        Ok(())
+    }
 }
 
 /// A writer's claim on an output folder, so that two runs never write one folder at once: an

@@ -161,7 +161,7 @@ pub fn rate<G: Game + Sync>(
     if progress {
         eprintln!(
             "  {} states, {} ({:.3} s)",
-            graph.len(),
+            crate::core::text::group(&graph.len().to_string()),
             solution.describe_start(),
             solution.seconds()
         );
