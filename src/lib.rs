@@ -73,6 +73,7 @@ pub mod eval;
 
 pub mod experiment;
 
+pub mod front;
 pub mod tools;
 
 pub use crate::ai::{GreedyPolicy, SearchOptions, SearchPolicy};

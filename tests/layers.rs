@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     &["games", "ai", "learn"],
     &["eval"],
     &["experiment"],
-    &["tools"],
+    &["tools", "front"],
 ];
 
 /// Items of the crate root (lib.rs) that every layer may use: the game dispatch macro, which

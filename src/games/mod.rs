@@ -138,6 +138,11 @@ impl GameInfo {
         (self.build)(params)
     }
 
+    /// The parameters' defaults (a parameter whose default depends on others is left out).
+    pub fn defaults(&self) -> toml::Table {
+        (self.defaults)()
+    }
+
     /// The game with its default parameters.
     pub fn default_game(&self) -> AnyGame {
         self.build(toml::Table::new())

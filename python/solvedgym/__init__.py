@@ -1,0 +1,41 @@
+"""solvedgym: small board games solved exactly, for reinforcement learning.
+
+The games of the `solvedgym` command line, on the same Rust core: every rule, notation and
+check is the command line's own, reached through the extension module `solvedgym._solvedgym`.
+
+    >>> import solvedgym
+    >>> game = solvedgym.make("tictactoe")
+    >>> state = game.apply(game.initial_state(), 4)
+    >>> game.legal_actions(state)
+    [0, 1, 2, 3, 5, 6, 7, 8]
+
+`solvedgym.games()` lists the games and their parameters; `make(name, **params)` takes the
+same parameter names and defaults as the command line and the configs. An illegal action raises
+`IllegalActionError` (a `ValueError`), which lists the legal ones.
+"""
+
+from ._solvedgym import (
+    ForeignStateError,
+    Game,
+    IllegalActionError,
+    State,
+    __version__,
+    games,
+    make,
+)
+
+#: OpenSpiel's numbers for who acts where no player does.
+CHANCE_PLAYER = -1
+TERMINAL_PLAYER = -4
+
+__all__ = [
+    "CHANCE_PLAYER",
+    "TERMINAL_PLAYER",
+    "ForeignStateError",
+    "Game",
+    "IllegalActionError",
+    "State",
+    "__version__",
+    "games",
+    "make",
+]

@@ -1,0 +1,410 @@
+//! `solvedgym._solvedgym`: the Python extension module. A thin layer: every answer comes from
+//! the library's [`solvedgym::front`] (the rules, their checks and their errors), and this file
+//! only turns Python values into Rust ones and errors into Python exceptions, so that no input
+//! from Python reaches a panic.
+
+use std::sync::Arc;
+
+use numpy::PyArray1;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+use solvedgym::front::{DynGame, DynState, FrontError};
+
+pyo3::create_exception!(
+    _solvedgym,
+    IllegalActionError,
+    PyValueError,
+    "An action that is not legal where it was played (the message lists the legal ones)."
+);
+pyo3::create_exception!(
+    _solvedgym,
+    ForeignStateError,
+    PyValueError,
+    "A state made by another game, or by the same game with other parameters."
+);
+
+fn to_py(e: FrontError) -> PyErr {
+    match e {
+        FrontError::Illegal(_) => IllegalActionError::new_err(e.to_string()),
+        FrontError::ForeignState { .. } => ForeignStateError::new_err(e.to_string()),
+        _ => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// A Python value as a TOML value (the parameters' common language with configs and flags).
+fn to_toml(value: &Bound<'_, PyAny>, at: &str) -> PyResult<toml::Value> {
+    if value.is_instance_of::<PyBool>() {
+        return Ok(toml::Value::Boolean(value.extract()?));
+    }
+    if value.is_instance_of::<PyInt>() {
+        return match value.extract::<i64>() {
+            Ok(i) => Ok(toml::Value::Integer(i)),
+            Err(_) => Err(PyValueError::new_err(format!(
+                "{at} = {value}: too large (parameters are 64-bit integers)"
+            ))),
+        };
+    }
+    if value.is_instance_of::<PyFloat>() {
+        return Ok(toml::Value::Float(value.extract()?));
+    }
+    if value.is_instance_of::<PyString>() {
+        return Ok(toml::Value::String(value.extract()?));
+    }
+    if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+        let mut out = Vec::new();
+        for (i, item) in value.try_iter()?.enumerate() {
+            out.push(to_toml(&item?, &format!("{at}[{i}]"))?);
+        }
+        return Ok(toml::Value::Array(out));
+    }
+    if let Ok(dict) = value.cast::<PyDict>() {
+        return Ok(toml::Value::Table(to_table(dict, at)?));
+    }
+    Err(PyTypeError::new_err(format!(
+        "{at}: a {} is not a parameter value (use bool, int, float, str, list or dict)",
+        value.get_type().name()?
+    )))
+}
+
+fn to_table(dict: &Bound<'_, PyDict>, at: &str) -> PyResult<toml::Table> {
+    let mut table = toml::Table::new();
+    for (k, v) in dict.iter() {
+        let key: String = k
+            .extract()
+            .map_err(|_| PyTypeError::new_err(format!("{at}: parameter names are strings")))?;
+        let path = if at.is_empty() {
+            key.clone()
+        } else {
+            format!("{at}.{key}")
+        };
+        table.insert(key, to_toml(&v, &path)?);
+    }
+    Ok(table)
+}
+
+/// A JSON value as a Python one.
+fn from_json<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    use pyo3::IntoPyObjectExt;
+    Ok(match value {
+        serde_json::Value::Null => py.None().into_bound(py),
+        serde_json::Value::Bool(b) => b.into_bound_py_any(py)?,
+        serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.into_bound_py_any(py)?,
+            (_, Some(u)) => u.into_bound_py_any(py)?,
+            _ => n.as_f64().unwrap_or(f64::NAN).into_bound_py_any(py)?,
+        },
+        serde_json::Value::String(s) => s.into_bound_py_any(py)?,
+        serde_json::Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(from_json(py, item)?)?;
+            }
+            list.into_any()
+        }
+        serde_json::Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (k, v) in map {
+                dict.set_item(k, from_json(py, v)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}
+
+/// A position of a game: immutable, hashable, compared as the game compares positions. Made
+/// by `Game.initial_state()`, `Game.apply()` and `Game.read_position()`; `repr` shows it in the
+/// game's notation.
+#[pyclass(module = "solvedgym._solvedgym", frozen)]
+struct State {
+    game: Arc<DynGame>,
+    state: DynState,
+}
+
+#[pymethods]
+impl State {
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        match other.cast::<State>() {
+            Ok(o) => o.get().state == self.state,
+            Err(_) => false,
+        }
+    }
+
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.state.hash(&mut h);
+        // Python reserves -1 for errors; a u64 is folded to a non-negative Py_hash_t.
+        h.finish() >> 2
+    }
+
+    fn __repr__(&self) -> String {
+        match self.game.write_position(&self.state) {
+            Ok(text) => format!("State({} {:?})", self.game.name(), text),
+            Err(_) => format!("State({} {:?})", self.game.name(), self.state),
+        }
+    }
+
+    fn __str__(&self) -> PyResult<String> {
+        self.game.render(&self.state).map_err(to_py)
+    }
+}
+
+/// A registered game with its parameters: the rules as functions of immutable states
+/// (OpenSpiel's style). `solvedgym.make(name, **params)` makes one.
+#[pyclass(module = "solvedgym._solvedgym", frozen)]
+struct Game {
+    inner: Arc<DynGame>,
+}
+
+impl Game {
+    fn state<'s>(&self, state: &'s Bound<'_, State>) -> &'s DynState {
+        &state.get().state
+    }
+
+    fn wrap(&self, state: DynState) -> State {
+        State {
+            game: self.inner.clone(),
+            state,
+        }
+    }
+}
+
+#[pymethods]
+impl Game {
+    /// The game's name, as the command line and configs write it.
+    #[getter]
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    /// The parameters, every default filled in.
+    #[getter]
+    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        from_json(py, &self.inner.params())
+    }
+
+    #[getter]
+    fn num_players(&self) -> usize {
+        self.inner.num_players()
+    }
+
+    /// The players' names as the game's literature uses them ("white", "fox").
+    #[getter]
+    fn player_names(&self) -> Vec<&'static str> {
+        self.inner.player_names()
+    }
+
+    /// Every action number is below this.
+    #[getter]
+    fn num_distinct_actions(&self) -> usize {
+        self.inner.num_distinct_actions()
+    }
+
+    /// The length of `observation_tensor`.
+    #[getter]
+    fn observation_size(&self) -> usize {
+        self.inner.observation_len()
+    }
+
+    /// Whether the game has chance events (dice, cards).
+    #[getter]
+    fn has_chance(&self) -> bool {
+        self.inner.has_chance()
+    }
+
+    fn initial_state(&self) -> State {
+        self.wrap(self.inner.initial_state())
+    }
+
+    /// Who acts: a player's number, -1 for chance, -4 when the game is over (OpenSpiel's
+    /// numbers).
+    fn current_player(&self, state: &Bound<'_, State>) -> PyResult<i64> {
+        self.inner.current_player(self.state(state)).map_err(to_py)
+    }
+
+    fn is_terminal(&self, state: &Bound<'_, State>) -> PyResult<bool> {
+        self.inner.is_terminal(self.state(state)).map_err(to_py)
+    }
+
+    fn is_chance_node(&self, state: &Bound<'_, State>) -> PyResult<bool> {
+        self.inner.is_chance_node(self.state(state)).map_err(to_py)
+    }
+
+    /// Whether a terminal state was reached by a cap in the rules (a round cap) rather than by
+    /// the game's own end.
+    fn is_truncated(&self, state: &Bound<'_, State>) -> PyResult<bool> {
+        self.inner.is_cut_off(self.state(state)).map_err(to_py)
+    }
+
+    /// The legal actions in ascending order (empty unless a player is to move).
+    fn legal_actions(&self, state: &Bound<'_, State>) -> PyResult<Vec<u32>> {
+        self.inner.legal_actions(self.state(state)).map_err(to_py)
+    }
+
+    /// A boolean array of `num_distinct_actions`: True where the action is legal.
+    fn legal_actions_mask<'py>(
+        &self,
+        py: Python<'py>,
+        state: &Bound<'_, State>,
+    ) -> PyResult<Bound<'py, PyArray1<bool>>> {
+        let mut mask = vec![false; self.inner.num_distinct_actions()];
+        for a in self.inner.legal_actions(self.state(state)).map_err(to_py)? {
+            mask[a as usize] = true;
+        }
+        Ok(PyArray1::from_vec(py, mask))
+    }
+
+    /// At a chance node, the outcomes and their probabilities (empty elsewhere).
+    fn chance_outcomes(&self, state: &Bound<'_, State>) -> PyResult<Vec<(u32, f64)>> {
+        self.inner.chance_outcomes(self.state(state)).map_err(to_py)
+    }
+
+    /// The state after `action` (a legal action, or an outcome at a chance node). An illegal
+    /// action raises `IllegalActionError`, whose message lists the legal ones.
+    fn apply(&self, state: &Bound<'_, State>, action: &Bound<'_, PyAny>) -> PyResult<State> {
+        let action = action_number(action)?;
+        let next = self.inner.apply(self.state(state), action).map_err(to_py)?;
+        Ok(self.wrap(next))
+    }
+
+    /// The payoffs at a terminal state, one per player (zeros elsewhere).
+    fn returns(&self, state: &Bound<'_, State>) -> PyResult<Vec<f64>> {
+        self.inner.returns(self.state(state)).map_err(to_py)
+    }
+
+    /// The state as numbers from `player`'s point of view (float32, `observation_size` long;
+    /// the planes are documented per game in docs/python.md).
+    fn observation_tensor<'py>(
+        &self,
+        py: Python<'py>,
+        state: &Bound<'_, State>,
+        player: i64,
+    ) -> PyResult<Bound<'py, PyArray1<f32>>> {
+        let obs = self
+            .inner
+            .observation(self.state(state), player)
+            .map_err(to_py)?;
+        Ok(PyArray1::from_vec(py, obs))
+    }
+
+    /// The action in the game's notation ("b2-b3"); it must be legal here.
+    fn action_to_string(
+        &self,
+        state: &Bound<'_, State>,
+        action: &Bound<'_, PyAny>,
+    ) -> PyResult<String> {
+        let action = action_number(action)?;
+        self.inner
+            .action_to_string(self.state(state), action)
+            .map_err(to_py)
+    }
+
+    /// The action named in the game's notation (case-insensitive).
+    fn string_to_action(&self, state: &Bound<'_, State>, text: &str) -> PyResult<u32> {
+        self.inner
+            .string_to_action(self.state(state), text)
+            .map_err(to_py)
+    }
+
+    /// The state drawn as text, as `solvedgym play` draws it.
+    fn render(&self, state: &Bound<'_, State>) -> PyResult<String> {
+        self.inner.render(self.state(state)).map_err(to_py)
+    }
+
+    /// The state in the game's notation, as the command line's `--state` reads it (a board
+    /// string, the CGSuite graph string for Hackenbush, JSON for Hase und Igel).
+    fn write_position(&self, state: &Bound<'_, State>) -> PyResult<String> {
+        self.inner.write_position(self.state(state)).map_err(to_py)
+    }
+
+    /// A state from the game's notation, checked against the rules.
+    fn read_position(&self, text: &str) -> PyResult<State> {
+        let s = self.inner.read_position(text).map_err(to_py)?;
+        Ok(self.wrap(s))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Game({})", self.inner.describe())
+    }
+}
+
+/// An action given from Python: an integer (numpy integers included), never a bool or float.
+fn action_number(action: &Bound<'_, PyAny>) -> PyResult<i64> {
+    if action.is_instance_of::<PyBool>() || action.is_instance_of::<PyFloat>() {
+        return Err(PyTypeError::new_err(format!(
+            "an action is an integer, not {}",
+            action.repr()?
+        )));
+    }
+    let index = action.call_method0("__index__").map_err(|_| {
+        PyTypeError::new_err(format!(
+            "an action is an integer, not a {}",
+            action
+                .get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ))
+    })?;
+    // Out of i64's range is simply not a legal action.
+    Ok(index.extract::<i64>().unwrap_or(i64::MIN))
+}
+
+/// The registered games: name, aliases, summary and parameters (name -> help, default).
+#[pyfunction]
+fn games<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let mut out = Vec::new();
+    for info in solvedgym::games::GAMES {
+        let d = PyDict::new(py);
+        d.set_item("name", info.name)?;
+        d.set_item("aliases", info.aliases.to_vec())?;
+        d.set_item("summary", info.summary)?;
+        let defaults = info.defaults();
+        let params = PyDict::new(py);
+        for (key, help) in info.fields {
+            let default = match defaults.get(*key) {
+                Some(v) => from_json(
+                    py,
+                    &serde_json::to_value(v).unwrap_or(serde_json::Value::Null),
+                )?,
+                None => py.None().into_bound(py),
+            };
+            params.set_item(*key, (help.trim(), default))?;
+        }
+        d.set_item("params", params)?;
+        out.push(d);
+    }
+    Ok(out)
+}
+
+/// The game `name` (any of its names or aliases) with parameters `params` (the same names and
+/// defaults as the command line and configs: `make("fox-hounds", size=8)`).
+#[pyfunction]
+#[pyo3(signature = (name, **params))]
+fn make(name: &str, params: Option<&Bound<'_, PyDict>>) -> PyResult<Game> {
+    let table = match params {
+        Some(p) => to_table(p, "")?,
+        None => toml::Table::new(),
+    };
+    let inner = DynGame::new(name, table).map_err(to_py)?;
+    Ok(Game {
+        inner: Arc::new(inner),
+    })
+}
+
+#[pymodule]
+fn _solvedgym(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(games, m)?)?;
+    m.add_function(wrap_pyfunction!(make, m)?)?;
+    m.add_class::<Game>()?;
+    m.add_class::<State>()?;
+    m.add(
+        "IllegalActionError",
+        m.py().get_type::<IllegalActionError>(),
+    )?;
+    m.add("ForeignStateError", m.py().get_type::<ForeignStateError>())?;
+    Ok(())
+}

@@ -1,0 +1,423 @@
+//! What the fronts other than the command line reach (the Python package in `python/`): a game
+//! chosen at run time by name and parameters, whose positions travel behind one type
+//! ([`DynState`]) and are checked against the game that made them. Every answer comes from the
+//! game's own rules (no rule exists twice), and every input a front can pass is checked here,
+//! so that no input from Python reaches a panic: a position of another game, an illegal action,
+//! an action number out of range, a player that does not exist are each an [`FrontError`].
+
+use std::any::Any;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use thiserror::Error;
+
+use crate::core::game::{Action, Game, IllegalAction, Player, Turn};
+use crate::core::notation::position_text;
+use crate::games::{AnyGame, GameInfo, GameSpecError};
+use crate::io::files::{FNV_OFFSET, fnv1a};
+
+/// What a front asked for that cannot be.
+#[derive(Debug, Error)]
+pub enum FrontError {
+    /// No such game, or parameters it does not take.
+    #[error(transparent)]
+    Game(#[from] GameSpecError),
+    /// A position made by another game (or by the same game with other parameters).
+    #[error("this position is one of {made_by}, not of {this}")]
+    ForeignState { made_by: String, this: String },
+    /// An action that is not legal where it was played.
+    #[error(transparent)]
+    Illegal(#[from] IllegalAction),
+    /// A player number the game does not have.
+    #[error("{game} has players 0..{players}; there is no player {player}")]
+    NoPlayer {
+        game: &'static str,
+        players: usize,
+        player: i64,
+    },
+    /// A position in the game's notation that does not read.
+    #[error("{0}")]
+    Notation(String),
+}
+
+/// A position of some game, behind one type: cheap to clone (shared), compared and hashed as
+/// the game's own positions are.
+#[derive(Clone)]
+pub struct DynState {
+    /// The [`DynGame::id`] of the game that made it.
+    game: u64,
+    state: Arc<dyn StateObject>,
+}
+
+/// A game's position type seen through a trait object: what [`DynState`] needs of it.
+trait StateObject: Any + Send + Sync + fmt::Debug {
+    fn as_any(&self) -> &dyn Any;
+    fn equals(&self, other: &dyn StateObject) -> bool;
+    fn hash_value(&self) -> u64;
+}
+
+impl<S: Clone + Eq + Hash + fmt::Debug + Send + Sync + 'static> StateObject for S {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn equals(&self, other: &dyn StateObject) -> bool {
+        other.as_any().downcast_ref::<S>() == Some(self)
+    }
+    fn hash_value(&self) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.hash(&mut h);
+        h.finish()
+    }
+}
+
+impl PartialEq for DynState {
+    fn eq(&self, other: &Self) -> bool {
+        self.game == other.game && self.state.equals(other.state.as_ref())
+    }
+}
+
+impl Eq for DynState {}
+
+impl Hash for DynState {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.game.hash(h);
+        self.state.hash_value().hash(h);
+    }
+}
+
+impl fmt::Debug for DynState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.state.fmt(f)
+    }
+}
+
+/// Who acts at a position, as OpenSpiel numbers it: a player, chance (-1) or nobody (-4).
+pub const CHANCE_PLAYER: i64 = -1;
+/// See [`CHANCE_PLAYER`].
+pub const TERMINAL_PLAYER: i64 = -4;
+
+/// A registered game chosen at run time.
+#[derive(Clone)]
+pub struct DynGame {
+    game: AnyGame,
+    info: &'static GameInfo,
+    /// FNV-1a of the name and the parameters: positions of two games with equal ids are
+    /// interchangeable.
+    id: u64,
+}
+
+impl fmt::Debug for DynGame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
+impl DynGame {
+    /// The game called `name` (any of its names and aliases, as on the command line) with
+    /// `params` (missing ones take their defaults; unknown or invalid ones are errors).
+    pub fn new(name: &str, params: toml::Table) -> Result<DynGame, FrontError> {
+        let info = GameInfo::find(name).ok_or_else(|| GameSpecError::UnknownGame {
+            name: name.to_string(),
+        })?;
+        let game = info.build(params)?;
+        let described = format!("{} {}", info.name, with_game!(&game, g => g.params()));
+        Ok(DynGame {
+            game,
+            info,
+            id: fnv1a(FNV_OFFSET, described.as_bytes()),
+        })
+    }
+
+    pub fn info(&self) -> &'static GameInfo {
+        self.info
+    }
+
+    /// The game itself, for code generic over [`Game`] (through `with_game!`).
+    pub fn game(&self) -> &AnyGame {
+        &self.game
+    }
+
+    /// The game's parameters, every default filled in.
+    pub fn params(&self) -> serde_json::Value {
+        with_game!(&self.game, g => g.params())
+    }
+
+    pub fn name(&self) -> &'static str {
+        with_game!(&self.game, g => g.name())
+    }
+
+    pub fn num_players(&self) -> usize {
+        with_game!(&self.game, g => g.num_players())
+    }
+
+    pub fn player_names(&self) -> Vec<&'static str> {
+        with_game!(&self.game, g => (0..g.num_players()).map(|p| g.player_name(p)).collect())
+    }
+
+    pub fn num_distinct_actions(&self) -> usize {
+        with_game!(&self.game, g => g.num_distinct_actions())
+    }
+
+    pub fn observation_len(&self) -> usize {
+        with_game!(&self.game, g => g.observation_len())
+    }
+
+    /// Whether the game has chance events.
+    pub fn has_chance(&self) -> bool {
+        with_game!(&self.game, g => g.capabilities().chance)
+    }
+
+    fn wrap<S: Clone + Eq + Hash + fmt::Debug + Send + Sync + 'static>(&self, s: S) -> DynState {
+        DynState {
+            game: self.id,
+            state: Arc::new(s),
+        }
+    }
+
+    /// `state` as a position of `game` (this game), or the error that it is another's.
+    fn unwrap<'s, G: Game>(
+        &self,
+        _game: &G,
+        state: &'s DynState,
+    ) -> Result<&'s G::State, FrontError> {
+        let foreign = || FrontError::ForeignState {
+            made_by: format!("another game ({:?})", state.state),
+            this: self.describe(),
+        };
+        if state.game != self.id {
+            return Err(foreign());
+        }
+        state
+            .state
+            .as_any()
+            .downcast_ref::<G::State>()
+            .ok_or_else(foreign)
+    }
+
+    /// "fox-hounds {size = 8, …}": the game and its parameters.
+    pub fn describe(&self) -> String {
+        format!("{} {}", self.name(), self.params())
+    }
+
+    pub fn initial_state(&self) -> DynState {
+        with_game!(&self.game, g => self.wrap(g.initial_state()))
+    }
+
+    /// Who acts: a player's number, [`CHANCE_PLAYER`] or [`TERMINAL_PLAYER`].
+    pub fn current_player(&self, state: &DynState) -> Result<i64, FrontError> {
+        with_game!(&self.game, g => {
+            Ok(match g.turn(self.unwrap(g, state)?) {
+                Turn::Player(p) => p as i64,
+                Turn::Chance => CHANCE_PLAYER,
+                Turn::Terminal => TERMINAL_PLAYER,
+            })
+        })
+    }
+
+    pub fn is_terminal(&self, state: &DynState) -> Result<bool, FrontError> {
+        Ok(self.current_player(state)? == TERMINAL_PLAYER)
+    }
+
+    pub fn is_chance_node(&self, state: &DynState) -> Result<bool, FrontError> {
+        Ok(self.current_player(state)? == CHANCE_PLAYER)
+    }
+
+    /// Whether a terminal position was reached by a cap in the rules (a round cap): an
+    /// environment reports it as truncation.
+    pub fn is_cut_off(&self, state: &DynState) -> Result<bool, FrontError> {
+        with_game!(&self.game, g => Ok(g.is_cut_off(self.unwrap(g, state)?)))
+    }
+
+    /// The legal actions in ascending order (empty unless a player is to move).
+    pub fn legal_actions(&self, state: &DynState) -> Result<Vec<Action>, FrontError> {
+        with_game!(&self.game, g => {
+            let mut out = Vec::new();
+            g.legal_actions(self.unwrap(g, state)?, &mut out);
+            Ok(out)
+        })
+    }
+
+    /// The chance outcomes and their probabilities (empty unless chance acts).
+    pub fn chance_outcomes(&self, state: &DynState) -> Result<Vec<(Action, f64)>, FrontError> {
+        with_game!(&self.game, g => {
+            let mut out = Vec::new();
+            g.chance_outcomes(self.unwrap(g, state)?, &mut out);
+            Ok(out)
+        })
+    }
+
+    /// The position after `action` (a legal action, or a chance outcome where chance acts);
+    /// anything else is an error that lists what is legal.
+    pub fn apply(&self, state: &DynState, action: i64) -> Result<DynState, FrontError> {
+        with_game!(&self.game, g => {
+            let s = self.unwrap(g, state)?;
+            let next = match Action::try_from(action) {
+                Ok(a) => g.try_apply(s, a)?,
+                Err(_) => return Err(g.illegal(s, action.to_string()).into()),
+            };
+            Ok(self.wrap(next))
+        })
+    }
+
+    /// The payoffs at a terminal position (zeros elsewhere).
+    pub fn returns(&self, state: &DynState) -> Result<Vec<f64>, FrontError> {
+        with_game!(&self.game, g => Ok(g.returns(self.unwrap(g, state)?).as_slice().to_vec()))
+    }
+
+    fn player(&self, player: i64) -> Result<Player, FrontError> {
+        usize::try_from(player)
+            .ok()
+            .filter(|&p| p < self.num_players())
+            .ok_or(FrontError::NoPlayer {
+                game: self.name(),
+                players: self.num_players(),
+                player,
+            })
+    }
+
+    /// The game's numeric encoding of the position from `player`'s point of view
+    /// ([`Game::observe`]), [`DynGame::observation_len`] numbers.
+    pub fn observation(&self, state: &DynState, player: i64) -> Result<Vec<f32>, FrontError> {
+        let p = self.player(player)?;
+        with_game!(&self.game, g => {
+            let s = self.unwrap(g, state)?;
+            let mut out = vec![0.0; g.observation_len()];
+            g.observe(s, p, &mut out);
+            Ok(out)
+        })
+    }
+
+    /// The action in the game's notation; an action that is neither legal nor a chance
+    /// outcome here is an error.
+    pub fn action_to_string(&self, state: &DynState, action: i64) -> Result<String, FrontError> {
+        self.apply(state, action)?;
+        with_game!(&self.game, g => Ok(g.action_to_string(self.unwrap(g, state)?, action as Action)))
+    }
+
+    /// The action a person typed (the game's notation, case-insensitive).
+    pub fn string_to_action(&self, state: &DynState, text: &str) -> Result<Action, FrontError> {
+        with_game!(&self.game, g => Ok(g.parse_action(self.unwrap(g, state)?, text)?))
+    }
+
+    /// The position drawn as a person draws the board.
+    pub fn render(&self, state: &DynState) -> Result<String, FrontError> {
+        with_game!(&self.game, g => Ok(g.render(self.unwrap(g, state)?)))
+    }
+
+    /// The position in the game's notation (what the command line's `--state` reads).
+    pub fn write_position(&self, state: &DynState) -> Result<String, FrontError> {
+        with_game!(&self.game, g => {
+            let s = self.unwrap(g, state)?;
+            position_text(g, s).ok_or_else(|| {
+                FrontError::Notation(format!("{} has no position notation", g.name()))
+            })
+        })
+    }
+
+    /// A position in the game's notation, checked against its rules.
+    pub fn read_position(&self, text: &str) -> Result<DynState, FrontError> {
+        with_game!(&self.game, g => {
+            let s = g.read_position(text).map_err(FrontError::Notation)?;
+            Ok(self.wrap(s))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::RngExt;
+
+    fn game(name: &str) -> DynGame {
+        DynGame::new(name, toml::Table::new()).unwrap()
+    }
+
+    #[test]
+    fn every_registered_game_plays_through_the_front() {
+        for info in crate::games::GAMES {
+            let g = game(info.name);
+            let mut s = g.initial_state();
+            let mut rng = crate::core::random::rng(7);
+            for _ in 0..400 {
+                let player = g.current_player(&s).unwrap();
+                if player == TERMINAL_PLAYER {
+                    assert_eq!(g.returns(&s).unwrap().len(), g.num_players());
+                    break;
+                }
+                let actions: Vec<i64> = if player == CHANCE_PLAYER {
+                    g.chance_outcomes(&s)
+                        .unwrap()
+                        .iter()
+                        .map(|&(a, _)| a as i64)
+                        .collect()
+                } else {
+                    let obs = g.observation(&s, player).unwrap();
+                    assert_eq!(obs.len(), g.observation_len());
+                    g.legal_actions(&s)
+                        .unwrap()
+                        .iter()
+                        .map(|&a| a as i64)
+                        .collect()
+                };
+                let a = actions[rng.random_range(0..actions.len())];
+                assert!(!g.action_to_string(&s, a).unwrap().is_empty());
+                s = g.apply(&s, a).unwrap();
+                if let Ok(text) = g.write_position(&s) {
+                    let back = g.read_position(&text).unwrap();
+                    assert_eq!(g.write_position(&back).unwrap(), text, "{}", info.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn foreign_states_illegal_actions_and_players_are_errors() {
+        let ttt = game("tictactoe");
+        let hex = game("hexapawn");
+        let s = hex.initial_state();
+        assert!(matches!(
+            ttt.legal_actions(&s),
+            Err(FrontError::ForeignState { .. })
+        ));
+        // The same game with other parameters is another game.
+        let big = DynGame::new("hexapawn", toml::toml! { rows = 4 cols = 4 }).unwrap();
+        assert!(big.apply(&s, 0).is_err());
+        // Equal parameters: interchangeable.
+        assert_eq!(
+            game("hexapawn").legal_actions(&s).unwrap(),
+            hex.legal_actions(&s).unwrap()
+        );
+        let t = ttt.initial_state();
+        for bad in [-1, 9, 1 << 40, i64::MIN, i64::MAX] {
+            let e = ttt.apply(&t, bad).unwrap_err().to_string();
+            assert!(e.contains("legal actions: a3"), "{e}");
+            assert!(ttt.action_to_string(&t, bad).is_err());
+        }
+        let played = ttt.apply(&t, 4).unwrap();
+        assert!(ttt.apply(&played, 4).is_err(), "a taken square");
+        for p in [-1, 2, i64::MAX] {
+            assert!(matches!(
+                ttt.observation(&t, p),
+                Err(FrontError::NoPlayer { .. })
+            ));
+        }
+        assert!(DynGame::new("chess", toml::Table::new()).is_err());
+        assert!(DynGame::new("fox-hounds", toml::toml! { size = 7 }).is_err());
+        assert!(ttt.read_position("x.o/.x./...!").is_err());
+    }
+
+    #[test]
+    fn positions_compare_and_hash_as_the_games_do() {
+        use std::collections::HashSet;
+        let g = game("tictactoe");
+        let s = g.initial_state();
+        let a = g.apply(&g.apply(&s, 0).unwrap(), 4).unwrap();
+        let b = g.read_position(&g.write_position(&a).unwrap()).unwrap();
+        assert_eq!(a, b);
+        let set: HashSet<DynState> = [a.clone(), b, s.clone()].into_iter().collect();
+        assert_eq!(set.len(), 2);
+        assert_ne!(a, s);
+        assert_ne!(s, game("hexapawn").initial_state());
+    }
+}
