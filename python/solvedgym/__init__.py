@@ -15,6 +15,7 @@ same parameter names and defaults as the command line and the configs. An illega
 """
 
 from ._solvedgym import (
+    Computer,
     ForeignStateError,
     Game,
     IllegalActionError,
@@ -30,6 +31,7 @@ TERMINAL_PLAYER = -4
 
 __all__ = [
     "CHANCE_PLAYER",
+    "Computer",
     "TERMINAL_PLAYER",
     "ForeignStateError",
     "Game",
@@ -39,3 +41,10 @@ __all__ = [
     "games",
     "make",
 ]
+
+try:  # Gymnasium environments are registered where Gymnasium is installed.
+    import gymnasium as _gymnasium  # noqa: F401
+except ImportError:  # pragma: no cover
+    pass
+else:
+    from . import gym as _gym  # noqa: F401

@@ -1,6 +1,6 @@
 """Type stubs of the extension module (the Rust core); see `solvedgym` for the overview."""
 
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -55,9 +55,19 @@ class Game:
     def render(self, state: State) -> str: ...
     def write_position(self, state: State) -> str: ...
     def read_position(self, text: str) -> State: ...
+    def computer(self, ai: str = "random", fuzz: float = 0.0) -> "Computer":
+        """A computer player: "optimal", "greedy", "random" or search settings ("depth=3")."""
 
 def games() -> List[Dict[str, Any]]:
     """The registered games: name, aliases, summary and params (name -> (help, default))."""
 
 def make(name: str, **params: Any) -> Game:
     """The game `name` with the command line's parameter names and defaults."""
+
+class Computer:
+    """A computer player of one game (`Game.computer(...)`)."""
+
+    @property
+    def name(self) -> str: ...
+    def choose(self, state: State, seed: int = 0) -> Optional[int]:
+        """Its move at `state`, drawn with `seed`; None where it resigns."""

@@ -10,7 +10,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use solvedgym::front::{DynGame, DynState, FrontError};
+use solvedgym::front::{DynGame, DynPlayer, DynState, FrontError};
 
 pyo3::create_exception!(
     _solvedgym,
@@ -325,8 +325,54 @@ impl Game {
         Ok(self.wrap(s))
     }
 
+    /// A computer player: "optimal" (perfect play from the exact solver; the FoxBox AI in
+    /// Fox & Hounds), "greedy", "random", or search settings ("depth=3"), as `solvedgym play
+    /// --ai` names them; with `fuzz`, a random move with that probability.
+    #[pyo3(signature = (ai = "random", fuzz = 0.0))]
+    fn computer(&self, py: Python<'_>, ai: &str, fuzz: f64) -> PyResult<Computer> {
+        let inner = self.inner.clone();
+        let ai = ai.to_string();
+        // Solving can take seconds: other Python threads run meanwhile.
+        let player = py
+            .detach(move || inner.computer(&ai, fuzz))
+            .map_err(to_py)?;
+        Ok(Computer {
+            game: self.inner.clone(),
+            player,
+        })
+    }
+
     fn __repr__(&self) -> String {
         format!("Game({})", self.inner.describe())
+    }
+}
+
+/// A computer player of one game (`Game.computer(...)`).
+#[pyclass(module = "solvedgym._solvedgym", frozen)]
+struct Computer {
+    game: Arc<DynGame>,
+    player: DynPlayer,
+}
+
+#[pymethods]
+impl Computer {
+    /// What it plays ("fuzzy(p=0.1, optimal)", "random").
+    #[getter]
+    fn name(&self) -> String {
+        self.player.name().to_string()
+    }
+
+    /// Its move at `state` (a player's turn), drawn with `seed` (the same seed, the same
+    /// move); None where it resigns.
+    #[pyo3(signature = (state, seed = 0))]
+    fn choose(&self, state: &Bound<'_, State>, seed: u64) -> PyResult<Option<u32>> {
+        self.game
+            .choose(&self.player, &state.get().state, seed)
+            .map_err(to_py)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Computer({}, {})", self.game.describe(), self.player.name())
     }
 }
 
@@ -401,6 +447,7 @@ fn _solvedgym(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(make, m)?)?;
     m.add_class::<Game>()?;
     m.add_class::<State>()?;
+    m.add_class::<Computer>()?;
     m.add(
         "IllegalActionError",
         m.py().get_type::<IllegalActionError>(),

@@ -2,6 +2,7 @@
 //! one-ply [`greedy`] play on a game's heuristic.
 
 pub mod greedy;
+pub mod players;
 pub mod search;
 
 pub use greedy::GreedyPolicy;

@@ -12,10 +12,14 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
+use crate::ai::players::{check_fuzz, computer_player};
 use crate::core::game::{Action, Game, IllegalAction, Player, Turn};
 use crate::core::notation::position_text;
+use crate::core::policy::Policy;
 use crate::games::{AnyGame, GameInfo, GameSpecError};
 use crate::io::files::{FNV_OFFSET, fnv1a};
+use crate::truth::oracle::Oracle;
+use crate::truth::{Solve, SolveOptions};
 
 /// What a front asked for that cannot be.
 #[derive(Debug, Error)]
@@ -39,6 +43,9 @@ pub enum FrontError {
     /// A position in the game's notation that does not read.
     #[error("{0}")]
     Notation(String),
+    /// A computer player that cannot be made or cannot move.
+    #[error("{0}")]
+    Player(String),
 }
 
 /// A position of some game, behind one type: cheap to clone (shared), compared and hashed as
@@ -265,7 +272,7 @@ impl DynGame {
         with_game!(&self.game, g => Ok(g.returns(self.unwrap(g, state)?).as_slice().to_vec()))
     }
 
-    fn player(&self, player: i64) -> Result<Player, FrontError> {
+    fn seat(&self, player: i64) -> Result<Player, FrontError> {
         usize::try_from(player)
             .ok()
             .filter(|&p| p < self.num_players())
@@ -279,7 +286,7 @@ impl DynGame {
     /// The game's numeric encoding of the position from `player`'s point of view
     /// ([`Game::observe`]), [`DynGame::observation_len`] numbers.
     pub fn observation(&self, state: &DynState, player: i64) -> Result<Vec<f32>, FrontError> {
-        let p = self.player(player)?;
+        let p = self.seat(player)?;
         with_game!(&self.game, g => {
             let s = self.unwrap(g, state)?;
             let mut out = vec![0.0; g.observation_len()];
@@ -320,6 +327,107 @@ impl DynGame {
         with_game!(&self.game, g => {
             let s = g.read_position(text).map_err(FrontError::Notation)?;
             Ok(self.wrap(s))
+        })
+    }
+}
+
+/// A computer player of a [`DynGame`], by name: `optimal` (perfect play from the game's exact
+/// solver; the FoxBox AI in Fox & Hounds), `greedy`, `random`, or search settings
+/// (`depth=3`), as `solvedgym play --ai` names them; with `fuzz`, a random move with that
+/// probability.
+pub struct DynPlayer {
+    /// The [`DynGame::id`] of the game it plays.
+    game: u64,
+    name: String,
+    player: Box<dyn Any + Send + Sync>,
+}
+
+/// A [`DynPlayer`] for one game type.
+enum Held<G: Game> {
+    /// The solver's strongest player, made afresh from the oracle at each move (it borrows it).
+    Optimal(Box<dyn Oracle<G>>, f64),
+    Policy(Box<dyn Policy<G>>),
+}
+
+impl fmt::Debug for DynPlayer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+impl DynPlayer {
+    /// What it plays ("fuzzy(p=0.1, optimal)", "random").
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl DynGame {
+    /// The computer player `ai` plays with `fuzz`; `optimal` solves the game first (refused
+    /// with the numbers where the game is too big to solve, as `solve` refuses it).
+    pub fn computer(&self, ai: &str, fuzz: f64) -> Result<DynPlayer, FrontError> {
+        let refused = |e: anyhow::Error| FrontError::Player(format!("{e:#}"));
+        with_game!(&self.game, g => {
+            if ai == "optimal" {
+                check_fuzz(fuzz).map_err(refused)?;
+                let options = SolveOptions {
+                    counts: false,
+                    ..SolveOptions::default()
+                };
+                let oracle = g
+                    .solve(&options)
+                    .map_err(|e| FrontError::Player(format!("optimal: {e}")))?;
+                let name = oracle.strong_policy(fuzz).name();
+                return Ok(DynPlayer {
+                    game: self.id,
+                    name,
+                    player: Box::new(Held::Optimal(oracle, fuzz)),
+                });
+            }
+            let policy = computer_player(g, ai, fuzz, None).map_err(refused)?;
+            Ok(DynPlayer {
+                game: self.id,
+                name: policy.name(),
+                player: Box::new(Held::Policy(policy)),
+            })
+        })
+    }
+
+    /// The move `player` makes at `state` (a player's turn), drawn with `seed`; `None` where
+    /// it resigns.
+    pub fn choose(
+        &self,
+        player: &DynPlayer,
+        state: &DynState,
+        seed: u64,
+    ) -> Result<Option<Action>, FrontError> {
+        with_game!(&self.game, g => {
+            let s = self.unwrap(g, state)?;
+            let held = player.player.downcast_ref::<Held<_>>();
+            let held: &Held<_> = match held.filter(|_| player.game == self.id) {
+                Some(h) => h,
+                None => {
+                    return Err(FrontError::Player(format!(
+                        "the player {} was made for another game",
+                        player.name
+                    )))
+                }
+            };
+            if g.turn(s).player().is_none() {
+                return Err(FrontError::Player(format!(
+                    "{} cannot move here: no player is to move",
+                    player.name
+                )));
+            }
+            let mut legal = Vec::new();
+            g.legal_actions(s, &mut legal);
+            let mut rng = crate::core::random::rng(seed);
+            Ok(match held {
+                Held::Optimal(oracle, fuzz) => {
+                    oracle.strong_policy(*fuzz).choose(g, s, &legal, &mut rng)
+                }
+                Held::Policy(p) => p.choose(g, s, &legal, &mut rng),
+            })
         })
     }
 }
@@ -405,6 +513,51 @@ mod tests {
         assert!(DynGame::new("chess", toml::Table::new()).is_err());
         assert!(DynGame::new("fox-hounds", toml::toml! { size = 7 }).is_err());
         assert!(ttt.read_position("x.o/.x./...!").is_err());
+    }
+
+    #[test]
+    fn computer_players_play_their_own_game_only() {
+        let ttt = game("tictactoe");
+        let optimal = ttt.computer("optimal", 0.0).unwrap();
+        let random = ttt.computer("random", 0.0).unwrap();
+        assert_eq!(random.name(), "random");
+        // Perfect play against random play never loses, from either seat.
+        for seed in 0..20u64 {
+            let mut s = ttt.initial_state();
+            let mut k = 0;
+            while !ttt.is_terminal(&s).unwrap() {
+                let who = ttt.current_player(&s).unwrap();
+                let p = if (who as u64 + seed).is_multiple_of(2) {
+                    &optimal
+                } else {
+                    &random
+                };
+                let a = ttt.choose(p, &s, seed * 100 + k).unwrap().unwrap();
+                s = ttt.apply(&s, a as i64).unwrap();
+                k += 1;
+            }
+            let optimal_seat = (seed % 2) as usize;
+            assert!(ttt.returns(&s).unwrap()[optimal_seat] >= 0.0);
+        }
+        assert!(
+            ttt.computer("greedy", 0.0).is_err(),
+            "tic-tac-toe has no heuristic"
+        );
+        assert!(ttt.computer("optimal", 1.5).is_err());
+        assert!(ttt.computer("depth=x", 0.0).is_err());
+        let other = DynGame::new("hexapawn", toml::Table::new()).unwrap();
+        assert!(other.choose(&optimal, &other.initial_state(), 1).is_err());
+        let big = DynGame::new("tictactoe", toml::Table::new()).unwrap();
+        assert!(
+            big.choose(&optimal, &big.initial_state(), 1).is_ok(),
+            "equal games"
+        );
+        let over = ["xxx/oo./...", "x"]
+            .iter()
+            .find_map(|t| ttt.read_position(t).ok());
+        if let Some(over) = over {
+            assert!(ttt.choose(&random, &over, 1).is_err());
+        }
     }
 
     #[test]

@@ -1,0 +1,85 @@
+"""Gymnasium and PettingZoo: every registered game passes their checkers."""
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
+
+import solvedgym
+import solvedgym.gym
+from solvedgym.pettingzoo import env as aec_env
+
+GAMES = [g["name"] for g in solvedgym.games()]
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_gymnasium_check_env(name):
+    # The checker steps random actions, legal or not: in the mode where an illegal one loses.
+    env = gymnasium.make(
+        f"solvedgym/{solvedgym.gym.env_name(name)}-v0", render_mode="ansi", illegal="lose"
+    )
+    check_env(env.unwrapped, skip_render_check=False)
+    obs, info = env.reset(seed=3)
+    assert obs.shape == env.observation_space.shape
+    assert info["action_mask"].dtype == np.int8
+    assert isinstance(env.render(), str)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_pettingzoo_api_and_seed(name):
+    api_test(aec_env(name), num_cycles=200)
+    seed_test(lambda: aec_env(name), num_cycles=200)
+
+
+def play(env, seed, policy):
+    obs, info = env.reset(seed=seed)
+    total, done = 0.0, False
+    while not done:
+        obs, reward, terminated, truncated, info = env.step(policy(env, info))
+        total += reward
+        done = terminated or truncated
+    return total
+
+
+def random_legal(env, info):
+    return int(env.np_random.choice(np.flatnonzero(info["action_mask"])))
+
+
+def test_perfect_play_never_loses_and_beats_random_play_mostly():
+    # Perfect play as the opponent: the learner (random) never wins tic-tac-toe.
+    env = solvedgym.gym.SolvedGymEnv("tictactoe", seat="x", opponent="optimal")
+    results = [play(env, seed, random_legal) for seed in range(40)]
+    assert max(results) <= 0.0
+    assert min(results) == -1.0
+    # The same seed, the same episode.
+    a = [play(env, 5, random_legal) for _ in range(2)]
+    assert a[0] == a[1]
+
+
+def test_callable_opponents_seats_by_name_and_illegal_moves():
+    first_legal = lambda game, state: game.legal_actions(state)[0]
+    env = solvedgym.gym.SolvedGymEnv("hexapawn", seat="black", opponent=first_legal)
+    obs, info = env.reset(seed=1)
+    assert env.game.current_player(env.state) == 1
+    with pytest.raises(solvedgym.IllegalActionError):
+        env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+    lose = solvedgym.gym.SolvedGymEnv("hexapawn", illegal="lose")
+    obs, info = lose.reset(seed=1)
+    _, reward, terminated, _, info = lose.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+    assert (reward, terminated, info["illegal"]) == (-1.0, True, True)
+    with pytest.raises(ValueError):
+        solvedgym.gym.SolvedGymEnv("hexapawn", seat="red")
+    with pytest.raises(ValueError):
+        solvedgym.gym.SolvedGymEnv("tictactoe", opponent="greedy")
+    with pytest.raises(ValueError):
+        solvedgym.gym.SolvedGymEnv("tictactoe", illegal="ignore")
+
+
+def test_action_masks_are_what_maskable_ppo_reads():
+    env = gymnasium.make("solvedgym/FoxHounds-v0", size=6, seat="hounds", opponent="optimal")
+    obs, info = env.reset(seed=0)
+    mask = env.unwrapped.action_masks()
+    assert mask.dtype == np.bool_ and mask.shape == (env.action_space.n,)
+    assert (mask.astype(np.int8) == info["action_mask"]).all()
+    assert env.unwrapped.game.params["size"] == 6
