@@ -170,6 +170,9 @@ pub struct Store {
     nimbers: Vec<GameId>,
     leq_memo: FxHashMap<(GameId, GameId), bool>,
     sum_memo: FxHashMap<(GameId, GameId), GameId>,
+    /// Canonical forms of the option lists [`Store::game`] was given (sorted, deduplicated;
+    /// keyed by Left's count, then the ids of both sides).
+    game_memo: FxHashMap<Vec<u32>, GameId>,
     neg_memo: FxHashMap<GameId, GameId>,
     stops: FxHashMap<GameId, (Dyadic, Dyadic)>,
     birthdays: FxHashMap<GameId, u64>,
@@ -203,6 +206,7 @@ impl Store {
             nimbers: Vec::new(),
             leq_memo: room(8192),
             sum_memo: room(1024),
+            game_memo: room(1024),
             neg_memo: FxHashMap::default(),
             stops: FxHashMap::default(),
             birthdays: FxHashMap::default(),
@@ -450,18 +454,24 @@ impl Store {
                 let gl = self.left(g);
                 !gl.iter().any(|&l| self.leq(h, l))
             }
+            // With `h` under construction, its options' comparisons (in the memo across
+            // forms) go first: they settle most comparisons that fail.
+            _ if ph => {
+                let gl = self.left(g);
+                let hr = self.right(h);
+                !hr.iter().any(|&r| self.leq(r, g)) && !gl.iter().any(|&l| self.leq(h, l))
+            }
             _ => {
                 let gl = self.left(g);
                 let hr = self.right(h);
                 !gl.iter().any(|&l| self.leq(h, l)) && !hr.iter().any(|&r| self.leq(r, g))
             }
         };
-        let memo = if pending {
-            &mut self.pending_memo
+        if pending {
+            self.pending_memo.insert((g, h), v);
         } else {
-            &mut self.leq_memo
-        };
-        memo.insert((g, h), v);
+            self.leq_memo.insert((g, h), v);
+        }
         v
     }
 
@@ -497,6 +507,14 @@ impl Store {
         l.dedup();
         r.sort_unstable();
         r.dedup();
+        // The lists as one key: Left's count, Left's options, Right's options.
+        let key: Vec<u32> = std::iter::once(l.len() as u32)
+            .chain(l.iter().chain(r.iter()).map(|g| g.0))
+            .collect();
+        if let Some(&g) = self.game_memo.get(key.as_slice()) {
+            self.step();
+            return g;
+        }
         // Removing dominated options compares them pairwise (mostly in the memo): count that.
         self.steps(1 + ((l.len() * l.len() + r.len() * r.len()) / 4) as u64);
         if let Some(x) = self.number_between(&l, &r) {
@@ -556,17 +574,19 @@ impl Store {
         }
         self.pending.clear();
         self.pending_memo.clear();
-        if let Some(x) = self.number_between(&l, &r) {
-            return x;
-        }
-        self.intern(l, r)
+        let g = match self.number_between(&l, &r) {
+            Some(x) => x,
+            None => self.intern(l, r),
+        };
+        self.game_memo.insert(key, g);
+        g
     }
 
     fn push_pending(&mut self, l: &[GameId], r: &[GameId]) -> GameId {
         let id = GameId(self.pending.len() as u32 | PENDING);
         self.pending.push(Node {
-            left: Arc::from(l.to_vec()),
-            right: Arc::from(r.to_vec()),
+            left: Arc::from(l),
+            right: Arc::from(r),
             filled: true,
             number: None,
             nimber: None,
@@ -721,11 +741,26 @@ impl Store {
     }
 
     /// A game that is not a number plus a number: move only in the game.
+    ///
+    /// The translated options of a canonical form are already canonical, so they are interned
+    /// without being weighed again. For G canonical and not a number, and x a number,
+    /// {G^L + x | G^R + x} is canonical: no option dominates another (adding x keeps the
+    /// order); an option G^L + x with G^L not a number is (by induction) {G^LL + x | G^LR + x},
+    /// and G^LR + x ≤ G + x would make G^L reversible in G; and an option y + x with G^L = y a
+    /// number is not reversible either: were some number w > y at most G, then
+    /// L(G) ≥ R(G) ≥ w, so some other Left option H has R(H) ≥ w > y, hence H > y, and y
+    /// would be dominated in G. The same holds for Right's options.
     fn translate(&mut self, g: GameId, x: GameId) -> GameId {
         let (gl, gr) = (self.left(g), self.right(g));
         let l: Vec<GameId> = gl.iter().map(|&o| self.add(o, x)).collect();
         let r: Vec<GameId> = gr.iter().map(|&o| self.add(o, x)).collect();
-        self.game(&l, &r)
+        let t = self.intern(l.clone(), r.clone());
+        debug_assert_eq!(
+            self.game(&l, &r),
+            t,
+            "a translated canonical form is canonical"
+        );
+        t
     }
 
     /// g − h.
