@@ -142,11 +142,25 @@ pub enum Comparison {
     Confused,
 }
 
+/// Where one side's options of a game lie in its store's list of options (`opts`, or
+/// `pending_opts` for a form under construction).
+#[derive(Clone, Copy, Debug, Default)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+impl Span {
+    fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..(self.start + self.len) as usize
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Node {
     /// Options; for numbers filled on demand (`filled`).
-    left: Arc<[GameId]>,
-    right: Arc<[GameId]>,
+    left: Span,
+    right: Span,
     filled: bool,
     number: Option<Dyadic>,
     /// `Some(n)` when the game is the nimber *n (n ≥ 1; 0 is the number 0).
@@ -158,18 +172,29 @@ fn room<K, V>(n: usize) -> FxHashMap<K, V> {
     FxHashMap::with_capacity_and_hasher(n, Default::default())
 }
 
-/// Left's and Right's options.
-type Options = (Arc<[GameId]>, Arc<[GameId]>);
+/// Two lists of options as one key: Left's count, then the ids of Left's and Right's options.
+fn options_key(left: &[GameId], right: &[GameId]) -> Vec<u32> {
+    std::iter::once(left.len() as u32)
+        .chain(left.iter().chain(right.iter()).map(|g| g.0))
+        .collect()
+}
 
 /// The home of canonical games: construction, arithmetic, comparison and their caches.
 #[derive(Debug)]
 pub struct Store {
     nodes: Vec<Node>,
-    by_options: FxHashMap<Options, GameId>,
+    /// Every canonical game's options, side by side (a node holds its spans): one allocation
+    /// for all, walked by index while the store works on.
+    opts: Vec<GameId>,
+    /// Canonical forms by their options (keyed as [`options_key`]).
+    by_options: FxHashMap<Vec<u32>, GameId>,
     by_number: FxHashMap<Dyadic, GameId>,
     nimbers: Vec<GameId>,
     leq_memo: FxHashMap<(GameId, GameId), bool>,
     sum_memo: FxHashMap<(GameId, GameId), GameId>,
+    /// Canonical forms of the option lists [`Store::game`] was given (sorted, deduplicated;
+    /// keyed by Left's count, then the ids of both sides).
+    game_memo: FxHashMap<Vec<u32>, GameId>,
     neg_memo: FxHashMap<GameId, GameId>,
     stops: FxHashMap<GameId, (Dyadic, Dyadic)>,
     birthdays: FxHashMap<GameId, u64>,
@@ -180,6 +205,7 @@ pub struct Store {
     named: FxHashMap<(u8, i64), GameId>,
     /// Forms under construction, and comparisons that involve them (cleared after each).
     pending: Vec<Node>,
+    pending_opts: Vec<GameId>,
     pending_memo: FxHashMap<(GameId, GameId), bool>,
     /// Steps of work done, and the limits (see [`Limits`]).
     work: u64,
@@ -198,11 +224,13 @@ impl Store {
         // Room for a typical Hackenbush position's games without rehashing.
         let mut s = Store {
             nodes: Vec::with_capacity(1024),
+            opts: Vec::with_capacity(4096),
             by_options: room(1024),
             by_number: room(256),
             nimbers: Vec::new(),
             leq_memo: room(8192),
             sum_memo: room(1024),
+            game_memo: room(1024),
             neg_memo: FxHashMap::default(),
             stops: FxHashMap::default(),
             birthdays: FxHashMap::default(),
@@ -210,6 +238,7 @@ impl Store {
             printed: FxHashMap::default(),
             named: FxHashMap::default(),
             pending: Vec::new(),
+            pending_opts: Vec::new(),
             pending_memo: room(256),
             work: 0,
             limits: Limits::NONE,
@@ -297,10 +326,9 @@ impl Store {
             return g;
         }
         let id = GameId(self.nodes.len() as u32);
-        let empty: Arc<[GameId]> = Arc::from(Vec::new());
         self.nodes.push(Node {
-            left: empty.clone(),
-            right: empty,
+            left: Span::default(),
+            right: Span::default(),
             filled: x.is_zero(),
             number: Some(x.clone()),
             nimber: None,
@@ -357,22 +385,89 @@ impl Store {
         let (l, r) = x.canonical_options();
         let left: Vec<GameId> = l.iter().map(|v| self.number(v)).collect();
         let right: Vec<GameId> = r.iter().map(|v| self.number(v)).collect();
+        let (ls, rs) = (self.push_opts(&left), self.push_opts(&right));
         let n = &mut self.nodes[g.0 as usize];
-        n.left = Arc::from(left);
-        n.right = Arc::from(right);
+        n.left = ls;
+        n.right = rs;
         n.filled = true;
+    }
+
+    /// Appends options to the list of all, and where they lie.
+    fn push_opts(&mut self, xs: &[GameId]) -> Span {
+        let start = self.opts.len() as u32;
+        self.opts.extend_from_slice(xs);
+        Span {
+            start,
+            len: xs.len() as u32,
+        }
+    }
+
+    /// One side's options of `g` (filled).
+    fn options_of(&self, g: GameId, left: bool) -> &[GameId] {
+        let n = self.node(g);
+        let span = if left { n.left } else { n.right };
+        let all = if g.0 & PENDING != 0 {
+            &self.pending_opts
+        } else {
+            &self.opts
+        };
+        &all[span.range()]
+    }
+
+    /// The first of one side's options of `g` for which `f` holds, walked by index (the store
+    /// works on, and its list of options may grow, while they are walked).
+    #[inline]
+    fn find_option(
+        &mut self,
+        g: GameId,
+        left: bool,
+        mut f: impl FnMut(&mut Store, GameId) -> bool,
+    ) -> Option<GameId> {
+        self.fill(g);
+        let n = self.node(g);
+        let span = if left { n.left } else { n.right };
+        for i in span.range() {
+            let o = if g.0 & PENDING != 0 {
+                self.pending_opts[i]
+            } else {
+                self.opts[i]
+            };
+            if f(self, o) {
+                return Some(o);
+            }
+        }
+        None
+    }
+
+    /// `f` of each of one side's options of `g`, in order.
+    fn map_options(
+        &mut self,
+        g: GameId,
+        left: bool,
+        mut f: impl FnMut(&mut Store, GameId) -> GameId,
+    ) -> Vec<GameId> {
+        debug_assert!(g.0 & PENDING == 0, "only canonical games are added");
+        self.fill(g);
+        let n = self.node(g);
+        let span = if left { n.left } else { n.right };
+        let mut out = Vec::with_capacity(span.len as usize);
+        for i in span.range() {
+            let o = self.opts[i];
+            out.push(f(self, o));
+        }
+        out
     }
 
     /// Left's options of `g` in canonical form.
     pub fn left(&mut self, g: GameId) -> Arc<[GameId]> {
         self.fill(g);
-        self.node(g).left.clone()
+        Arc::from(self.options_of(g, true))
     }
 
     /// Right's options of `g` in canonical form.
     pub fn right(&mut self, g: GameId) -> Arc<[GameId]> {
         self.fill(g);
-        self.node(g).right.clone()
+        Arc::from(self.options_of(g, false))
     }
 
     /// Adds a canonical non-number form (options already canonical and reduced).
@@ -381,15 +476,16 @@ impl Store {
         left.dedup();
         right.sort_unstable();
         right.dedup();
-        let key: Options = (Arc::from(left), Arc::from(right));
-        if let Some(&g) = self.by_options.get(&key) {
+        let key = options_key(&left, &right);
+        if let Some(&g) = self.by_options.get(key.as_slice()) {
             return g;
         }
-        let nimber = self.nimber_of(&key.0, &key.1);
+        let nimber = self.nimber_of(&left, &right);
         let id = GameId(self.nodes.len() as u32);
+        let (ls, rs) = (self.push_opts(&left), self.push_opts(&right));
         self.nodes.push(Node {
-            left: key.0.clone(),
-            right: key.1.clone(),
+            left: ls,
+            right: rs,
             filled: true,
             number: None,
             nimber,
@@ -441,27 +537,25 @@ impl Store {
         let v = match (&self.node(g).number, &self.node(h).number) {
             (Some(a), Some(b)) => a <= b,
             // Number avoidance: x ≤ H (H not a number) iff no H^R ≤ x.
-            (Some(_), None) if !ph => {
-                let hr = self.right(h);
-                !hr.iter().any(|&r| self.leq(r, g))
-            }
+            (Some(_), None) if !ph => self.find_option(h, false, |s, r| s.leq(r, g)).is_none(),
             // G ≤ x (G not a number) iff no G^L ≥ x.
-            (None, Some(_)) if !pg => {
-                let gl = self.left(g);
-                !gl.iter().any(|&l| self.leq(h, l))
+            (None, Some(_)) if !pg => self.find_option(g, true, |s, l| s.leq(h, l)).is_none(),
+            // With `h` under construction, its options' comparisons (in the memo across
+            // forms) go first: they settle most comparisons that fail.
+            _ if ph => {
+                self.find_option(h, false, |s, r| s.leq(r, g)).is_none()
+                    && self.find_option(g, true, |s, l| s.leq(h, l)).is_none()
             }
             _ => {
-                let gl = self.left(g);
-                let hr = self.right(h);
-                !gl.iter().any(|&l| self.leq(h, l)) && !hr.iter().any(|&r| self.leq(r, g))
+                self.find_option(g, true, |s, l| s.leq(h, l)).is_none()
+                    && self.find_option(h, false, |s, r| s.leq(r, g)).is_none()
             }
         };
-        let memo = if pending {
-            &mut self.pending_memo
+        if pending {
+            self.pending_memo.insert((g, h), v);
         } else {
-            &mut self.leq_memo
-        };
-        memo.insert((g, h), v);
+            self.leq_memo.insert((g, h), v);
+        }
         v
     }
 
@@ -497,6 +591,12 @@ impl Store {
         l.dedup();
         r.sort_unstable();
         r.dedup();
+        // The lists as one key: Left's count, Left's options, Right's options.
+        let key = options_key(&l, &r);
+        if let Some(&g) = self.game_memo.get(key.as_slice()) {
+            self.step();
+            return g;
+        }
         // Removing dominated options compares them pairwise (mostly in the memo): count that.
         self.steps(1 + ((l.len() * l.len() + r.len() * r.len()) / 4) as u64);
         if let Some(x) = self.number_between(&l, &r) {
@@ -510,36 +610,22 @@ impl Store {
             let mut changed = false;
             let mut nl: Vec<GameId> = Vec::with_capacity(l.len());
             for &a in &l {
-                let ar = self.right(a);
-                let mut rev = None;
-                for &x in ar.iter() {
-                    if self.leq(x, me) {
-                        rev = Some(x);
-                        break;
-                    }
-                }
-                match rev {
+                match self.find_option(a, false, |s, x| s.leq(x, me)) {
                     Some(x) => {
                         changed = true;
-                        nl.extend(self.left(x).iter().copied());
+                        self.fill(x);
+                        nl.extend_from_slice(self.options_of(x, true));
                     }
                     None => nl.push(a),
                 }
             }
             let mut nr: Vec<GameId> = Vec::with_capacity(r.len());
             for &a in &r {
-                let al = self.left(a);
-                let mut rev = None;
-                for &x in al.iter() {
-                    if self.leq(me, x) {
-                        rev = Some(x);
-                        break;
-                    }
-                }
-                match rev {
+                match self.find_option(a, true, |s, x| s.leq(me, x)) {
                     Some(x) => {
                         changed = true;
-                        nr.extend(self.right(x).iter().copied());
+                        self.fill(x);
+                        nr.extend_from_slice(self.options_of(x, false));
                     }
                     None => nr.push(a),
                 }
@@ -555,18 +641,28 @@ impl Store {
             r = self.undominated(nr, false);
         }
         self.pending.clear();
+        self.pending_opts.clear();
         self.pending_memo.clear();
-        if let Some(x) = self.number_between(&l, &r) {
-            return x;
-        }
-        self.intern(l, r)
+        let g = match self.number_between(&l, &r) {
+            Some(x) => x,
+            None => self.intern(l, r),
+        };
+        self.game_memo.insert(key, g);
+        g
     }
 
     fn push_pending(&mut self, l: &[GameId], r: &[GameId]) -> GameId {
         let id = GameId(self.pending.len() as u32 | PENDING);
+        let start = self.pending_opts.len() as u32;
+        self.pending_opts.extend_from_slice(l);
+        self.pending_opts.extend_from_slice(r);
+        let len = l.len() as u32;
         self.pending.push(Node {
-            left: Arc::from(l.to_vec()),
-            right: Arc::from(r.to_vec()),
+            left: Span { start, len },
+            right: Span {
+                start: start + len,
+                len: r.len() as u32,
+            },
             filled: true,
             number: None,
             nimber: None,
@@ -696,22 +792,10 @@ impl Store {
                 if let (Some(a), Some(b)) = (self.as_nimber(g), self.as_nimber(h)) {
                     self.nimber(a ^ b)
                 } else {
-                    let (gl, gr) = (self.left(g), self.right(g));
-                    let (hl, hr) = (self.left(h), self.right(h));
-                    let mut l = Vec::with_capacity(gl.len() + hl.len());
-                    for &x in gl.iter() {
-                        l.push(self.add(x, h));
-                    }
-                    for &x in hl.iter() {
-                        l.push(self.add(g, x));
-                    }
-                    let mut r = Vec::with_capacity(gr.len() + hr.len());
-                    for &x in gr.iter() {
-                        r.push(self.add(x, h));
-                    }
-                    for &x in hr.iter() {
-                        r.push(self.add(g, x));
-                    }
+                    let mut l = self.map_options(g, true, |s, x| s.add(x, h));
+                    l.extend(self.map_options(h, true, |s, x| s.add(g, x)));
+                    let mut r = self.map_options(g, false, |s, x| s.add(x, h));
+                    r.extend(self.map_options(h, false, |s, x| s.add(g, x)));
                     self.game(&l, &r)
                 }
             }
@@ -721,11 +805,25 @@ impl Store {
     }
 
     /// A game that is not a number plus a number: move only in the game.
+    ///
+    /// The translated options of a canonical form are already canonical, so they are interned
+    /// without being weighed again. For G canonical and not a number, and x a number,
+    /// {G^L + x | G^R + x} is canonical: no option dominates another (adding x keeps the
+    /// order); an option G^L + x with G^L not a number is (by induction) {G^LL + x | G^LR + x},
+    /// and G^LR + x ≤ G + x would make G^L reversible in G; and an option y + x with G^L = y a
+    /// number is not reversible either: were some number w > y at most G, then
+    /// L(G) ≥ R(G) ≥ w, so some other Left option H has R(H) ≥ w > y, hence H > y, and y
+    /// would be dominated in G. The same holds for Right's options.
     fn translate(&mut self, g: GameId, x: GameId) -> GameId {
-        let (gl, gr) = (self.left(g), self.right(g));
-        let l: Vec<GameId> = gl.iter().map(|&o| self.add(o, x)).collect();
-        let r: Vec<GameId> = gr.iter().map(|&o| self.add(o, x)).collect();
-        self.game(&l, &r)
+        let l = self.map_options(g, true, |s, o| s.add(o, x));
+        let r = self.map_options(g, false, |s, o| s.add(o, x));
+        let t = self.intern(l.clone(), r.clone());
+        debug_assert_eq!(
+            self.game(&l, &r),
+            t,
+            "a translated canonical form is canonical"
+        );
+        t
     }
 
     /// g − h.
@@ -914,6 +1012,61 @@ mod tests {
         // A panic that is not a store's giving up passes through.
         let other = std::panic::catch_unwind(|| within_limits(|| panic!("a bug")));
         assert!(other.is_err());
+    }
+
+    /// A game plus a number is interned as translated (`Store::translate`): the form is the
+    /// one the full canonicalisation gives, for every subgame of a range of games, with numbers
+    /// among their options too.
+    #[test]
+    fn translations_are_canonical() {
+        let mut s = Store::new();
+        let games = [
+            "{1|-1}",
+            "^",
+            "^*",
+            "{3||2*|1*}",
+            "*3",
+            "{1/2|-1/2}",
+            "{2|{1|0}}",
+            "^[3]",
+            "v*2",
+            "{0|{0|-2}}",
+            "{-1,-1*,-1*2|-1,-1*}",
+            "{1/2,*|3/4}",
+            "{0,^*|v}",
+            "{5/4|1/8*,{1|0}}",
+            "{-1,{-1,-1*,-1*2|-1,-1*}|-1*,{-1*|-3/2}}",
+            "^<3>*",
+            "{1*|-1/4,*2}",
+        ];
+        let xs = ["1/2", "-3/4", "5", "-1", "1/8", "7/4", "-33/16"];
+        for text in games {
+            let g = s.parse(text).unwrap();
+            let mut todo = vec![g];
+            let mut seen = std::collections::HashSet::new();
+            while let Some(h) = todo.pop() {
+                if !seen.insert(h) || s.as_number(h).is_some() {
+                    continue;
+                }
+                todo.extend(s.left(h).iter().chain(s.right(h).iter()).copied());
+                for x in xs {
+                    let x = s.number(&d(x));
+                    let t = s.add(h, x);
+                    let l: Vec<GameId> = s.left(h).iter().map(|&o| s.add(o, x)).collect();
+                    let r: Vec<GameId> = s.right(h).iter().map(|&o| s.add(o, x)).collect();
+                    let full = s.canonical_afresh(&l, &r);
+                    assert_eq!(t, full, "{text}: a subgame plus {}", s.show(x));
+                }
+            }
+        }
+    }
+
+    impl Store {
+        /// The canonical form of {l | r} worked out in full (no memo of lists).
+        fn canonical_afresh(&mut self, l: &[GameId], r: &[GameId]) -> GameId {
+            self.game_memo.clear();
+            self.game(l, r)
+        }
     }
 
     #[test]
