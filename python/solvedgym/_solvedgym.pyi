@@ -1,6 +1,6 @@
 """Type stubs of the extension module (the Rust core); see `solvedgym` for the overview."""
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -55,6 +55,8 @@ class Game:
     def render(self, state: State) -> str: ...
     def write_position(self, state: State) -> str: ...
     def read_position(self, text: str) -> State: ...
+    def solve(self, max_states: int = 50_000_000) -> "Solution":
+        """Every reachable position with its exact truth (refused with the numbers where too big)."""
     def computer(self, ai: str = "random", fuzz: float = 0.0) -> "Computer":
         """A computer player: "optimal", "greedy", "random" or search settings ("depth=3")."""
 
@@ -71,3 +73,28 @@ class Computer:
     def name(self) -> str: ...
     def choose(self, state: State, seed: int = 0) -> Optional[int]:
         """Its move at `state`, drawn with `seed`; None where it resigns."""
+
+class Solution:
+    """Every reachable position of a game, numbered from 0 (the start), with its exact truth."""
+
+    def __len__(self) -> int: ...
+    @property
+    def start_value(self) -> str: ...
+    def state(self, id: int) -> State: ...
+    def index(self, state: State) -> Optional[int]: ...
+    def players(self) -> npt.NDArray[np.int64]:
+        """Who acts at each position: a player, -1 for chance, -4 at the end."""
+    def moves(self, id: int) -> List[Tuple[int, bool]]:
+        """Position `id`'s actions, each with whether it keeps the mover's value."""
+    def value(self, id: int) -> Optional[Tuple[Optional[int], int]]:
+        """(winner or None for a draw, plies); None where the truth is expected results."""
+    def masks(self) -> Tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+        """(legal, keeps): positions x actions."""
+    def observations(self, ids: List[int], player: int) -> npt.NDArray[np.float32]: ...
+    def evaluate(
+        self,
+        policy: Union[npt.NDArray[np.float64], Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], Any]],
+        seats: Optional[List[int]] = None,
+        batch_size: int = 4096,
+    ) -> Dict[str, Any]:
+        """The exact evaluation of a policy (a positions x actions table, or a batched callable)."""

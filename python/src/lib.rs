@@ -5,12 +5,12 @@
 
 use std::sync::Arc;
 
-use numpy::PyArray1;
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use solvedgym::front::{DynGame, DynPlayer, DynState, FrontError};
+use solvedgym::front::{DynGame, DynPlayer, DynSolution, DynState, FrontError};
 
 pyo3::create_exception!(
     _solvedgym,
@@ -342,8 +342,208 @@ impl Game {
         })
     }
 
+    /// Every position play from the start reaches, with its exact truth (the command line's
+    /// `solve`, by enumeration); refused with the numbers where the game has more than
+    /// `max_states` positions or no exact truth.
+    #[pyo3(signature = (max_states = 50_000_000))]
+    fn solve(&self, py: Python<'_>, max_states: usize) -> PyResult<Solution> {
+        let inner = self.inner.clone();
+        let solution = py.detach(move || inner.solve(max_states)).map_err(to_py)?;
+        Ok(Solution {
+            game: self.inner.clone(),
+            inner: solution,
+        })
+    }
+
     fn __repr__(&self) -> String {
         format!("Game({})", self.inner.describe())
+    }
+}
+
+/// A positions x actions array of booleans.
+type BoolTable<'py> = Bound<'py, PyArray2<bool>>;
+
+/// Every reachable position of a game, numbered from 0 (the start), with its exact truth
+/// (`Game.solve()`).
+#[pyclass(module = "solvedgym._solvedgym", frozen)]
+struct Solution {
+    game: Arc<DynGame>,
+    inner: DynSolution,
+}
+
+#[pymethods]
+impl Solution {
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// The start's value in words ("black wins in 6 plies").
+    #[getter]
+    fn start_value(&self) -> String {
+        self.inner.describe_start()
+    }
+
+    /// Position `id`.
+    fn state(&self, id: usize) -> PyResult<State> {
+        let state = self.inner.state(id).map_err(to_py)?;
+        Ok(State {
+            game: self.game.clone(),
+            state,
+        })
+    }
+
+    /// The number of `state`, or None where play from the start does not reach it.
+    fn index(&self, state: &Bound<'_, State>) -> PyResult<Option<usize>> {
+        self.inner.index(&state.get().state).map_err(to_py)
+    }
+
+    /// Who acts at each position (int64): a player, -1 for chance, -4 at the end.
+    fn players<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        PyArray1::from_vec(py, self.inner.players())
+    }
+
+    /// Position `id`'s actions, each with whether it keeps the mover's value.
+    fn moves(&self, id: usize) -> PyResult<Vec<(u32, bool)>> {
+        self.inner.moves(id).map_err(to_py)
+    }
+
+    /// Position `id`'s value: (winner or None for a draw, plies to the end under perfect play);
+    /// None where the truth is expected results (chance, more than two players).
+    fn value(&self, id: usize) -> PyResult<Option<(Option<usize>, u32)>> {
+        self.inner.value(id).map_err(to_py)
+    }
+
+    /// Boolean arrays (positions x actions): the legal actions, and those that keep the value.
+    fn masks<'py>(&self, py: Python<'py>) -> PyResult<(BoolTable<'py>, BoolTable<'py>)> {
+        let (n, width) = (self.inner.len(), self.game.num_distinct_actions());
+        let (mut legal, mut keeps) = (vec![false; n * width], vec![false; n * width]);
+        for id in 0..n {
+            for (a, k) in self.inner.moves(id).map_err(to_py)? {
+                legal[id * width + a as usize] = true;
+                keeps[id * width + a as usize] = k;
+            }
+        }
+        let shape = [n, width];
+        Ok((
+            PyArray1::from_vec(py, legal).reshape(shape)?,
+            PyArray1::from_vec(py, keeps).reshape(shape)?,
+        ))
+    }
+
+    /// The observation tensors of positions `ids` from `player`'s point of view (float32,
+    /// len(ids) x observation_size).
+    fn observations<'py>(
+        &self,
+        py: Python<'py>,
+        ids: Vec<usize>,
+        player: i64,
+    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let width = self.game.observation_len();
+        let mut out = Vec::with_capacity(ids.len() * width);
+        for &id in &ids {
+            let state = self.inner.state(id).map_err(to_py)?;
+            out.extend(self.game.observation(&state, player).map_err(to_py)?);
+        }
+        PyArray1::from_vec(py, out).reshape([ids.len(), width])
+    }
+
+    /// Evaluates `policy` exactly, by the Rust evaluator's dynamic programs, at `seats` (all
+    /// seats by default). `policy` is either a table (positions x actions) of probabilities,
+    /// or a callable `policy(observations, masks) -> probabilities` called on batches of up to
+    /// `batch_size` positions of one seat (`observations`: float32, batch x observation_size,
+    /// from that seat's point of view; `masks`: bool, batch x actions, the legal ones) that
+    /// returns a batch x actions array. Mass on illegal actions is ignored and each row's legal
+    /// entries are normalised; a negative or NaN entry, or a row with no mass on a legal
+    /// action, raises `ValueError`.
+    ///
+    /// Returns a dict: `moves` (optimal-move rates over all positions, over the positions it
+    /// can face and along perfect play; blunders and mistakes), and per seat its exact result
+    /// (`win`, `draw`, `loss`, `expected_return`) `against_perfect`, `against_best_response`
+    /// and `against_random`.
+    #[pyo3(signature = (policy, seats = None, batch_size = 4096))]
+    fn evaluate<'py>(
+        &self,
+        py: Python<'py>,
+        policy: &Bound<'py, PyAny>,
+        seats: Option<Vec<usize>>,
+        batch_size: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let seats = seats.unwrap_or_else(|| (0..self.game.num_players()).collect());
+        let (n, width) = (self.inner.len(), self.game.num_distinct_actions());
+        let table: Vec<f64> = if let Ok(array) = policy.extract::<PyReadonlyArray2<'py, f64>>() {
+            let array = array.as_array();
+            if array.shape() != [n, width] {
+                return Err(PyValueError::new_err(format!(
+                    "the table is {:?}; it needs one row per position and one column per action: [{n}, {width}]",
+                    array.shape()
+                )));
+            }
+            array.iter().copied().collect()
+        } else if policy.is_callable() {
+            if batch_size == 0 {
+                return Err(PyValueError::new_err("batch_size must be at least 1"));
+            }
+            let players = self.inner.players();
+            let np = py.import("numpy")?;
+            let mut table = vec![0.0; n * width];
+            for &seat in &seats {
+                let ids: Vec<usize> = (0..n).filter(|&id| players[id] == seat as i64).collect();
+                for chunk in ids.chunks(batch_size) {
+                    let obs = self.observations(py, chunk.to_vec(), seat as i64)?;
+                    let mut mask = vec![false; chunk.len() * width];
+                    for (k, &id) in chunk.iter().enumerate() {
+                        for (a, _) in self.inner.moves(id).map_err(to_py)? {
+                            mask[k * width + a as usize] = true;
+                        }
+                    }
+                    let mask = PyArray1::from_vec(py, mask).reshape([chunk.len(), width])?;
+                    let out = policy.call1((obs, mask))?;
+                    // Whatever array-like it returns (float32 from a network, a list), as float64.
+                    let out = np
+                        .call_method1("asarray", (out, "float64"))?
+                        .extract::<PyReadonlyArray2<'py, f64>>()
+                        .map_err(|_| {
+                            PyTypeError::new_err(
+                                "the policy must return a 2-D array of probabilities (batch x actions)",
+                            )
+                        })?;
+                    let out = out.as_array();
+                    if out.shape() != [chunk.len(), width] {
+                        return Err(PyValueError::new_err(format!(
+                            "the policy returned a {:?} array for a batch of {} positions; it must be [{}, {width}]",
+                            out.shape(),
+                            chunk.len(),
+                            chunk.len()
+                        )));
+                    }
+                    for (k, &id) in chunk.iter().enumerate() {
+                        for a in 0..width {
+                            table[id * width + a] = out[[k, a]];
+                        }
+                    }
+                }
+            }
+            table
+        } else {
+            return Err(PyTypeError::new_err(
+                "policy: a callable (observations, masks) -> probabilities, or a positions x actions array",
+            ));
+        };
+        let evaluation = py
+            .detach(|| self.inner.evaluate(&table, &seats))
+            .map_err(to_py)?;
+        let json =
+            serde_json::to_value(&evaluation).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        from_json(py, &json)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Solution({}: {} positions, {})",
+            self.game.describe(),
+            self.inner.len(),
+            self.inner.describe_start()
+        )
     }
 }
 
@@ -448,6 +648,7 @@ fn _solvedgym(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Game>()?;
     m.add_class::<State>()?;
     m.add_class::<Computer>()?;
+    m.add_class::<Solution>()?;
     m.add(
         "IllegalActionError",
         m.py().get_type::<IllegalActionError>(),

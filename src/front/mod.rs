@@ -12,6 +12,9 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
+mod solution;
+pub use solution::{DynSolution, Evaluation};
+
 use crate::ai::players::{check_fuzz, computer_player};
 use crate::core::game::{Action, Game, IllegalAction, Player, Turn};
 use crate::core::notation::position_text;

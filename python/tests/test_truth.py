@@ -1,0 +1,126 @@
+"""The exact truth and the exact evaluation of Python policies."""
+
+import numpy as np
+import pytest
+
+import solvedgym
+
+
+@pytest.fixture(scope="module")
+def ttt():
+    game = solvedgym.make("tictactoe")
+    return game, game.solve()
+
+
+def test_solution_numbers_every_position(ttt):
+    game, sol = ttt
+    assert len(sol) == 5478  # the command line's `solve tictactoe`
+    assert sol.start_value == "draw"
+    assert sol.state(0) == game.initial_state()
+    assert sol.index(sol.state(123)) == 123
+    players = sol.players()
+    assert players.dtype == np.int64 and players.shape == (5478,)
+    assert (players == solvedgym.TERMINAL_PLAYER).sum() == 958
+    legal, keeps = sol.masks()
+    assert legal.shape == keeps.shape == (5478, 9)
+    assert not (keeps & ~legal).any()
+    assert sol.value(0) == (None, 0)
+    # Every position's keeping moves are the command line's optimal moves.
+    s = game.apply(game.apply(game.initial_state(), 0), 1)  # x a3, o b3
+    i = sol.index(s)
+    winner, plies = sol.value(i)
+    assert winner == 0
+    assert [a for a, k in sol.moves(i) if k] == [a for a in game.legal_actions(s) if keeps[i, a]]
+
+
+def uniform(observations, masks):
+    return masks.astype(np.float32)
+
+
+def test_uniform_random_play_evaluated_exactly(ttt):
+    game, sol = ttt
+    e = sol.evaluate(uniform, seats=[0], batch_size=100)
+    legal, keeps = sol.masks()
+    # By hand: the mean over x's positions of the share of legal moves that keep the value.
+    players = sol.players()
+    x = players == 0
+    by_hand = (keeps[x].sum(axis=1) / legal[x].sum(axis=1)).mean()
+    assert e["moves"]["optimal_rate_all"] == pytest.approx(by_hand, abs=1e-12)
+    assert e["moves"]["states_all"] == int(x.sum())
+    r = e["against_random"][0]
+    assert r["win"] + r["draw"] + r["loss"] == pytest.approx(1.0)
+    assert r["win"] == pytest.approx(0.5849, abs=5e-4)  # random x wins 58.5% against random o
+    assert e["against_best_response"][0]["expected_return"] <= e["against_perfect"][0]["expected_return"]
+    # The same policy as a table gives the same figures.
+    table = legal.astype(np.float64)
+    assert sol.evaluate(table, seats=[0]) == e
+
+
+def test_perfect_play_is_perfect(ttt):
+    game, sol = ttt
+    legal, keeps = sol.masks()
+    e = sol.evaluate(keeps.astype(np.float64))
+    assert e["moves"]["optimal_rate_all"] == 1.0
+    assert e["moves"]["blunders"] == 0
+    for r in e["against_best_response"]:
+        assert r["expected_return"] == 0.0 and r["draw"] == pytest.approx(1.0)
+
+
+def test_a_batched_network_like_policy(ttt):
+    game, sol = ttt
+    rng = np.random.default_rng(1)
+    weights = rng.normal(size=(game.observation_size, game.num_distinct_actions)).astype(np.float32)
+    calls = []
+
+    def network(obs, masks):
+        calls.append(len(obs))
+        logits = obs @ weights
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return p  # float32, mass on illegal actions: both are accepted
+    e = sol.evaluate(network, batch_size=1000)
+    assert max(calls) <= 1000 and sum(calls) == int((sol.players() >= 0).sum())
+    assert 0.0 < e["moves"]["optimal_rate_all"] < 1.0
+
+
+def test_hostile_policies_raise(ttt):
+    game, sol = ttt
+    with pytest.raises(ValueError):
+        sol.evaluate(lambda o, m: np.full(m.shape, np.nan))
+    with pytest.raises(ValueError):
+        sol.evaluate(lambda o, m: -m.astype(float))
+    with pytest.raises(ValueError):
+        sol.evaluate(lambda o, m: np.zeros(m.shape))
+    with pytest.raises(ValueError):
+        sol.evaluate(lambda o, m: np.ones((len(m), 3)))
+    with pytest.raises((TypeError, ValueError)):
+        sol.evaluate(lambda o, m: "no")
+    with pytest.raises(TypeError):
+        sol.evaluate(lambda o, m: np.ones(len(m)))
+    with pytest.raises(ZeroDivisionError):
+        sol.evaluate(lambda o, m: 1 / 0)
+    with pytest.raises(TypeError):
+        sol.evaluate("optimal")
+    with pytest.raises(ValueError):
+        sol.evaluate(np.ones((3, 9)))
+    with pytest.raises(ValueError):
+        sol.evaluate(uniform, seats=[2])
+    with pytest.raises(ValueError):
+        sol.evaluate(uniform, batch_size=0)
+    with pytest.raises(ValueError):
+        sol.state(10**6)
+
+
+def test_games_too_big_are_refused_with_numbers():
+    with pytest.raises(ValueError, match="states|positions"):
+        solvedgym.make("fox-hounds", size=12).solve(max_states=1000)
+    with pytest.raises(ValueError):
+        solvedgym.make("hase-und-igel").solve()
+
+
+def test_chance_games_solve_with_keeping_moves():
+    game = solvedgym.make("dice-race")
+    sol = game.solve()
+    assert len(sol) > 0
+    assert sol.value(0) is None  # expected results, not win/draw/loss in plies
+    e = sol.evaluate(lambda o, m: m.astype(float))
+    assert len(e["against_perfect"]) == game.num_players

@@ -1,0 +1,363 @@
+//! The exact truth of a [`DynGame`] for a front: every reachable position numbered, its value
+//! and the moves that keep it, and the exact evaluation of a policy given as a table of action
+//! probabilities over those positions — by the same dynamic programs as the Rust evaluator
+//! ([`crate::eval`]).
+
+use std::any::Any;
+
+use serde::Serialize;
+
+use super::{DynGame, DynState, FrontError};
+use crate::core::game::{Action, Game, Player, Turn};
+use crate::core::graph::StateGraph;
+use crate::core::policy::{Policy, RandomPolicy};
+use crate::eval::{
+    ExpectedResult, GraphTruth, Objective, PolicyReport, Profile, evaluate_profile,
+    expected_result_of, worst_case_of,
+};
+use crate::truth::{GraphOracle, OptimalPolicy, Value, enumerate};
+
+/// Every reachable position of a game with its exact truth (enumerated: the game must be small
+/// enough; the refusal gives the numbers).
+pub struct DynSolution {
+    game: DynGame,
+    solved: Box<dyn Any + Send + Sync>,
+}
+
+struct Solved<G: Game> {
+    oracle: Box<dyn GraphOracle<G>>,
+    truth: GraphTruth,
+}
+
+/// A policy's exact evaluation ([`DynSolution::evaluate`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct Evaluation {
+    /// The seats it was evaluated at.
+    pub seats: Vec<Player>,
+    /// How its moves compare with perfect play (optimal-move rates, blunders).
+    pub moves: PolicyReport,
+    /// Per seat (in `seats`' order): its exact result when every other seat plays perfectly,
+    /// plays the best response against it, or plays uniformly at random.
+    pub against_perfect: Vec<ExpectedResult>,
+    pub against_best_response: Vec<ExpectedResult>,
+    pub against_random: Vec<ExpectedResult>,
+}
+
+/// A policy read from a table: row `id` holds the probabilities of the `width` actions at
+/// position `id` (only the legal ones are read; they are normalised).
+struct TablePolicy<'t, G: Game> {
+    graph: &'t StateGraph<G>,
+    table: &'t [f64],
+    width: usize,
+}
+
+impl<G: Game> Policy<G> for TablePolicy<'_, G> {
+    fn name(&self) -> String {
+        "table".to_string()
+    }
+    fn probabilities(
+        &self,
+        _: &G,
+        state: &G::State,
+        legal: &[Action],
+        probs: &mut Vec<f64>,
+    ) -> bool {
+        probs.clear();
+        let id = self
+            .graph
+            .id(state)
+            .expect("the profile asks about its graph's positions");
+        let row = &self.table[id as usize * self.width..][..self.width];
+        probs.extend(legal.iter().map(|&a| row[a as usize]));
+        let sum: f64 = probs.iter().sum();
+        probs.iter_mut().for_each(|p| *p /= sum);
+        true
+    }
+}
+
+impl DynSolution {
+    fn solved<G: Game>(&self, _game: &G) -> &Solved<G> {
+        self.solved
+            .downcast_ref::<Solved<G>>()
+            .expect("a solution holds its own game's truth")
+    }
+
+    pub fn game(&self) -> &DynGame {
+        &self.game
+    }
+
+    /// The number of positions.
+    pub fn len(&self) -> usize {
+        with_game!(self.game.game(), g => self.solved(g).oracle.graph().len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn check(&self, id: usize) -> Result<(), FrontError> {
+        let n = self.len();
+        if id >= n {
+            return Err(FrontError::Player(format!(
+                "position {id}: the positions are numbered 0 to {}",
+                n - 1
+            )));
+        }
+        Ok(())
+    }
+
+    /// Position `id` (0 is the start).
+    // `with_game!` expands per game, and some games' positions are `Copy`.
+    #[allow(clippy::clone_on_copy)]
+    pub fn state(&self, id: usize) -> Result<DynState, FrontError> {
+        self.check(id)?;
+        with_game!(self.game.game(), g => {
+            let graph = self.solved(g).oracle.graph();
+            Ok(self.game.wrap(graph.state(id as u32).clone()))
+        })
+    }
+
+    /// The number of `state` (None: play from the start does not reach it).
+    pub fn index(&self, state: &DynState) -> Result<Option<usize>, FrontError> {
+        with_game!(self.game.game(), g => {
+            let s = self.game.unwrap(g, state)?;
+            Ok(self.solved(g).oracle.graph().id(s).map(|id| id as usize))
+        })
+    }
+
+    /// Who acts at each position: a player's number, -1 for chance, -4 at the end.
+    pub fn players(&self) -> Vec<i64> {
+        with_game!(self.game.game(), g => {
+            let graph = self.solved(g).oracle.graph();
+            (0..graph.len() as u32)
+                .map(|id| match graph.turn(id) {
+                    Turn::Player(p) => p as i64,
+                    Turn::Chance => super::CHANCE_PLAYER,
+                    Turn::Terminal => super::TERMINAL_PLAYER,
+                })
+                .collect()
+        })
+    }
+
+    /// Position `id`'s actions (legal moves, or chance outcomes) and whether each keeps the
+    /// mover's value (all true at chance).
+    pub fn moves(&self, id: usize) -> Result<Vec<(Action, bool)>, FrontError> {
+        self.check(id)?;
+        with_game!(self.game.game(), g => {
+            let solved = self.solved(g);
+            let graph = solved.oracle.graph();
+            let range = graph.edge_range(id as u32);
+            Ok(graph
+                .actions(id as u32)
+                .iter()
+                .copied()
+                .zip(solved.truth.keeps()[range].iter().copied())
+                .collect())
+        })
+    }
+
+    /// Position `id`'s value where the game has win/draw/loss values: the winner (None for a
+    /// draw) and the plies to the end under perfect play. None where the truth is expected
+    /// results (chance, more than two players): there `moves` tells the keeping moves.
+    pub fn value(&self, id: usize) -> Result<Option<(Option<Player>, u32)>, FrontError> {
+        self.check(id)?;
+        with_game!(self.game.game(), g => {
+            let solved = self.solved(g);
+            if !solved.truth.has_values() {
+                return Ok(None);
+            }
+            let state = solved.oracle.graph().state(id as u32);
+            Ok(solved.oracle.value(state).map(|v| match v {
+                Value::Win { winner, plies } => (Some(winner), plies),
+                Value::Draw => (None, 0),
+            }))
+        })
+    }
+
+    /// The start's value in words ("black wins in 6 plies").
+    pub fn describe_start(&self) -> String {
+        with_game!(self.game.game(), g => self.solved(g).oracle.describe_start())
+    }
+
+    /// Evaluates exactly the policy whose action probabilities at position `id` are row `id`
+    /// of `table` (`len()` rows of `num_distinct_actions` numbers, row-major), played at
+    /// `seats`: mass on illegal actions is ignored and a row's legal entries are normalised;
+    /// rows of positions where no seat of `seats` moves are not read. A row of a seat's position
+    /// with a negative, NaN or infinite entry, or with no mass on any legal action, is an error.
+    pub fn evaluate(&self, table: &[f64], seats: &[Player]) -> Result<Evaluation, FrontError> {
+        let bad = |why: String| FrontError::Player(why);
+        let players = self.game.num_players();
+        let mut seats = seats.to_vec();
+        seats.sort_unstable();
+        seats.dedup();
+        if seats.is_empty() || seats.iter().any(|&p| p >= players) {
+            return Err(bad(format!(
+                "seats {seats:?}: the seats of {} are 0 to {}",
+                self.game.name(),
+                players - 1
+            )));
+        }
+        let width = self.game.num_distinct_actions();
+        if table.len() != self.len() * width {
+            return Err(bad(format!(
+                "the table has {} numbers; it needs one row per position and one column per action: {} x {} = {}",
+                table.len(),
+                self.len(),
+                width,
+                self.len() * width
+            )));
+        }
+        with_game!(self.game.game(), g => {
+            let solved = self.solved(g);
+            let graph = solved.oracle.graph();
+            for id in 0..graph.len() as u32 {
+                let Turn::Player(p) = graph.turn(id) else { continue };
+                if !seats.contains(&p) {
+                    continue;
+                }
+                let row = &table[id as usize * width..][..width];
+                let mut mass = 0.0;
+                for &a in graph.actions(id) {
+                    let x = row[a as usize];
+                    if !(x.is_finite() && x >= 0.0) {
+                        return Err(bad(format!(
+                            "row {id}: the probability of action {a} is {x} (it must be a finite number, at least 0)"
+                        )));
+                    }
+                    mass += x;
+                }
+                if mass <= 0.0 {
+                    return Err(bad(format!(
+                        "row {id}: no probability on any legal action ({:?})",
+                        graph.actions(id)
+                    )));
+                }
+            }
+            let policy = TablePolicy { graph, table, width };
+            let perfect = OptimalPolicy::new(solved.oracle.as_oracle());
+            let at = |others: &dyn Policy<_>| -> Result<Profile, FrontError> {
+                let policies: Vec<Option<&dyn Policy<_>>> = (0..players)
+                    .map(|p| Some(if seats.contains(&p) { &policy as &dyn Policy<_> } else { others }))
+                    .collect();
+                Profile::new(graph, &policies).map_err(|e| bad(e.to_string()))
+            };
+            let with_perfect = at(&perfect)?;
+            let with_random = at(&RandomPolicy)?;
+            let graph_error = |e: crate::core::graph::GraphError| bad(e.to_string());
+            let mut evaluation = Evaluation {
+                seats: seats.clone(),
+                moves: evaluate_profile(graph, &solved.truth, &seats, &with_perfect),
+                against_perfect: Vec::new(),
+                against_best_response: Vec::new(),
+                against_random: Vec::new(),
+            };
+            for &s in &seats {
+                evaluation
+                    .against_perfect
+                    .push(expected_result_of(graph, &with_perfect, s).map_err(graph_error)?);
+                evaluation.against_best_response.push(
+                    worst_case_of(graph, s, &with_perfect, Objective::ExpectedReturn)
+                        .map_err(graph_error)?,
+                );
+                evaluation
+                    .against_random
+                    .push(expected_result_of(graph, &with_random, s).map_err(graph_error)?);
+            }
+            Ok(evaluation)
+        })
+    }
+}
+
+impl DynGame {
+    /// Every position play from the start reaches, with its exact truth (refused with the
+    /// numbers where the game has more than `max_states` positions, or no exact truth).
+    pub fn solve(&self, max_states: usize) -> Result<DynSolution, FrontError> {
+        with_game!(&self.game, g => {
+            if let Some(why) = g.capabilities().enumeration_refusal(max_states) {
+                return Err(FrontError::Player(why));
+            }
+            let oracle = enumerate(g, max_states).map_err(|e| FrontError::Player(e.to_string()))?;
+            let truth = GraphTruth::new(oracle.graph(), oracle.as_oracle())
+                .map_err(|e| FrontError::Player(e.to_string()))?;
+            Ok(DynSolution {
+                game: self.clone(),
+                solved: Box::new(Solved { oracle, truth }),
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::evaluate_policy;
+    use crate::truth::Solution;
+
+    #[test]
+    fn a_table_policy_is_evaluated_as_the_rust_evaluator_evaluates_it() {
+        let game = DynGame::new("tictactoe", toml::Table::new()).unwrap();
+        let sol = game.solve(1 << 20).unwrap();
+        assert_eq!(sol.len(), 5478);
+        assert_eq!(sol.describe_start(), "draw");
+        let width = game.num_distinct_actions();
+        // Uniform over the legal moves, as a table.
+        let mut table = vec![0.0; sol.len() * width];
+        for id in 0..sol.len() {
+            for (a, _) in sol.moves(id).unwrap() {
+                table[id * width + a as usize] = 1.0;
+            }
+        }
+        let ours = sol.evaluate(&table, &[0]).unwrap();
+        let rust = evaluate_policy(
+            &Solution::solve(&crate::games::TicTacToe, 1 << 20).unwrap(),
+            &[0],
+            &RandomPolicy,
+        )
+        .unwrap();
+        assert_eq!(ours.moves, rust);
+        // Perfect play against perfect play draws; random play against random play is x's.
+        let perfect = {
+            let mut t = vec![0.0; sol.len() * width];
+            for id in 0..sol.len() {
+                for (a, keeps) in sol.moves(id).unwrap() {
+                    t[id * width + a as usize] = if keeps { 1.0 } else { 0.0 };
+                }
+            }
+            t
+        };
+        let best = sol.evaluate(&perfect, &[0, 1]).unwrap();
+        assert_eq!(best.moves.optimal_rate_all, 1.0);
+        assert_eq!(best.against_best_response[0].expected_return, 0.0);
+        assert!(ours.against_random[0].win > 0.5);
+        // A best response does at least as well against it as perfect play does, and random
+        // play less well.
+        let [worst, perfect_vs, random_vs] = [
+            &ours.against_best_response[0],
+            &ours.against_perfect[0],
+            &ours.against_random[0],
+        ]
+        .map(|r| r.expected_return);
+        assert!(
+            worst <= perfect_vs + 1e-12 && perfect_vs < random_vs,
+            "{worst} {perfect_vs} {random_vs}"
+        );
+        // Hostile tables and seats.
+        let mut nan = table.clone();
+        nan[4] = f64::NAN;
+        assert!(sol.evaluate(&nan, &[0]).is_err());
+        assert!(sol.evaluate(&table[1..], &[0]).is_err());
+        assert!(sol.evaluate(&vec![0.0; table.len()], &[0]).is_err());
+        assert!(sol.evaluate(&table, &[2]).is_err());
+        assert!(sol.evaluate(&table, &[]).is_err());
+        assert!(sol.state(sol.len()).is_err());
+        assert_eq!(sol.index(&sol.state(17).unwrap()).unwrap(), Some(17));
+    }
+
+    #[test]
+    fn games_too_big_or_without_truth_are_refused() {
+        let big = DynGame::new("fox-hounds", toml::toml! { size = 12 }).unwrap();
+        assert!(big.solve(1 << 20).is_err());
+        let hase = DynGame::new("hase-und-igel", toml::Table::new()).unwrap();
+        assert!(hase.solve(1 << 20).is_err());
+    }
+}
