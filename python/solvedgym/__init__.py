@@ -24,6 +24,7 @@ from ._solvedgym import (
     __version__,
     games,
     make,
+    value,
 )
 
 #: OpenSpiel's numbers for who acts where no player does.
@@ -42,6 +43,7 @@ __all__ = [
     "__version__",
     "games",
     "make",
+    "value",
 ]
 
 try:  # Gymnasium environments are registered where Gymnasium is installed.

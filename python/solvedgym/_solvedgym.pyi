@@ -98,3 +98,6 @@ class Solution:
         batch_size: int = 4096,
     ) -> Dict[str, Any]:
         """The exact evaluation of a policy (a positions x actions table, or a batched callable)."""
+
+def value(expression: str) -> Dict[str, Any]:
+    """A combinatorial game in CGSuite's notation analysed, as `solvedgym value --json`."""

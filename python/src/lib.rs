@@ -640,11 +640,30 @@ fn make(name: &str, params: Option<&Bound<'_, PyDict>>) -> PyResult<Game> {
     })
 }
 
+/// A combinatorial game in CGSuite's notation analysed, as `solvedgym value --json` does: its
+/// canonical form, outcome class, and what more the command prints ({"3", "{3||2*|1*}", "^^*"}).
+/// Bounds as the command's: a refused expression raises ValueError saying which bound.
+#[pyfunction]
+fn value<'py>(py: Python<'py>, expression: &str) -> PyResult<Bound<'py, PyAny>> {
+    let expression = expression.to_string();
+    let analysis = py
+        .detach(move || {
+            solvedgym::truth::cgt::analyse(&expression).map_err(|e| {
+                let shown = solvedgym::core::text::abbreviated(&expression, 60);
+                format!("{shown}: {e}")
+            })
+        })
+        .map_err(PyValueError::new_err)?;
+    let json = serde_json::to_value(&analysis).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    from_json(py, &json)
+}
+
 #[pymodule]
 fn _solvedgym(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(games, m)?)?;
     m.add_function(wrap_pyfunction!(make, m)?)?;
+    m.add_function(wrap_pyfunction!(value, m)?)?;
     m.add_class::<Game>()?;
     m.add_class::<State>()?;
     m.add_class::<Computer>()?;

@@ -124,3 +124,13 @@ def test_chance_games_solve_with_keeping_moves():
     assert sol.value(0) is None  # expected results, not win/draw/loss in plies
     e = sol.evaluate(lambda o, m: m.astype(float))
     assert len(e["against_perfect"]) == game.num_players
+
+
+def test_cgt_values_as_the_command_line_gives_them():
+    v = solvedgym.value("{3||2*|1*}")
+    assert v["value"] == "{3||2*|1*}" and v["outcome"] == "L" and v["mean"] == "9/4"
+    assert solvedgym.value("{0|1} + *")["value"] == "1/2*"
+    assert solvedgym.value("^ + ^")["value"] in ("^^", "↑↑", "^2")
+    for bad in ["{" * 50_000, "{0|", "*1000", "x" * 200_000, ""]:
+        with pytest.raises(ValueError):
+            solvedgym.value(bad)
