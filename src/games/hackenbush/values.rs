@@ -110,9 +110,20 @@ pub struct Values {
 
 impl Values {
     pub fn new(graph: Arc<Graph>, method: Method) -> Self {
+        // Room in the memo of comparisons: a graph of a dozen edges or more with a few cycles
+        // makes tens of thousands (16 edges, 3 to 5 cycles: 10,000 to 110,000), growing the
+        // memo from the store's default two to four times; a tree or a small graph makes few,
+        // and a large room would cost it the pages.
+        let edges = graph.edge_count();
+        let cycles = (edges + 1).saturating_sub(graph.vertex_count());
+        let comparisons = if edges >= 12 && cycles >= 2 {
+            1 << 15
+        } else {
+            8192
+        };
         Values {
             graph,
-            store: Store::new(),
+            store: Store::with_room(comparisons),
             memo: FxHashMap::with_capacity_and_hasher(1024, Default::default()),
             whole: FxHashMap::with_capacity_and_hasher(1024, Default::default()),
             method,

@@ -225,13 +225,19 @@ impl Store {
     /// A store holding only 0.
     pub fn new() -> Store {
         // Room for a typical Hackenbush position's games without rehashing.
+        Store::with_room(8192)
+    }
+
+    /// A store holding only 0, with room for `comparisons` in the memo of comparisons before
+    /// it grows (each growth moves every entry).
+    pub fn with_room(comparisons: usize) -> Store {
         let mut s = Store {
             nodes: Vec::with_capacity(1024),
             opts: Vec::with_capacity(4096),
             by_options: room(1024),
             by_number: room(256),
             nimbers: Vec::new(),
-            leq_memo: room(8192),
+            leq_memo: room(comparisons),
             sum_memo: room(1024),
             game_memo: room(1024),
             neg_memo: FxHashMap::default(),
