@@ -101,6 +101,7 @@ pub fn exec(args: Args) -> Result<()> {
         counts: !no_counts,
         tables: !no_tables,
         progress: output.progress(),
+        process_ends: true,
     };
     // A position other than the start: its value and its moves' from the solution.
     if let Some(text) = &text {

@@ -21,6 +21,10 @@ pub struct SolveOptions {
     pub tables: bool,
     /// Show a progress bar on the terminal.
     pub progress: bool,
+    /// The process ends once the output is written (the command line's `solve`): a game's own
+    /// solver may leave the working memory of its last computation to the operating system
+    /// instead of freeing it piece by piece. Off by default: a library caller goes on.
+    pub process_ends: bool,
 }
 
 impl Default for SolveOptions {
@@ -31,6 +35,7 @@ impl Default for SolveOptions {
             counts: true,
             tables: true,
             progress: false,
+            process_ends: false,
         }
     }
 }

@@ -736,7 +736,9 @@ impl Solve for Hackenbush {
         for (i, g) in self.others.iter().enumerate() {
             // Every move's value for one position of a size a person reads.
             let moves = self.params.random == 0 && g.edge_count() <= MOVES_UP_TO;
-            let e = values::evaluate_within(g, moves, self.childish(), options.progress)
+            // The last position's working memory is left to the exit when the process ends.
+            let leave = options.process_ends && i + 1 == self.others.len();
+            let e = values::evaluate_within(g, moves, self.childish(), options.progress, leave)
                 .map_err(|e| self.unsolvable(i, e.0))?;
             let text = describe(&e);
             let json = serde_json::to_value(&e).expect("an evaluation is JSON");

@@ -110,9 +110,20 @@ pub struct Values {
 
 impl Values {
     pub fn new(graph: Arc<Graph>, method: Method) -> Self {
+        // Room in the memo of comparisons: a graph of a dozen edges or more with a few cycles
+        // makes tens of thousands (16 edges, 3 to 5 cycles: 10,000 to 110,000), growing the
+        // memo from the store's default two to four times; a tree or a small graph makes few,
+        // and a large room would cost it the pages.
+        let edges = graph.edge_count();
+        let cycles = (edges + 1).saturating_sub(graph.vertex_count());
+        let comparisons = if edges >= 12 && cycles >= 2 {
+            1 << 15
+        } else {
+            8192
+        };
         Values {
             graph,
-            store: Store::new(),
+            store: Store::with_room(comparisons),
             memo: FxHashMap::with_capacity_and_hasher(1024, Default::default()),
             whole: FxHashMap::with_capacity_and_hasher(1024, Default::default()),
             method,
@@ -127,7 +138,8 @@ impl Values {
     /// computation gives up, which only a call inside [`within_limits`] survives.
     pub fn within(mut self, max_parts: usize, limits: Limits, progress: bool) -> Self {
         self.max_parts = max_parts;
-        self.store = Store::with_limits(limits);
+        // The same store, not a second one: its maps are made with room to spare.
+        self.store.set_limits(limits);
         self.progress = progress.then(|| CountProgress::new(true, "valuing"));
         self
     }
@@ -321,17 +333,21 @@ pub struct MoveValue {
 /// Evaluates the whole position of `graph`, with every move when `moves` is set.
 pub fn evaluate(graph: &Arc<Graph>, method: Method, moves: bool, childish: bool) -> Evaluation {
     let values = Values::new(graph.clone(), method);
-    evaluate_with(graph, values, moves, childish)
+    evaluate_with(graph, values, moves, childish, false)
 }
 
 /// [`evaluate`] within `solve`'s bounds: refused up front when a part is beyond the exact
 /// method ([`beyond_exact_method`]), given up past [`MAX_PARTS`] parts or the store's
-/// [`LIMITS`]; with a counter on the terminal when `progress`.
+/// [`LIMITS`]; with a counter on the terminal when `progress`. With `leave`, the store and the
+/// memo are not freed but left to the end of the process, which must be near (see
+/// [`crate::truth::SolveOptions::process_ends`]): freeing them piece by piece costs a
+/// one-shot `solve` a few percent of its time.
 pub fn evaluate_within(
     graph: &Arc<Graph>,
     moves: bool,
     childish: bool,
     progress: bool,
+    leave: bool,
 ) -> Result<Evaluation, TooBig> {
     if let Some(why) = beyond_exact_method(graph, childish) {
         return Err(TooBig(why));
@@ -339,7 +355,7 @@ pub fn evaluate_within(
     within_limits(|| {
         let values =
             Values::new(graph.clone(), Method::Shortcuts).within(MAX_PARTS, LIMITS, progress);
-        evaluate_with(graph, values, moves, childish)
+        evaluate_with(graph, values, moves, childish, leave)
     })
 }
 
@@ -348,6 +364,7 @@ fn evaluate_with(
     mut values: Values,
     moves: bool,
     childish: bool,
+    leave: bool,
 ) -> Evaluation {
     let start = Instant::now();
     if childish {
@@ -407,7 +424,7 @@ fn evaluate_with(
     values.progress = None;
     let outcome = values.store.outcome(g);
     let winner = |left_wins: bool| if left_wins { "Left" } else { "Right" };
-    Evaluation {
+    let evaluation = Evaluation {
         game: "hackenbush",
         position: graph.to_cgsuite(),
         edges: graph.edge_count(),
@@ -418,7 +435,11 @@ fn evaluate_with(
         positions: values.positions(),
         seconds: start.elapsed().as_secs_f64(),
         moves: listed,
+    };
+    if leave {
+        std::mem::forget(values);
     }
+    evaluation
 }
 
 /// "blue", "red" or "green".
@@ -468,7 +489,7 @@ mod tests {
         // The childish rule values every part by the definition.
         let why = beyond_exact_method(&graph(&"l".repeat(40)), true).unwrap();
         assert!(why.contains("childish"), "{why}");
-        let e = evaluate_within(&graph(&stalk(60)), false, false, false).unwrap_err();
+        let e = evaluate_within(&graph(&stalk(60)), false, false, false, false).unwrap_err();
         assert!(e.0.contains("has 60 edges"), "{e}");
     }
 
@@ -498,7 +519,7 @@ mod tests {
         })
         .unwrap_err();
         assert!(e.0.contains("more than 100 distinct parts"), "{e}");
-        let ok = evaluate_within(&g, true, false, false).unwrap();
+        let ok = evaluate_within(&g, true, false, false, false).unwrap();
         assert_eq!(ok.value, evaluate(&g, Method::Shortcuts, true, false).value);
     }
 }

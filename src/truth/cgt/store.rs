@@ -207,6 +207,9 @@ pub struct Store {
     pending: Vec<Node>,
     pending_opts: Vec<GameId>,
     pending_memo: FxHashMap<(GameId, GameId), bool>,
+    /// [`Store::game`]'s lists and key, kept between calls: one answered from its memo
+    /// allocates nothing.
+    scratch: (Vec<GameId>, Vec<GameId>, Vec<u32>),
     /// Steps of work done, and the limits (see [`Limits`]).
     work: u64,
     limits: Limits,
@@ -222,13 +225,19 @@ impl Store {
     /// A store holding only 0.
     pub fn new() -> Store {
         // Room for a typical Hackenbush position's games without rehashing.
+        Store::with_room(8192)
+    }
+
+    /// A store holding only 0, with room for `comparisons` in the memo of comparisons before
+    /// it grows (each growth moves every entry).
+    pub fn with_room(comparisons: usize) -> Store {
         let mut s = Store {
             nodes: Vec::with_capacity(1024),
             opts: Vec::with_capacity(4096),
             by_options: room(1024),
             by_number: room(256),
             nimbers: Vec::new(),
-            leq_memo: room(8192),
+            leq_memo: room(comparisons),
             sum_memo: room(1024),
             game_memo: room(1024),
             neg_memo: FxHashMap::default(),
@@ -240,6 +249,7 @@ impl Store {
             pending: Vec::new(),
             pending_opts: Vec::new(),
             pending_memo: room(256),
+            scratch: Default::default(),
             work: 0,
             limits: Limits::NONE,
         };
@@ -254,6 +264,11 @@ impl Store {
         let mut s = Store::new();
         s.limits = limits;
         s
+    }
+
+    /// From now on, works within `limits` (as [`Store::with_limits`]).
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
     }
 
     /// The limits this store works within.
@@ -585,21 +600,29 @@ impl Store {
 
     /// The canonical form of the game { left | right } (options in any form the store holds).
     pub fn game(&mut self, left: &[GameId], right: &[GameId]) -> GameId {
-        let mut l: Vec<GameId> = left.to_vec();
-        let mut r: Vec<GameId> = right.to_vec();
+        let (mut l, mut r, mut key) = std::mem::take(&mut self.scratch);
+        l.clear();
+        l.extend_from_slice(left);
+        r.clear();
+        r.extend_from_slice(right);
         l.sort_unstable();
         l.dedup();
         r.sort_unstable();
         r.dedup();
-        // The lists as one key: Left's count, Left's options, Right's options.
-        let key = options_key(&l, &r);
+        // The lists as one key: Left's count, Left's options, Right's options (as
+        // `options_key`).
+        key.clear();
+        key.push(l.len() as u32);
+        key.extend(l.iter().chain(r.iter()).map(|g| g.0));
         if let Some(&g) = self.game_memo.get(key.as_slice()) {
+            self.scratch = (l, r, key);
             self.step();
             return g;
         }
         // Removing dominated options compares them pairwise (mostly in the memo): count that.
         self.steps(1 + ((l.len() * l.len() + r.len() * r.len()) / 4) as u64);
         if let Some(x) = self.number_between(&l, &r) {
+            self.scratch = (l, r, key);
             return x;
         }
         l = self.undominated(l, true);
