@@ -416,13 +416,7 @@ impl Solution {
     /// Boolean arrays (positions x actions): the legal actions, and those that keep the value.
     fn masks<'py>(&self, py: Python<'py>) -> PyResult<(BoolTable<'py>, BoolTable<'py>)> {
         let (n, width) = (self.inner.len(), self.game.num_distinct_actions());
-        let (mut legal, mut keeps) = (vec![false; n * width], vec![false; n * width]);
-        for id in 0..n {
-            for (a, k) in self.inner.moves(id).map_err(to_py)? {
-                legal[id * width + a as usize] = true;
-                keeps[id * width + a as usize] = k;
-            }
-        }
+        let (legal, keeps) = self.inner.masks();
         let shape = [n, width];
         Ok((
             PyArray1::from_vec(py, legal).reshape(shape)?,
@@ -439,11 +433,7 @@ impl Solution {
         player: i64,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let width = self.game.observation_len();
-        let mut out = Vec::with_capacity(ids.len() * width);
-        for &id in &ids {
-            let state = self.inner.state(id).map_err(to_py)?;
-            out.extend(self.game.observation(&state, player).map_err(to_py)?);
-        }
+        let out = self.inner.observations(&ids, player).map_err(to_py)?;
         PyArray1::from_vec(py, out).reshape([ids.len(), width])
     }
 
@@ -484,17 +474,16 @@ impl Solution {
                 return Err(PyValueError::new_err("batch_size must be at least 1"));
             }
             let players = self.inner.players();
+            let (legal, _) = self.inner.masks();
             let np = py.import("numpy")?;
             let mut table = vec![0.0; n * width];
             for &seat in &seats {
                 let ids: Vec<usize> = (0..n).filter(|&id| players[id] == seat as i64).collect();
                 for chunk in ids.chunks(batch_size) {
                     let obs = self.observations(py, chunk.to_vec(), seat as i64)?;
-                    let mut mask = vec![false; chunk.len() * width];
-                    for (k, &id) in chunk.iter().enumerate() {
-                        for (a, _) in self.inner.moves(id).map_err(to_py)? {
-                            mask[k * width + a as usize] = true;
-                        }
+                    let mut mask = Vec::with_capacity(chunk.len() * width);
+                    for &id in chunk {
+                        mask.extend_from_slice(&legal[id * width..][..width]);
                     }
                     let mask = PyArray1::from_vec(py, mask).reshape([chunk.len(), width])?;
                     let out = policy.call1((obs, mask))?;

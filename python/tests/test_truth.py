@@ -108,6 +108,13 @@ def test_hostile_policies_raise(ttt):
         sol.evaluate(uniform, batch_size=0)
     with pytest.raises(ValueError):
         sol.state(10**6)
+    with pytest.raises(ValueError):
+        sol.observations([0, 10**6], 0)
+    with pytest.raises(ValueError):
+        sol.observations([0], 2)
+    obs = sol.observations([0, 5, 0], 1)
+    assert obs.shape == (3, game.observation_size) and (obs[0] == obs[2]).all()
+    assert (obs[1] == game.observation_tensor(sol.state(5), 1)).all()
 
 
 def test_games_too_big_are_refused_with_numbers():

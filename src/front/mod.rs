@@ -46,9 +46,11 @@ pub enum FrontError {
     /// A position in the game's notation that does not read.
     #[error("{0}")]
     Notation(String),
-    /// A computer player that cannot be made or cannot move.
+    /// A request refused with its reason: a computer player that cannot be made or cannot
+    /// move, a game too big to solve, a position number out of range, a policy table that is
+    /// not one.
     #[error("{0}")]
-    Player(String),
+    Refused(String),
 }
 
 /// A position of some game, behind one type: cheap to clone (shared), compared and hashed as
@@ -369,7 +371,7 @@ impl DynGame {
     /// The computer player `ai` plays with `fuzz`; `optimal` solves the game first (refused
     /// with the numbers where the game is too big to solve, as `solve` refuses it).
     pub fn computer(&self, ai: &str, fuzz: f64) -> Result<DynPlayer, FrontError> {
-        let refused = |e: anyhow::Error| FrontError::Player(format!("{e:#}"));
+        let refused = |e: anyhow::Error| FrontError::Refused(format!("{e:#}"));
         with_game!(&self.game, g => {
             if ai == "optimal" {
                 check_fuzz(fuzz).map_err(refused)?;
@@ -379,7 +381,7 @@ impl DynGame {
                 };
                 let oracle = g
                     .solve(&options)
-                    .map_err(|e| FrontError::Player(format!("optimal: {e}")))?;
+                    .map_err(|e| FrontError::Refused(format!("optimal: {e}")))?;
                 let name = oracle.strong_policy(fuzz).name();
                 return Ok(DynPlayer {
                     game: self.id,
@@ -410,14 +412,14 @@ impl DynGame {
             let held: &Held<_> = match held.filter(|_| player.game == self.id) {
                 Some(h) => h,
                 None => {
-                    return Err(FrontError::Player(format!(
+                    return Err(FrontError::Refused(format!(
                         "the player {} was made for another game",
                         player.name
                     )))
                 }
             };
             if g.turn(s).player().is_none() {
-                return Err(FrontError::Player(format!(
+                return Err(FrontError::Refused(format!(
                     "{} cannot move here: no player is to move",
                     player.name
                 )));

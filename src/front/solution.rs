@@ -98,7 +98,7 @@ impl DynSolution {
     fn check(&self, id: usize) -> Result<(), FrontError> {
         let n = self.len();
         if id >= n {
-            return Err(FrontError::Player(format!(
+            return Err(FrontError::Refused(format!(
                 "position {id}: the positions are numbered 0 to {}",
                 n - 1
             )));
@@ -174,6 +174,45 @@ impl DynSolution {
         })
     }
 
+    /// Two positions x actions tables, row-major: the legal actions, and those that keep the
+    /// mover's value.
+    pub fn masks(&self) -> (Vec<bool>, Vec<bool>) {
+        let width = self.game.num_distinct_actions();
+        with_game!(self.game.game(), g => {
+            let solved = self.solved(g);
+            let graph = solved.oracle.graph();
+            let (mut legal, mut keeps) = (vec![false; graph.len() * width], vec![false; graph.len() * width]);
+            for id in 0..graph.len() as u32 {
+                let row = id as usize * width;
+                let range = graph.edge_range(id);
+                for (&a, &k) in graph.actions(id).iter().zip(&solved.truth.keeps()[range]) {
+                    legal[row + a as usize] = true;
+                    keeps[row + a as usize] = k;
+                }
+            }
+            (legal, keeps)
+        })
+    }
+
+    /// The observation tensors of positions `ids` from `player`'s point of view, one after
+    /// another (`ids.len()` x [`DynGame::observation_len`]).
+    pub fn observations(&self, ids: &[usize], player: i64) -> Result<Vec<f32>, FrontError> {
+        let p = self.game.seat(player)?;
+        let n = self.len();
+        if let Some(&id) = ids.iter().find(|&&id| id >= n) {
+            self.check(id)?;
+        }
+        let width = self.game.observation_len();
+        with_game!(self.game.game(), g => {
+            let graph = self.solved(g).oracle.graph();
+            let mut out = vec![0.0; ids.len() * width];
+            for (k, &id) in ids.iter().enumerate() {
+                g.observe(graph.state(id as u32), p, &mut out[k * width..][..width]);
+            }
+            Ok(out)
+        })
+    }
+
     /// The start's value in words ("black wins in 6 plies").
     pub fn describe_start(&self) -> String {
         with_game!(self.game.game(), g => self.solved(g).oracle.describe_start())
@@ -185,7 +224,7 @@ impl DynSolution {
     /// rows of positions where no seat of `seats` moves are not read. A row of a seat's position
     /// with a negative, NaN or infinite entry, or with no mass on any legal action, is an error.
     pub fn evaluate(&self, table: &[f64], seats: &[Player]) -> Result<Evaluation, FrontError> {
-        let bad = |why: String| FrontError::Player(why);
+        let bad = |why: String| FrontError::Refused(why);
         let players = self.game.num_players();
         let mut seats = seats.to_vec();
         seats.sort_unstable();
@@ -274,11 +313,11 @@ impl DynGame {
     pub fn solve(&self, max_states: usize) -> Result<DynSolution, FrontError> {
         with_game!(&self.game, g => {
             if let Some(why) = g.capabilities().enumeration_refusal(max_states) {
-                return Err(FrontError::Player(why));
+                return Err(FrontError::Refused(why));
             }
-            let oracle = enumerate(g, max_states).map_err(|e| FrontError::Player(e.to_string()))?;
+            let oracle = enumerate(g, max_states).map_err(|e| FrontError::Refused(e.to_string()))?;
             let truth = GraphTruth::new(oracle.graph(), oracle.as_oracle())
-                .map_err(|e| FrontError::Player(e.to_string()))?;
+                .map_err(|e| FrontError::Refused(e.to_string()))?;
             Ok(DynSolution {
                 game: self.clone(),
                 solved: Box::new(Solved { oracle, truth }),
