@@ -1,6 +1,11 @@
 """Per-step speed from Python on tic-tac-toe with random legal moves, back to back in one run:
 OpenSpiel's pyspiel (`state.apply_action` loop), PettingZoo's tictactoe_v3, and solvedgym's game
-API and AEC environment. Prints steps per second and the ratios.
+API, AEC environment and vector environment. Prints steps per second and the ratios.
+
+The vector environment steps N environments per call against a random opponent played in Rust,
+the learner's random legal moves drawn in numpy from the masks. Two counts: Gymnasium's
+environment steps (N per call, the autoreset steps included) and, the stricter, the learner's
+moves alone (each followed by an opponent's move inside, not counted).
 
     pip install open_spiel pettingzoo pygame
     python python/bench/steps.py [--steps 200000]
@@ -38,7 +43,9 @@ def solvedgym_game_loop(steps, rng):
     return done
 
 
-def aec_loop(make_env, steps, rng):
+def aec_loop(make_env, steps, rng, legal_moves=False):
+    """`legal_moves`: draw from ``info["legal_moves"]`` (solvedgym's list, as pyspiel's
+    ``legal_actions()``) instead of the ``action_mask`` (what every PettingZoo classic game has)."""
     env = make_env()
     done = 0
     seed = 0
@@ -50,15 +57,39 @@ def aec_loop(make_env, steps, rng):
             if termination or truncation:
                 action = None
             else:
-                action = rng.choice(np.flatnonzero(observation["action_mask"]).tolist())
+                if legal_moves:
+                    action = rng.choice(info["legal_moves"])
+                else:
+                    action = rng.choice(np.flatnonzero(observation["action_mask"]).tolist())
                 done += 1
             env.step(action)
     return done
 
 
+def vector_loop(steps, num_envs, rng):
+    import gymnasium
+
+    import solvedgym  # noqa: F401  (registers the environments)
+
+    envs = gymnasium.make_vec("solvedgym/Tictactoe-v0", num_envs=num_envs, vectorization_mode="vector_entry_point")
+    generator = np.random.default_rng(rng.randrange(2**32))
+    _, info = envs.reset(seed=1)
+    env_steps = moves = 0
+    ended = np.zeros(num_envs, dtype=bool)
+    while env_steps < steps:
+        masks = info["action_mask"]
+        actions = (generator.random(masks.shape) * masks).argmax(axis=1)
+        _, _, terminated, truncated, info = envs.step(actions)
+        env_steps += num_envs
+        moves += num_envs - int(ended.sum())
+        ended = terminated | truncated
+    return env_steps, moves
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=200_000)
+    ap.add_argument("--num-envs", type=int, default=1024, help="the vector environment's size")
     args = ap.parse_args()
     from pettingzoo.classic import tictactoe_v3
 
@@ -68,7 +99,8 @@ def main():
         "pyspiel apply_action loop": lambda r: pyspiel_loop(args.steps, r),
         "solvedgym Game.apply loop": lambda r: solvedgym_game_loop(args.steps, r),
         "PettingZoo tictactoe_v3 (AEC)": lambda r: aec_loop(tictactoe_v3.env, args.steps // 10, r),
-        "solvedgym AEC env": lambda r: aec_loop(lambda: solvedgym.pettingzoo.env("tictactoe"), args.steps, r),
+        "solvedgym AEC env": lambda r: aec_loop(lambda: solvedgym.pettingzoo.env("tictactoe"), args.steps, r, True),
+        "solvedgym AEC env (from mask)": lambda r: aec_loop(lambda: solvedgym.pettingzoo.env("tictactoe"), args.steps, r),
     }
     rates = {}
     for name, run in runs.items():
@@ -77,9 +109,23 @@ def main():
         n = run(rng)
         rates[name] = n / (time.perf_counter() - t)
         print(f"{name:32} {rates[name]:12,.0f} steps/s")
+    rng = random.Random(1)
+    t = time.perf_counter()
+    env_steps, moves = vector_loop(args.steps * 10, args.num_envs, rng)
+    seconds = time.perf_counter() - t
+    rates["vector env steps"] = env_steps / seconds
+    rates["vector env moves"] = moves / seconds
+    print(f"{'solvedgym vector env (N=' + str(args.num_envs) + ')':32} {rates['vector env steps']:12,.0f} env steps/s")
+    print(f"{'  of which the learner moved':32} {rates['vector env moves']:12,.0f} moves/s")
     ours = rates["solvedgym AEC env"]
     print(f"solvedgym AEC env / pyspiel loop:         {ours / rates['pyspiel apply_action loop']:.2f}x")
     print(f"solvedgym AEC env / PettingZoo tictactoe: {ours / rates['PettingZoo tictactoe_v3 (AEC)']:.1f}x")
+    masked = rates["solvedgym AEC env (from mask)"]
+    print(f"  moves drawn from the mask / pyspiel:    {masked / rates['pyspiel apply_action loop']:.2f}x")
+    print(f"  moves drawn from the mask / PettingZoo: {masked / rates['PettingZoo tictactoe_v3 (AEC)']:.1f}x")
+    pz = rates["PettingZoo tictactoe_v3 (AEC)"]
+    print(f"vector env steps / PettingZoo tictactoe:  {rates['vector env steps'] / pz:.0f}x")
+    print(f"vector env learner moves / PettingZoo:    {rates['vector env moves'] / pz:.0f}x")
     print(f"solvedgym Game.apply loop / pyspiel loop: {rates['solvedgym Game.apply loop'] / rates['pyspiel apply_action loop']:.2f}x")
 
 

@@ -50,6 +50,8 @@ class Game:
         """The state after `action`; raises IllegalActionError for an illegal one."""
     def returns(self, state: State) -> List[float]: ...
     def observation_tensor(self, state: State, player: int) -> npt.NDArray[np.float32]: ...
+    def observation_bounds(self) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """(low, high) of every number of `observation_tensor` (inf where the rules set none)."""
     def action_to_string(self, state: State, action: int) -> str: ...
     def string_to_action(self, state: State, text: str) -> int: ...
     def render(self, state: State) -> str: ...
@@ -90,6 +92,14 @@ class Solution:
         """(winner or None for a draw, plies); None where the truth is expected results."""
     def masks(self) -> Tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
         """(legal, keeps): positions x actions."""
+    def win_probabilities(self) -> Optional[npt.NDArray[np.float64]]:
+        """Each seat's exact win probability per position (positions x players) where chance moves."""
+    def cgt_values(self) -> Optional[List[Optional[str]]]:
+        """Hackenbush: every position's value in CGSuite's notation."""
+    def columns(self) -> Dict[str, Any]:
+        """One row per position: id, player, position, legal/optimal actions, values."""
+    def to_polars(self) -> Any:
+        """`columns()` as a polars DataFrame."""
     def observations(self, ids: List[int], player: int) -> npt.NDArray[np.float32]: ...
     def evaluate(
         self,
@@ -98,6 +108,40 @@ class Solution:
         batch_size: int = 4096,
     ) -> Dict[str, Any]:
         """The exact evaluation of a policy (a positions x actions table, or a batched callable)."""
+
+VectorStep = Tuple[
+    npt.NDArray[np.float32], npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]
+]
+
+class VectorCore:
+    """Many environments of one game stepped in one call (see `solvedgym.vector`)."""
+
+    def __init__(
+        self, game: Game, num_envs: int, seat: int, opponent: str, fuzz: float = 0.0, illegal_loses: bool = False
+    ) -> None: ...
+    @property
+    def num_envs(self) -> int: ...
+    def reset(self, seeds: List[int]) -> VectorStep:
+        """(observations, rewards, terminated, truncated, masks) after seeding environment i with seeds[i]."""
+    def step(self, actions: Any) -> VectorStep:
+        """(observations, rewards, terminated, truncated, masks) after actions[i] in environment i."""
+
+class AecBase:
+    """The Rust half of `solvedgym.pettingzoo.SolvedGymAEC`: the episode and PettingZoo's dicts."""
+
+    agents: List[str]
+    agent_selection: str
+    rewards: Dict[str, float]
+    terminations: Dict[str, bool]
+    truncations: Dict[str, bool]
+    infos: Dict[str, Dict[str, Any]]
+    def _bind(self, game: Game, agents: List[str]) -> None: ...
+    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None: ...
+    def observe(self, agent: str) -> Dict[str, Any]: ...
+    def last(self, observe: bool = True) -> Tuple[Any, float, bool, bool, Dict[str, Any]]: ...
+    def step(self, action: Optional[int]) -> None: ...
+    @property
+    def state(self) -> State: ...
 
 def value(expression: str) -> Dict[str, Any]:
     """A combinatorial game in CGSuite's notation analysed, as `solvedgym value --json`."""

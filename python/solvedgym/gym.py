@@ -88,9 +88,8 @@ class SolvedGymEnv(gymnasium.Env):
         else:
             self._opponent = self.game.computer(str(opponent), fuzz)
         self.action_space = spaces.Discrete(self.game.num_distinct_actions)
-        self.observation_space = spaces.Box(
-            -np.inf, np.inf, shape=(self.game.observation_size,), dtype=np.float32
-        )
+        low, high = self.game.observation_bounds()
+        self.observation_space = spaces.Box(low, high, dtype=np.float32)
         self.state = self.game.initial_state()
 
     # --- the other seats and chance, until the learner moves or the game ends
@@ -159,6 +158,7 @@ def register() -> None:
             gymnasium.register(
                 id=env_id,
                 entry_point="solvedgym.gym:SolvedGymEnv",
+                vector_entry_point="solvedgym.vector:SolvedGymVectorEnv",
                 kwargs={"game": info["name"]},
                 disable_env_checker=False,
             )

@@ -10,8 +10,11 @@
 
 As PettingZoo's classic games: an observation is a dict of ``observation`` (float32, the game's
 tensor from the agent's point of view) and ``action_mask`` (int8, the legal actions of the
-agent to move, zeros for the others); rewards are the payoffs at the end. Agents are named by
-the game's players (``"x"``, ``"o"``; numbered where names repeat).
+agent to move, zeros for the others); rewards are the payoffs at the end; the agent to act also finds its legal actions as a list in
+``infos[agent]["legal_moves"]`` (as PettingZoo's classic games once gave them: a random legal
+move is then ``random.choice(info["legal_moves"])``). Agents are named by
+the game's players (``"x"``, ``"o"``; numbered where names repeat). Chance events are drawn in
+Rust with the generator ``reset(seed=...)`` seeds (xoshiro256++, as the command line's).
 """
 
 from __future__ import annotations
@@ -20,11 +23,10 @@ from typing import Any, Optional
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 import solvedgym
-from solvedgym.gym import draw_chance
+from solvedgym._solvedgym import AecBase
 
 
 def agent_names(game: solvedgym.Game) -> list:
@@ -34,13 +36,17 @@ def agent_names(game: solvedgym.Game) -> list:
     return [f"{n}_{i}" for i, n in enumerate(names)]
 
 
-class SolvedGymAEC(AECEnv):
-    """A solvedgym game as a PettingZoo AEC environment; see the module's help."""
+class SolvedGymAEC(AecBase, AECEnv):
+    """A solvedgym game as a PettingZoo AEC environment; see the module's help.
+
+    The protocol's calls per move (``last``, ``observe``, ``step``, ``reset``) and its dicts
+    (``rewards``, ``terminations``, ...) live in Rust (``AecBase``); the rest is ``AECEnv``'s.
+    """
 
     metadata = {"render_modes": ["ansi"], "name": "solvedgym_v0", "is_parallelizable": False, "render_fps": 2}
 
     def __init__(self, game: str = "tictactoe", render_mode: Optional[str] = None, **params: Any):
-        super().__init__()
+        AECEnv.__init__(self)
         self.game = solvedgym.make(game, **params)
         self.metadata = {**self.metadata, "name": f"solvedgym_{self.game.name.replace('-', '_')}_v0"}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -48,78 +54,25 @@ class SolvedGymAEC(AECEnv):
         self.render_mode = render_mode
         self.possible_agents = agent_names(self.game)
         n = self.game.num_distinct_actions
+        low, high = self.game.observation_bounds()
         self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
         self.observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": spaces.Box(-np.inf, np.inf, shape=(self.game.observation_size,), dtype=np.float32),
+                    "observation": spaces.Box(low, high, dtype=np.float32),
                     "action_mask": spaces.Box(0, 1, shape=(n,), dtype=np.int8),
                 }
             )
             for a in self.possible_agents
         }
-        self.np_random, _ = seeding.np_random(None)
-        self.state = self.game.initial_state()
+        self._bind(self.game, self.possible_agents)
+        AecBase.reset(self, int(np.random.SeedSequence().generate_state(1, np.uint64)[0]))
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
 
     def action_space(self, agent):
         return self.action_spaces[agent]
-
-    def _resolve_chance(self) -> None:
-        while self.game.is_chance_node(self.state):
-            self.state = self.game.apply(self.state, draw_chance(self.game, self.state, self.np_random))
-
-    def _settle(self) -> None:
-        """After a move: the next agent, or the end with everyone's reward."""
-        self._resolve_chance()
-        if self.game.is_terminal(self.state):
-            returns = self.game.returns(self.state)
-            truncated = self.game.is_truncated(self.state)
-            for i, a in enumerate(self.possible_agents):
-                self.rewards[a] = float(returns[i])
-                self.terminations[a] = not truncated
-                self.truncations[a] = truncated
-        else:
-            self.agent_selection = self.possible_agents[self.game.current_player(self.state)]
-
-    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
-        if seed is not None:
-            self.np_random, _ = seeding.np_random(seed)
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self.state = self.game.initial_state()
-        self.agent_selection = self.agents[0]
-        self._settle()
-
-    def observe(self, agent):
-        i = self.possible_agents.index(agent)
-        observation = self.game.observation_tensor(self.state, i)
-        to_move = (
-            not self.game.is_terminal(self.state)
-            and self.game.current_player(self.state) == i
-        )
-        if to_move:
-            mask = self.game.legal_actions_mask(self.state).astype(np.int8)
-        else:
-            mask = np.zeros(self.game.num_distinct_actions, dtype=np.int8)
-        return {"observation": observation, "action_mask": mask}
-
-    def step(self, action):
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            return self._was_dead_step(action)
-        self._cumulative_rewards[agent] = 0.0
-        self.state = self.game.apply(self.state, action)
-        self._settle()
-        self._accumulate_rewards()
-        if self.render_mode == "ansi":
-            self.render()
 
     def render(self):
         if self.render_mode == "ansi":

@@ -10,7 +10,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use solvedgym::front::{DynGame, DynPlayer, DynSolution, DynState, FrontError};
+use solvedgym::front::{Batch, DynGame, DynPlayer, DynSolution, DynState, DynVector, FrontError};
 
 pyo3::create_exception!(
     _solvedgym,
@@ -27,7 +27,9 @@ pyo3::create_exception!(
 
 fn to_py(e: FrontError) -> PyErr {
     match e {
-        FrontError::Illegal(_) => IllegalActionError::new_err(e.to_string()),
+        FrontError::Illegal(_) | FrontError::IllegalIn { .. } => {
+            IllegalActionError::new_err(e.to_string())
+        }
         FrontError::ForeignState { .. } => ForeignStateError::new_err(e.to_string()),
         _ => PyValueError::new_err(e.to_string()),
     }
@@ -289,6 +291,16 @@ impl Game {
         Ok(PyArray1::from_vec(py, obs))
     }
 
+    /// The bounds of every number of `observation_tensor` as (low, high) float32 arrays
+    /// (infinite where the rules set none: Hase und Igel's carrots): a Gymnasium `Box`'s.
+    fn observation_bounds<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> (Bound<'py, PyArray1<f32>>, Bound<'py, PyArray1<f32>>) {
+        let (low, high) = self.inner.observation_bounds();
+        (PyArray1::from_vec(py, low), PyArray1::from_vec(py, high))
+    }
+
     /// The action in the game's notation ("b2-b3"); it must be legal here.
     fn action_to_string(
         &self,
@@ -422,6 +434,97 @@ impl Solution {
             PyArray1::from_vec(py, legal).reshape(shape)?,
             PyArray1::from_vec(py, keeps).reshape(shape)?,
         ))
+    }
+
+    /// Each seat's exact win probability at every position (float64, positions x players)
+    /// where chance moves or more than two play (against the others' coalition); None where
+    /// the truth is win/draw/loss values (`value`).
+    fn win_probabilities<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+        match self.inner.win_probabilities() {
+            Some(p) => Ok(Some(
+                PyArray1::from_vec(py, p).reshape([self.inner.len(), self.game.num_players()])?,
+            )),
+            None => Ok(None),
+        }
+    }
+
+    /// Hackenbush: every position's combinatorial-game value in CGSuite's notation (None
+    /// before nature deals); None for the other games.
+    fn cgt_values(&self, py: Python<'_>) -> Option<Vec<Option<String>>> {
+        py.detach(|| self.inner.cgt_values())
+    }
+
+    /// The solution as columns, one row per position (numbered as `state(id)`): `id`,
+    /// `player` (-1 chance, -4 the end), `position` (the game's notation, or the board as
+    /// text), `legal_actions` and `optimal_actions` (those that keep the mover's value); where
+    /// values are win/draw/loss, `winner` (-1 for a draw) and `plies` to the end under perfect
+    /// play; where chance moves or more than two play, `win_probability_<player>`; Hackenbush,
+    /// `cgt_value`. A dict of numpy arrays and lists: `polars.DataFrame(sol.columns())` (what
+    /// `to_polars` does) or pandas'.
+    fn columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let n = self.inner.len();
+        let out = PyDict::new(py);
+        out.set_item("id", PyArray1::from_vec(py, (0..n as u32).collect()))?;
+        out.set_item("player", PyArray1::from_vec(py, self.inner.players()))?;
+        let mut positions = Vec::with_capacity(n);
+        let (mut legal, mut optimal) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for id in 0..n {
+            let state = self.inner.state(id).map_err(to_py)?;
+            positions.push(match self.game.write_position(&state) {
+                Ok(text) => text,
+                Err(_) => self.game.render(&state).map_err(to_py)?,
+            });
+            let moves = self.inner.moves(id).map_err(to_py)?;
+            legal.push(moves.iter().map(|&(a, _)| a).collect::<Vec<u32>>());
+            optimal.push(
+                moves
+                    .iter()
+                    .filter(|&&(_, keeps)| keeps)
+                    .map(|&(a, _)| a)
+                    .collect::<Vec<u32>>(),
+            );
+        }
+        out.set_item("position", positions)?;
+        out.set_item("legal_actions", legal)?;
+        out.set_item("optimal_actions", optimal)?;
+        if self.inner.value(0).map_err(to_py)?.is_some() {
+            let (mut winner, mut plies) = (Vec::with_capacity(n), Vec::with_capacity(n));
+            for id in 0..n {
+                let (w, p) = self.inner.value(id).map_err(to_py)?.unwrap_or((None, 0));
+                winner.push(w.map_or(-1, |w| w as i64));
+                plies.push(p);
+            }
+            out.set_item("winner", PyArray1::from_vec(py, winner))?;
+            out.set_item("plies", PyArray1::from_vec(py, plies))?;
+        }
+        if let Some(p) = self.inner.win_probabilities() {
+            let players = self.game.num_players();
+            let names = solvedgym_agent_names(&self.game);
+            for (seat, name) in names.iter().enumerate() {
+                let column: Vec<f64> = p.iter().skip(seat).step_by(players).copied().collect();
+                out.set_item(
+                    format!("win_probability_{name}"),
+                    PyArray1::from_vec(py, column),
+                )?;
+            }
+        }
+        if let Some(values) = self.cgt_values(py) {
+            out.set_item("cgt_value", values)?;
+        }
+        Ok(out)
+    }
+
+    /// `columns()` as a polars DataFrame (polars must be installed: `pip install polars`).
+    fn to_polars<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let polars = py.import("polars").map_err(|_| {
+            pyo3::exceptions::PyImportError::new_err(
+                "to_polars needs polars: pip install polars (or use columns())",
+            )
+        })?;
+        polars.call_method1("DataFrame", (self.columns(py)?,))
     }
 
     /// The observation tensors of positions `ids` from `player`'s point of view (float32,
@@ -565,8 +668,515 @@ impl Computer {
     }
 }
 
+type Rows<'py, T> = Bound<'py, PyArray2<T>>;
+type Column<'py, T> = Bound<'py, PyArray1<T>>;
+
+/// What one call of the vector environment returns: observations, rewards, terminated,
+/// truncated, masks.
+type VectorStep<'py> = (
+    Rows<'py, f32>,
+    Column<'py, f64>,
+    Column<'py, bool>,
+    Column<'py, bool>,
+    Rows<'py, bool>,
+);
+
+/// Many environments of one game stepped in one call (`solvedgym.vector.SolvedGymVectorEnv`
+/// wraps it as a Gymnasium `VectorEnv`): the learner plays `seat`, the computer player
+/// `opponent` every other seat, chance is drawn inside; an episode that ends starts again on
+/// the next step (that step's action for it is ignored).
+#[pyclass(module = "solvedgym._solvedgym")]
+struct VectorCore {
+    /// A lock only for Python's rules (a class shared between threads); one caller at a time.
+    inner: std::sync::Mutex<DynVector>,
+    num_envs: usize,
+    observation_len: usize,
+    num_actions: usize,
+}
+
+impl VectorCore {
+    fn buffers<'py>(&self, py: Python<'py>) -> VectorStep<'py> {
+        let n = self.num_envs;
+        (
+            PyArray2::zeros(py, [n, self.observation_len], false),
+            PyArray1::zeros(py, n, false),
+            PyArray1::zeros(py, n, false),
+            PyArray1::zeros(py, n, false),
+            PyArray2::zeros(py, [n, self.num_actions], false),
+        )
+    }
+
+    /// Runs `f` on the buffers' memory with the GIL released.
+    fn fill<'py>(
+        &mut self,
+        py: Python<'py>,
+        f: impl FnOnce(&mut DynVector, &mut Batch<'_>) -> Result<(), FrontError> + Send,
+    ) -> PyResult<VectorStep<'py>> {
+        let out = self.buffers(py);
+        {
+            let mut obs = out.0.readwrite();
+            let mut rewards = out.1.readwrite();
+            let mut terminated = out.2.readwrite();
+            let mut truncated = out.3.readwrite();
+            let mut masks = out.4.readwrite();
+            let contiguous = |_| PyValueError::new_err("an array that is not contiguous");
+            let mut batch = Batch {
+                observations: obs.as_slice_mut().map_err(contiguous)?,
+                rewards: rewards.as_slice_mut().map_err(contiguous)?,
+                terminated: terminated.as_slice_mut().map_err(contiguous)?,
+                truncated: truncated.as_slice_mut().map_err(contiguous)?,
+                masks: masks.as_slice_mut().map_err(contiguous)?,
+            };
+            let mut inner = self
+                .inner
+                .lock()
+                .map_err(|_| PyValueError::new_err("a step of this vector panicked before"))?;
+            let inner = &mut *inner;
+            py.detach(|| f(inner, &mut batch)).map_err(to_py)?;
+        }
+        Ok(out)
+    }
+}
+
+#[pymethods]
+impl VectorCore {
+    #[new]
+    #[pyo3(signature = (game, num_envs, seat, opponent, fuzz = 0.0, illegal_loses = false))]
+    fn new(
+        py: Python<'_>,
+        game: &Bound<'_, Game>,
+        num_envs: usize,
+        seat: i64,
+        opponent: &str,
+        fuzz: f64,
+        illegal_loses: bool,
+    ) -> PyResult<Self> {
+        let g = game.get().inner.clone();
+        let opponent = opponent.to_string();
+        let inner = py
+            .detach(|| DynVector::new(&g, num_envs, seat, &opponent, fuzz, illegal_loses))
+            .map_err(to_py)?;
+        Ok(VectorCore {
+            num_envs: inner.num_envs(),
+            inner: std::sync::Mutex::new(inner),
+            observation_len: g.observation_len(),
+            num_actions: g.num_distinct_actions(),
+        })
+    }
+
+    #[getter]
+    fn num_envs(&self) -> usize {
+        self.num_envs
+    }
+
+    /// Starts every environment afresh, environment i seeded with seeds[i]: returns
+    /// (observations, rewards, terminated, truncated, masks) as `step` does.
+    fn reset<'py>(&mut self, py: Python<'py>, seeds: Vec<u64>) -> PyResult<VectorStep<'py>> {
+        self.fill(py, move |v, batch| v.reset(&seeds, batch))
+    }
+
+    /// Plays actions[i] in environment i: (observations float32 (n, observation_size), rewards
+    /// float64 (n,), terminated bool (n,), truncated bool (n,), masks bool (n, actions)).
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: &Bound<'py, PyAny>,
+    ) -> PyResult<VectorStep<'py>> {
+        let actions: Vec<i64> = match actions.extract::<numpy::PyReadonlyArray1<'py, i64>>() {
+            Ok(array) => array.as_array().to_vec(),
+            Err(_) => {
+                let mut out = Vec::new();
+                for a in actions.try_iter()? {
+                    out.push(action_number(&a?)?);
+                }
+                out
+            }
+        };
+        self.fill(py, move |v, batch| v.step(&actions, batch))
+    }
+}
+
+/// The episode of a PettingZoo AEC environment and its bookkeeping, in Rust so that the
+/// protocol's calls per move (`last`, `observe`, `step`) are one call each:
+/// `solvedgym.pettingzoo.SolvedGymAEC` derives from it and from `pettingzoo.AECEnv`. It holds
+/// the position, the generator that draws chance events, and the dicts PettingZoo reads
+/// (`rewards`, `_cumulative_rewards`, `terminations`, `truncations`, `infos`), `agents` and
+/// `agent_selection` as attributes; the rest of the protocol is `AECEnv`'s own.
+#[pyclass(module = "solvedgym._solvedgym", subclass)]
+struct AecBase {
+    game: Option<Arc<DynGame>>,
+    state: Option<DynState>,
+    rng: solvedgym::core::random::SgRng,
+    /// Who acts (-4 at the end), worked out once per position.
+    player: i64,
+    /// The agents' names by seat, and seats by name.
+    names: Vec<Py<PyString>>,
+    seats: Py<PyDict>,
+    #[pyo3(get, set)]
+    agents: Py<PyAny>,
+    #[pyo3(get, set)]
+    agent_selection: Py<PyAny>,
+    #[pyo3(get, set)]
+    rewards: Py<PyAny>,
+    #[pyo3(get, set, name = "_cumulative_rewards")]
+    cumulative_rewards: Py<PyAny>,
+    #[pyo3(get, set)]
+    terminations: Py<PyAny>,
+    #[pyo3(get, set)]
+    truncations: Py<PyAny>,
+    #[pyo3(get, set)]
+    infos: Py<PyAny>,
+    /// PettingZoo's `_skip_agent_selection`: the agent selected when the first of several
+    /// agents that are done was stepped.
+    #[pyo3(get, set, name = "_skip_agent_selection")]
+    skip_agent_selection: Option<Py<PyAny>>,
+    /// The legal actions of the agent to act (in `infos` too), for its mask.
+    legal: Vec<u32>,
+}
+
+impl AecBase {
+    fn game(&self) -> PyResult<(&Arc<DynGame>, &DynState)> {
+        match (&self.game, &self.state) {
+            (Some(g), Some(s)) => Ok((g, s)),
+            _ => Err(PyValueError::new_err(
+                "the environment has no game: call _bind(game, agents) first",
+            )),
+        }
+    }
+
+    /// After a move: the next agent with its legal moves, or the end with everyone's reward.
+    fn settle(&mut self, py: Python<'_>, player: i64) -> PyResult<()> {
+        self.player = player;
+        let (Some(game), Some(state)) = (&self.game, &self.state) else {
+            return Err(PyValueError::new_err("the environment has no game"));
+        };
+        let infos = self.infos.bind(py);
+        let legal_moves = pyo3::intern!(py, "legal_moves");
+        if player >= 0 {
+            let agent = self.names[player as usize].clone_ref(py);
+            self.legal = game.legal_actions(state).map_err(to_py)?;
+            infos.get_item(&agent)?.set_item(legal_moves, &self.legal)?;
+            self.agent_selection = agent.into_any();
+            return Ok(());
+        }
+        self.legal.clear();
+        let returns = game.returns(state).map_err(to_py)?;
+        let truncated = game.is_cut_off(state).map_err(to_py)?;
+        let (rewards, cumulative) = (self.rewards.bind(py), self.cumulative_rewards.bind(py));
+        for (seat, name) in self.names.iter().enumerate() {
+            let name = name.bind(py);
+            if !rewards.contains(name)? {
+                continue;
+            }
+            rewards.set_item(name, returns[seat])?;
+            let before: f64 = cumulative.get_item(name)?.extract()?;
+            cumulative.set_item(name, before + returns[seat])?;
+            self.terminations.bind(py).set_item(name, !truncated)?;
+            self.truncations.bind(py).set_item(name, truncated)?;
+            let info = infos.get_item(name)?;
+            if info.contains(legal_moves)? {
+                info.del_item(legal_moves)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// PettingZoo's `_was_dead_step`: the agent that is done leaves; the next agent that is
+    /// done is selected, or, when none is left, the one selected before them.
+    fn dead_step(
+        &mut self,
+        py: Python<'_>,
+        agent: &Bound<'_, PyAny>,
+        action: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        if !action.is_none() {
+            return Err(PyValueError::new_err(
+                "when an agent is dead, the only valid action is None",
+            ));
+        }
+        for dict in [
+            &self.terminations,
+            &self.truncations,
+            &self.rewards,
+            &self.cumulative_rewards,
+            &self.infos,
+        ] {
+            dict.bind(py).del_item(agent)?;
+        }
+        let agents = self.agents.bind(py);
+        agents.call_method1(pyo3::intern!(py, "remove"), (agent,))?;
+        let mut next_dead = None;
+        for a in agents.try_iter()? {
+            let a = a?;
+            if self.flag(py, &self.terminations, &a)? || self.flag(py, &self.truncations, &a)? {
+                next_dead = Some(a.unbind());
+                break;
+            }
+        }
+        match next_dead {
+            Some(next) => {
+                if self.skip_agent_selection.is_none() {
+                    self.skip_agent_selection = Some(self.agent_selection.clone_ref(py));
+                }
+                self.agent_selection = next;
+            }
+            None => {
+                if let Some(skipped) = self.skip_agent_selection.take() {
+                    self.agent_selection = skipped;
+                }
+            }
+        }
+        let rewards = self.rewards.bind(py);
+        for key in rewards.try_iter()?.collect::<PyResult<Vec<_>>>()? {
+            rewards.set_item(key, 0)?;
+        }
+        Ok(())
+    }
+
+    fn flag(&self, py: Python<'_>, dict: &Py<PyAny>, agent: &Bound<'_, PyAny>) -> PyResult<bool> {
+        dict.bind(py).get_item(agent)?.extract()
+    }
+}
+
+#[pymethods]
+impl AecBase {
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(
+        py: Python<'_>,
+        _args: &Bound<'_, PyTuple>,
+        _kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> Self {
+        let empty = || PyDict::new(py).into_any().unbind();
+        AecBase {
+            game: None,
+            state: None,
+            rng: solvedgym::core::random::rng(0),
+            player: 0,
+            names: Vec::new(),
+            seats: PyDict::new(py).unbind(),
+            agents: PyList::empty(py).into_any().unbind(),
+            agent_selection: py.None(),
+            rewards: empty(),
+            cumulative_rewards: empty(),
+            terminations: empty(),
+            truncations: empty(),
+            infos: empty(),
+            skip_agent_selection: None,
+            legal: Vec::new(),
+        }
+    }
+
+    /// Binds the environment to `game`, its agents named `agents` by seat (done by the
+    /// subclass's `__init__`).
+    fn _bind(
+        &mut self,
+        py: Python<'_>,
+        game: &Bound<'_, Game>,
+        agents: Vec<String>,
+    ) -> PyResult<()> {
+        let g = game.get().inner.clone();
+        if agents.len() != g.num_players() {
+            return Err(PyValueError::new_err(format!(
+                "{} agents for {} players",
+                agents.len(),
+                g.num_players()
+            )));
+        }
+        self.names = agents
+            .iter()
+            .map(|a| PyString::new(py, a).unbind())
+            .collect();
+        let seats = PyDict::new(py);
+        for (i, name) in self.names.iter().enumerate() {
+            seats.set_item(name, i)?;
+        }
+        self.seats = seats.unbind();
+        self.state = Some(g.initial_state());
+        self.game = Some(g);
+        Ok(())
+    }
+
+    /// A new episode: every agent back, rewards cleared, the generator reseeded where `seed`
+    /// is given, chance drawn until an agent acts.
+    #[pyo3(signature = (seed = None, options = None))]
+    fn reset(
+        &mut self,
+        py: Python<'_>,
+        seed: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let _ = options;
+        if let Some(seed) = seed.filter(|s| !s.is_none()) {
+            let seed: i128 = seed.extract().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "seed={}: a seed is an integer",
+                    seed.repr().map(|r| r.to_string()).unwrap_or_default()
+                ))
+            })?;
+            if seed < 0 {
+                return Err(PyValueError::new_err(format!(
+                    "seed={seed}: a seed is a non-negative integer"
+                )));
+            }
+            self.rng = solvedgym::core::random::rng(seed as u64);
+        }
+        let game = self.game()?.0.clone();
+        let agents = PyList::empty(py);
+        let (rewards, cumulative, terminations, truncations, infos) = (
+            PyDict::new(py),
+            PyDict::new(py),
+            PyDict::new(py),
+            PyDict::new(py),
+            PyDict::new(py),
+        );
+        for name in &self.names {
+            agents.append(name)?;
+            rewards.set_item(name, 0.0)?;
+            cumulative.set_item(name, 0.0)?;
+            terminations.set_item(name, false)?;
+            truncations.set_item(name, false)?;
+            infos.set_item(name, PyDict::new(py))?;
+        }
+        self.agents = agents.into_any().unbind();
+        self.rewards = rewards.into_any().unbind();
+        self.cumulative_rewards = cumulative.into_any().unbind();
+        self.terminations = terminations.into_any().unbind();
+        self.truncations = truncations.into_any().unbind();
+        self.infos = infos.into_any().unbind();
+        self.agent_selection = self.names[0].clone_ref(py).into_any();
+        let state = game
+            .settle(game.initial_state(), &mut self.rng)
+            .map_err(to_py)?;
+        let player = game.current_player(&state).map_err(to_py)?;
+        self.state = Some(state);
+        self.settle(py, player)
+    }
+
+    /// `agent`'s observation as PettingZoo's classic games give it: a dict of `observation`
+    /// (float32) and `action_mask` (int8; zeros unless `agent` is to act).
+    fn observe<'py>(
+        &self,
+        py: Python<'py>,
+        agent: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let (game, state) = self.game()?;
+        let seat: i64 = match self.seats.bind(py).get_item(agent)? {
+            Some(seat) => seat.extract()?,
+            None => {
+                return Err(PyValueError::new_err(format!(
+                    "no agent {}: the agents are {}",
+                    agent.repr()?,
+                    self.names
+                        .iter()
+                        .map(|n| n.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+        };
+        let observation = game.observation(state, seat).map_err(to_py)?;
+        let mut mask = [0i8; 256];
+        let n = game.num_distinct_actions();
+        let mut long = Vec::new();
+        let mask: &mut [i8] = if n <= mask.len() {
+            &mut mask[..n]
+        } else {
+            long.resize(n, 0);
+            &mut long
+        };
+        if seat == self.player {
+            for &a in &self.legal {
+                mask[a as usize] = 1;
+            }
+        }
+        let out = PyDict::new(py);
+        out.set_item(
+            pyo3::intern!(py, "observation"),
+            PyArray1::from_slice(py, &observation),
+        )?;
+        out.set_item(
+            pyo3::intern!(py, "action_mask"),
+            PyArray1::from_slice(py, mask),
+        )?;
+        Ok(out)
+    }
+
+    /// The acting agent's view: (observation, cumulative reward, terminated, truncated, info).
+    #[pyo3(signature = (observe = true))]
+    fn last<'py>(&self, py: Python<'py>, observe: bool) -> PyResult<Bound<'py, PyTuple>> {
+        let agent = self.agent_selection.bind(py);
+        let observation = if observe {
+            self.observe(py, agent)?.into_any()
+        } else {
+            py.None().into_bound(py)
+        };
+        PyTuple::new(
+            py,
+            [
+                observation,
+                self.cumulative_rewards.bind(py).get_item(agent)?,
+                self.terminations.bind(py).get_item(agent)?,
+                self.truncations.bind(py).get_item(agent)?,
+                self.infos.bind(py).get_item(agent)?,
+            ],
+        )
+    }
+
+    /// The selected agent plays `action` (None once it is done: PettingZoo's dead step); the
+    /// chance events that follow are drawn.
+    fn step(slf: &Bound<'_, Self>, action: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = slf.py();
+        let mut this = slf.borrow_mut();
+        let agent = this.agent_selection.clone_ref(py);
+        let agent = agent.bind(py);
+        if this.flag(py, &this.terminations, agent)? || this.flag(py, &this.truncations, agent)? {
+            return this.dead_step(py, agent, action);
+        }
+        let (game, state) = this.game()?;
+        let game = game.clone();
+        let next = game.apply(state, action_number(action)?).map_err(to_py)?;
+        let this = &mut *this;
+        let next = game.settle(next, &mut this.rng).map_err(to_py)?;
+        let player = game.current_player(&next).map_err(to_py)?;
+        this.state = Some(next);
+        this.cumulative_rewards.bind(py).set_item(agent, 0.0)?;
+        this.settle(py, player)
+    }
+
+    /// The position now.
+    #[getter]
+    fn state(&self) -> PyResult<State> {
+        let (game, state) = self.game()?;
+        Ok(State {
+            game: game.clone(),
+            state: state.clone(),
+        })
+    }
+}
+
+/// The players' names as column suffixes: unique (numbered where names repeat, as the
+/// PettingZoo agents are).
+fn solvedgym_agent_names(game: &DynGame) -> Vec<String> {
+    let names = game.player_names();
+    let unique: std::collections::HashSet<_> = names.iter().collect();
+    if unique.len() == names.len() {
+        names.iter().map(|n| n.to_string()).collect()
+    } else {
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| format!("{n}_{i}"))
+            .collect()
+    }
+}
+
 /// An action given from Python: an integer (numpy integers included), never a bool or float.
 fn action_number(action: &Bound<'_, PyAny>) -> PyResult<i64> {
+    // A Python int (not a bool): read directly, the common case.
+    if action.is_exact_instance_of::<PyInt>() {
+        return Ok(action.extract::<i64>().unwrap_or(i64::MIN));
+    }
     if action.is_instance_of::<PyBool>() || action.is_instance_of::<PyFloat>() {
         return Err(PyTypeError::new_err(format!(
             "an action is an integer, not {}",
@@ -657,6 +1267,8 @@ fn _solvedgym(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<State>()?;
     m.add_class::<Computer>()?;
     m.add_class::<Solution>()?;
+    m.add_class::<VectorCore>()?;
+    m.add_class::<AecBase>()?;
     m.add(
         "IllegalActionError",
         m.py().get_type::<IllegalActionError>(),

@@ -83,3 +83,36 @@ def test_action_masks_are_what_maskable_ppo_reads():
     assert mask.dtype == np.bool_ and mask.shape == (env.action_space.n,)
     assert (mask.astype(np.int8) == info["action_mask"]).all()
     assert env.unwrapped.game.params["size"] == 6
+
+
+def test_aec_legal_moves_match_the_mask_and_bad_input_raises():
+    import random
+
+    e = aec_env("hase-und-igel", players=2)
+    e.reset(seed=4)
+    rng = random.Random(4)
+    moves = 0
+    for agent in e.agent_iter(2000):
+        observation, reward, termination, truncation, info = e.last()
+        if termination or truncation:
+            assert "legal_moves" not in info
+            e.step(None)
+            continue
+        mask = observation["action_mask"]
+        assert info["legal_moves"] == np.flatnonzero(mask).tolist()
+        other = [a for a in e.agents if a != agent][0]
+        assert not e.observe(other)["action_mask"].any()
+        e.step(rng.choice(info["legal_moves"]))
+        moves += 1
+    assert moves > 10
+    e.reset(seed=1)
+    with pytest.raises(solvedgym.IllegalActionError):
+        e.step(10**6)
+    with pytest.raises(TypeError):
+        e.step(1.5)
+    with pytest.raises(ValueError, match="no agent"):
+        e.observe("nobody")
+    with pytest.raises(ValueError, match="non-negative"):
+        e.reset(seed=-1)
+    with pytest.raises(TypeError):
+        e.reset(seed="x")

@@ -141,3 +141,55 @@ def test_cgt_values_as_the_command_line_gives_them():
     for bad in ["{" * 50_000, "{0|", "*1000", "x" * 200_000, ""]:
         with pytest.raises(ValueError):
             solvedgym.value(bad)
+
+
+def test_hackenbush_cgt_values_agree_with_the_solver():
+    # The CGT value of each position and the retrograde solver's winner are worked out
+    # independently: value > 0 Left wins, < 0 Right wins, 0 the second player, fuzzy the first.
+    checked = 0
+    for params in [{}, {"position": "lrl(e;r)"}, {"random": 3, "edges": 6, "seed": 5}]:
+        game = solvedgym.make("hackenbush", **params)
+        sol = game.solve()
+        values = sol.cgt_values()
+        players = sol.players()
+        assert len(values) == len(sol)
+        for i, v in enumerate(values):
+            if v is None:
+                assert players[i] == solvedgym.CHANCE_PLAYER  # nature's deal
+                continue
+            winner, _ = sol.value(i)
+            mover = players[i] if players[i] >= 0 else None
+            if mover is None:
+                continue
+            outcome = solvedgym.value(v)["outcome"]
+            expected = {"L": 0, "R": 1, "P": 1 - mover, "N": mover}[outcome]
+            assert winner == expected, (params, i, v)
+            checked += 1
+    assert checked > 20
+    assert solvedgym.make("tictactoe").solve().cgt_values() is None
+
+
+def test_win_probabilities_and_the_polars_view():
+    pl = pytest.importorskip("polars")
+    game = solvedgym.make("dice-race", players=3, goal=4)
+    sol = game.solve()
+    p = sol.win_probabilities()
+    assert p.shape == (len(sol), 3)
+    assert ((p >= 0) & (p <= 1)).all()
+    # Paranoid values: each seat's against the others' coalition, so they sum to at most 1.
+    assert (p.sum(axis=1) <= 1 + 1e-9).all()
+    players = sol.players()
+    for i in range(len(sol)):
+        if players[i] == solvedgym.TERMINAL_PLAYER:
+            assert sorted(p[i]) == [0.0, 0.0, 1.0]
+    df = sol.to_polars()
+    assert df.height == len(sol)
+    assert {"win_probability_red", "optimal_actions", "position"} <= set(df.columns)
+    assert df["win_probability_red"].to_numpy().tolist() == p[:, 0].tolist()
+    ttt = solvedgym.make("tictactoe").solve()
+    assert ttt.win_probabilities() is None
+    df = ttt.to_polars()
+    start = df.row(0, named=True)
+    assert start["winner"] == -1  # a draw
+    legal, keeps = ttt.masks()
+    assert df["optimal_actions"][1].to_list() == np.flatnonzero(keeps[1]).tolist()

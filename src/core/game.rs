@@ -379,6 +379,14 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// approximation); `out.len() == observation_len()`.
     fn observe(&self, state: &Self::State, player: Player, out: &mut [f32]);
 
+    /// Bounds of each number [`Game::observe`] writes (`low[i] <= out[i] <= high[i]`; infinite
+    /// where there is none), as a Gymnasium `Box` space states them. Default: every number is in
+    /// 0..=1 (planes of flags), which a game whose encoding says more overrides.
+    fn observation_bounds(&self, low: &mut [f32], high: &mut [f32]) {
+        low.fill(0.0);
+        high.fill(1.0);
+    }
+
     // ===== 2. More of the rules, where a game has them: chance, a round cap, resignation,
     // notation, symmetries, a dense index, and what the game is (its capabilities).
 

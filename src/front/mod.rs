@@ -13,12 +13,15 @@ use std::sync::Arc;
 use thiserror::Error;
 
 mod solution;
+mod vector;
 pub use solution::{DynSolution, Evaluation};
+pub use vector::{Batch, DynVector};
 
 use crate::ai::players::{check_fuzz, computer_player};
 use crate::core::game::{Action, Game, IllegalAction, Player, Turn};
 use crate::core::notation::position_text;
-use crate::core::policy::Policy;
+use crate::core::policy::{Policy, draw_outcome};
+use crate::core::random::SgRng;
 use crate::games::{AnyGame, GameInfo, GameSpecError};
 use crate::io::files::{FNV_OFFSET, fnv1a};
 use crate::truth::oracle::Oracle;
@@ -36,6 +39,9 @@ pub enum FrontError {
     /// An action that is not legal where it was played.
     #[error(transparent)]
     Illegal(#[from] IllegalAction),
+    /// An illegal action given to one environment of a [`DynVector`].
+    #[error("environment {env}: {source}")]
+    IllegalIn { env: usize, source: IllegalAction },
     /// A player number the game does not have.
     #[error("{game} has players 0..{players}; there is no player {player}")]
     NoPlayer {
@@ -272,6 +278,27 @@ impl DynGame {
         })
     }
 
+    /// `state` after the chance events that follow it, drawn with `rng`: a position where a
+    /// player acts or the game is over.
+    pub fn settle(&self, state: DynState, rng: &mut SgRng) -> Result<DynState, FrontError> {
+        with_game!(&self.game, g => {
+            let mut s = self.unwrap(g, &state)?;
+            if g.turn(s) != Turn::Chance {
+                return Ok(state);
+            }
+            let mut outcomes = Vec::new();
+            let mut next;
+            loop {
+                g.chance_outcomes(s, &mut outcomes);
+                next = g.apply(s, draw_outcome(&outcomes, rng));
+                if g.turn(&next) != Turn::Chance {
+                    return Ok(self.wrap(next));
+                }
+                s = &next;
+            }
+        })
+    }
+
     /// The payoffs at a terminal position (zeros elsewhere).
     pub fn returns(&self, state: &DynState) -> Result<Vec<f64>, FrontError> {
         with_game!(&self.game, g => Ok(g.returns(self.unwrap(g, state)?).as_slice().to_vec()))
@@ -297,6 +324,17 @@ impl DynGame {
             let mut out = vec![0.0; g.observation_len()];
             g.observe(s, p, &mut out);
             Ok(out)
+        })
+    }
+
+    /// The bounds of each number of [`DynGame::observation`] (low, high; infinite where the
+    /// rules set none).
+    pub fn observation_bounds(&self) -> (Vec<f32>, Vec<f32>) {
+        with_game!(&self.game, g => {
+            let n = g.observation_len();
+            let (mut low, mut high) = (vec![0.0; n], vec![0.0; n]);
+            g.observation_bounds(&mut low, &mut high);
+            (low, high)
         })
     }
 
@@ -448,12 +486,26 @@ mod tests {
 
     #[test]
     fn every_registered_game_plays_through_the_front() {
-        for info in crate::games::GAMES {
-            let g = game(info.name);
+        let capped = DynGame::new("hase-und-igel", toml::toml! { max_rounds = 2 }).unwrap();
+        let games = crate::games::GAMES.iter().map(|info| game(info.name));
+        for g in games.chain([capped]) {
+            let info = g.info();
+            let (low, high) = g.observation_bounds();
+            let within = |obs: &[f32]| {
+                let out = (0..obs.len()).find(|&i| !(low[i] <= obs[i] && obs[i] <= high[i]));
+                assert!(
+                    out.is_none(),
+                    "{}: observation {obs:?} out of bounds at {out:?}",
+                    info.name
+                );
+            };
             let mut s = g.initial_state();
             let mut rng = crate::core::random::rng(7);
             for _ in 0..400 {
                 let player = g.current_player(&s).unwrap();
+                for p in 0..g.num_players() {
+                    within(&g.observation(&s, p as i64).unwrap());
+                }
                 if player == TERMINAL_PLAYER {
                     assert_eq!(g.returns(&s).unwrap().len(), g.num_players());
                     break;

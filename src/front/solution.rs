@@ -174,6 +174,38 @@ impl DynSolution {
         })
     }
 
+    /// Each seat's exact win probability at every position, row-major (positions x players),
+    /// where the truth is expected results (chance, more than two players: against the
+    /// others' coalition); `None` where it is win/draw/loss values ([`DynSolution::value`]).
+    pub fn win_probabilities(&self) -> Option<Vec<f64>> {
+        with_game!(self.game.game(), g => {
+            let oracle = &self.solved(g).oracle;
+            let (n, players) = (oracle.graph().len(), g.num_players());
+            let mut out = Vec::with_capacity(n * players);
+            for id in 0..n as u32 {
+                for p in 0..players {
+                    out.push(oracle.win_probability(id, p)?);
+                }
+            }
+            Some(out)
+        })
+    }
+
+    /// Hackenbush: every position's combinatorial-game value in CGSuite's notation (`None`
+    /// before nature deals one of several positions); `None` for the other games.
+    pub fn cgt_values(&self) -> Option<Vec<Option<String>>> {
+        let crate::games::AnyGame::Hackenbush(h) = self.game.game() else {
+            return None;
+        };
+        let graph = self.solved(h).oracle.graph();
+        let mut values = Vec::new();
+        Some(
+            (0..graph.len() as u32)
+                .map(|id| h.value_text(&mut values, graph.state(id)))
+                .collect(),
+        )
+    }
+
     /// Two positions x actions tables, row-major: the legal actions, and those that keep the
     /// mover's value.
     pub fn masks(&self) -> (Vec<bool>, Vec<bool>) {

@@ -341,6 +341,14 @@ impl Game for DiceRace {
         out[n] = ((s.to_move as usize + n - player) % n) as f32;
         out[n + 1] = s.roll as f32;
     }
+    fn observation_bounds(&self, low: &mut [f32], high: &mut [f32]) {
+        let n = self.players;
+        low.fill(0.0);
+        // A dash may pass the goal: at most the largest roll (3) from the square before it.
+        high[..n].fill((self.goal as f32 + 2.0) / self.goal as f32);
+        high[n] = (n - 1) as f32;
+        high[n + 1] = 3.0;
+    }
 
     fn capabilities(&self) -> Capabilities {
         Capabilities {

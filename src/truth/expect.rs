@@ -136,6 +136,9 @@ impl<G: Game> crate::truth::oracle::GraphOracle<G> for ExpectSolution<G> {
     fn has_values(&self) -> bool {
         false
     }
+    fn win_probability(&self, id: StateId, p: Player) -> Option<f64> {
+        Some(*self.values.get(p)?.get(id as usize)?)
+    }
 }
 
 /// The truth where chance moves: no win/loss in plies (`value` is `None`), but each seat's

@@ -8,7 +8,7 @@ use std::cell::RefCell;
 
 use rand::RngExt;
 
-use crate::core::game::{Action, Game, Turn};
+use crate::core::game::{Action, Game, Player, Turn};
 use crate::core::policy::{FuzzyPolicy, Policy};
 use crate::core::random::SgRng;
 use crate::truth::report::SolveReport;
@@ -118,6 +118,13 @@ pub trait GraphOracle<G: Game>: Oracle<G> {
     /// which moves keep the mover's best expected result ([`Oracle::keeps_value`]).
     fn has_values(&self) -> bool {
         true
+    }
+    /// Seat `p`'s exact win probability at position `id` where the truth is expected results
+    /// (chance, more than two players: the paranoid value against the others' coalition);
+    /// `None` where the truth is win/draw/loss values.
+    fn win_probability(&self, id: crate::core::graph::StateId, p: Player) -> Option<f64> {
+        let _ = (id, p);
+        None
     }
 }
 

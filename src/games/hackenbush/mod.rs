@@ -281,6 +281,22 @@ impl Hackenbush {
         self.values_on(self.graph.clone())
     }
 
+    /// The value of position `s` in CGSuite's notation ("^*", "{1|-1/2}"), worked out by
+    /// `values` (one computer per board, made here when first needed: keep it for the next
+    /// positions); `None` before nature deals.
+    pub fn value_text(&self, values: &mut Vec<Option<Values>>, s: &Cut) -> Option<String> {
+        if s.board == DEAL {
+            return None;
+        }
+        let board = s.board as usize;
+        if values.len() <= board {
+            values.resize_with(board + 1, || None);
+        }
+        let v = values[board].get_or_insert_with(|| self.values_on(self.others[board].clone()));
+        let id = v.value(&s.alive);
+        Some(v.store.show(id))
+    }
+
     fn values_on(&self, graph: Arc<Graph>) -> Values {
         let v = Values::new(graph, Method::Shortcuts);
         if self.childish() { v.childish() } else { v }

@@ -1032,6 +1032,22 @@ impl Game for HaseUndIgel {
         o[3] = f32::from(s.round) / f32::from(self.max_rounds);
         o[4] = f32::from(s.extra);
     }
+    /// Cells and rounds are fractions of the goal and of the cap (a round past it at the
+    /// cap's end), places at most the number of hares; carrots (in hundreds) have no bound in
+    /// the rules (carrot fields pay again).
+    fn observation_bounds(&self, low: &mut [f32], high: &mut [f32]) {
+        let n = self.players as usize;
+        low.fill(0.0);
+        high.fill(1.0);
+        for i in 0..n {
+            high[6 * i + 1] = f32::INFINITY;
+            high[6 * i + 2] = f32::from(self.salads);
+            high[6 * i + 3] = f32::from(self.players);
+        }
+        // The round is `max_rounds + 1` once the cap has ended the game.
+        high[6 * n + 3] = (f32::from(self.max_rounds) + 1.0) / f32::from(self.max_rounds);
+        high[6 * n + 4] = f32::from(MAX_EXTRA);
+    }
     fn capabilities(&self) -> Capabilities {
         Capabilities {
             players: self.players as usize,

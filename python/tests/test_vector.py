@@ -1,0 +1,114 @@
+"""The vector environment stepped in Rust: Gymnasium's conventions, autoreset, seeds, errors."""
+
+import gymnasium
+import numpy as np
+import pytest
+
+import solvedgym
+from solvedgym.vector import SolvedGymVectorEnv
+
+
+def random_actions(rng, masks):
+    return (rng.random(masks.shape) * masks).argmax(axis=1)
+
+
+def test_make_vec_shapes_and_spaces():
+    envs = gymnasium.make_vec("solvedgym/Hexapawn-v0", num_envs=5, vectorization_mode="vector_entry_point")
+    obs, info = envs.reset(seed=3)
+    assert obs.shape == (5, 19) and obs.dtype == np.float32
+    assert info["action_mask"].shape == (5, envs.single_action_space.n)
+    assert envs.observation_space.contains(obs)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        obs, rewards, terminated, truncated, info = envs.step(random_actions(rng, info["action_mask"]))
+        assert envs.observation_space.contains(obs)
+        assert rewards.dtype == np.float64 and terminated.dtype == bool
+        assert (info["action_mask"].sum(axis=1) > 0).all(), "never an empty mask"
+        assert set(np.unique(rewards)) <= {-1.0, 0.0, 1.0}
+
+
+def test_next_step_autoreset():
+    envs = SolvedGymVectorEnv(3, game="tictactoe", opponent="random")
+    obs, info = envs.reset(seed=1)
+    rng = np.random.default_rng(1)
+    ended = np.zeros(3, dtype=bool)
+    episodes = 0
+    for _ in range(200):
+        obs, rewards, terminated, truncated, info = envs.step(random_actions(rng, info["action_mask"]))
+        done = terminated | truncated
+        # The step after an end starts afresh: reward 0, not done, an empty board (x to move).
+        assert (rewards[ended] == 0).all() and not done[ended].any()
+        assert (obs[ended][:, 18:27] == 1).all()
+        episodes += int(done.sum())
+        ended = done
+    assert episodes > 20
+
+
+def test_each_environment_depends_on_its_seed_only():
+    rng = np.random.default_rng(5)
+    actions = [rng.integers(0, 9, size=4) for _ in range(60)]
+
+    def run(envs, seed, columns):
+        obs, info = envs.reset(seed=seed)
+        out = [np.concatenate([obs, np.zeros((len(obs), 2), np.float32)], axis=1)]
+        for a in actions:
+            masks = info["action_mask"]
+            # a legal action: the given one where legal, else the first legal one
+            a = a[columns] % masks.shape[1]
+            a = np.where(masks[np.arange(len(masks)), a], a, masks.argmax(axis=1))
+            obs, r, te, tr, info = envs.step(a)
+            out.append(np.concatenate([obs, r[:, None], te[:, None]], axis=1))
+        return np.stack(out)
+
+    together = run(SolvedGymVectorEnv(4, game="dice-race", players=3, opponent="random"), 10, slice(None))
+    for i in range(4):
+        alone = run(SolvedGymVectorEnv(1, game="dice-race", players=3, opponent="random"), 10 + i, slice(i, i + 1))
+        np.testing.assert_array_equal(together[:, i], alone[:, 0])
+    again = run(SolvedGymVectorEnv(4, game="dice-race", players=3, opponent="random"), 10, slice(None))
+    np.testing.assert_array_equal(together, again)
+
+
+def test_optimal_opponent_never_loses():
+    envs = SolvedGymVectorEnv(64, game="tictactoe", seat="o", opponent="optimal")
+    obs, info = envs.reset(seed=0)
+    rng = np.random.default_rng(2)
+    for _ in range(40):
+        obs, rewards, terminated, truncated, info = envs.step(random_actions(rng, info["action_mask"]))
+        assert (rewards <= 0).all()
+
+
+def test_illegal_actions_raise_or_lose():
+    envs = SolvedGymVectorEnv(2, game="tictactoe")
+    obs, info = envs.reset(seed=0)
+    with pytest.raises(solvedgym.IllegalActionError, match="environment 1"):
+        envs.step(np.array([0, 99]))
+    # Nothing moved: the same observations after a legal step as from a fresh reset.
+    fresh = SolvedGymVectorEnv(2, game="tictactoe")
+    fresh.reset(seed=0)
+    a = np.array([4, 4])
+    np.testing.assert_array_equal(envs.step(a)[0], fresh.step(a)[0])
+    losing = SolvedGymVectorEnv(2, game="tictactoe", illegal="lose")
+    losing.reset(seed=0)
+    obs, rewards, terminated, truncated, info = losing.step(np.array([4, -7]))
+    assert rewards[1] == -1.0 and terminated[1] and not terminated[0]
+
+
+def test_hostile_inputs():
+    envs = SolvedGymVectorEnv(2, game="tictactoe")
+    envs.reset(seed=0)
+    with pytest.raises(ValueError, match="2 environments"):
+        envs.step(np.array([0, 1, 2]))
+    with pytest.raises(TypeError):
+        envs.step(np.array([0.5, 1.0]))
+    with pytest.raises(ValueError):
+        SolvedGymVectorEnv(0, game="tictactoe")
+    with pytest.raises(ValueError):
+        SolvedGymVectorEnv(2, game="tictactoe", seat=5)
+    with pytest.raises(TypeError):
+        SolvedGymVectorEnv(2, game="tictactoe", opponent=lambda g, s: 0)
+    with pytest.raises(ValueError, match="fuzz"):
+        SolvedGymVectorEnv(2, game="tictactoe", fuzz=float("nan"))
+    with pytest.raises(ValueError, match="seeds"):
+        envs.reset(seed=[1, 2, 3])
+    big = SolvedGymVectorEnv(2, game="tictactoe")
+    big.reset(seed=2**70)  # folded into 64 bits, not an overflow
