@@ -1,0 +1,54 @@
+"""Parity: a policy evaluated exactly from Python gives the numbers a whole Rust run gives it.
+
+A Rust run (`solvedgym.run`, the command line's runner) evaluates each learner exactly at
+episode 0, before it learns: a Q-learner's policy there is uniform over the legal moves. The same
+policy given to `Solution.evaluate` from Python, as a table, must give the same figures: the
+same dynamic programs over the same positions, whichever front asks.
+"""
+
+import numpy as np
+import pytest
+
+import solvedgym
+
+pl = pytest.importorskip("polars")
+
+# The run's metric name -> where the same figure is in `Solution.evaluate`'s report.
+METRICS = {
+    "optimal_rate_all": lambda r: r["moves"]["optimal_rate_all"],
+    "optimal_rate_faced": lambda r: r["moves"]["optimal_rate_faced"],
+    "optimal_rate_optimal_play": lambda r: r["moves"]["optimal_rate_optimal_play"],
+    "states_faced": lambda r: r["moves"]["states_faced"],
+    "blunders": lambda r: r["moves"]["blunders"],
+    "mistakes": lambda r: r["moves"]["mistakes"],
+    "win_prob_vs_optimal": lambda r: r["against_perfect"][0]["win"],
+    "loss_prob_vs_optimal": lambda r: r["against_perfect"][0]["loss"],
+    "return_vs_optimal": lambda r: r["against_perfect"][0]["expected_return"],
+    "win_prob_vs_random": lambda r: r["against_random"][0]["win"],
+    "loss_prob_vs_random": lambda r: r["against_random"][0]["loss"],
+    "return_vs_random": lambda r: r["against_random"][0]["expected_return"],
+    "worst_case_return": lambda r: r["against_best_response"][0]["expected_return"],
+}
+
+
+@pytest.mark.parametrize("game,seat", [("hexapawn", "black"), ("hexapawn", "white"), ("tictactoe", "o")])
+def test_python_evaluation_equals_a_rust_run(tmp_path, game, seat):
+    config = {
+        "name": "parity",
+        "episodes": 4,
+        "eval_interval": 4,
+        "seeds": 1,
+        "game": {"name": game},
+        "learners": [{"kind": "q-learning", "label": "Q", "seat": seat}],
+        "opponents": [{"policy": "random"}],
+    }
+    result = solvedgym.run(config, out=str(tmp_path), progress=False)
+    curves = result.curves.filter((pl.col("episode") == 0) & (pl.col("learner") == "Q"))
+    run = dict(zip(curves["metric"].to_list(), curves["value"].to_list()))
+
+    g = solvedgym.make(game)
+    sol = g.solve()
+    legal, _ = sol.masks()
+    report = sol.evaluate(legal.astype(np.float64), seats=[g.player_names.index(seat)])
+    for metric, of in METRICS.items():
+        assert run[metric] == of(report), (game, seat, metric, run[metric], of(report))
