@@ -19,7 +19,7 @@ def needs(module):
 def test_the_notebook_runs(notebook, tmp_path):
     nbformat = needs("nbformat")
     nbclient = needs("nbclient")
-    for module in ["polars", "pyarrow", "matplotlib", "gymnasium", "ipykernel"]:
+    for module in ["polars", "matplotlib", "gymnasium", "ipykernel"]:
         needs(module)
     nb = nbformat.read(notebook, as_version=4)
     # Stored outputs would go stale: the committed notebook has none.
