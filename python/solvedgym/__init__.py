@@ -11,7 +11,8 @@ check is the command line's own, reached through the extension module `solvedgym
 
 `solvedgym.games()` lists the games and their parameters; `make(name, **params)` takes the
 same parameter names and defaults as the command line and the configs. An illegal action raises
-`IllegalActionError` (a `ValueError`), which lists the legal ones.
+`IllegalActionError` (a `ValueError`), which lists the legal ones. `run(config)` runs an
+experiment config (a path or a dict) as `solvedgym run` does and returns its curves and summary.
 """
 
 from ._solvedgym import (
@@ -26,6 +27,7 @@ from ._solvedgym import (
     make,
     value,
 )
+from .experiments import RunResult, run
 
 #: OpenSpiel's numbers for who acts where no player does.
 CHANCE_PLAYER = -1
@@ -38,11 +40,13 @@ __all__ = [
     "ForeignStateError",
     "Game",
     "IllegalActionError",
+    "RunResult",
     "Solution",
     "State",
     "__version__",
     "games",
     "make",
+    "run",
     "value",
 ]
 

@@ -1,6 +1,7 @@
 """Type stubs of the extension module (the Rust core); see `solvedgym` for the overview."""
 
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+import os
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -145,3 +146,15 @@ class AecBase:
 
 def value(expression: str) -> Dict[str, Any]:
     """A combinatorial game in CGSuite's notation analysed, as `solvedgym value --json`."""
+
+def _run(
+    config: Union[str, os.PathLike, Mapping[str, Any]],
+    out: Union[str, os.PathLike],
+    fresh: bool = False,
+    csv: bool = False,
+    progress: bool = False,
+    observer: Optional[Callable[[int, int], Any]] = None,
+) -> List[Dict[str, Any]]:
+    """`solvedgym.run`'s engine: one dict per game (`name`, `dir`, `written`); `progress` draws
+    the command line's bar on stderr, `observer(done, total)` is told the episodes trained at
+    most every 100 ms; Ctrl-C or an exception from `observer` stops the study."""

@@ -1257,12 +1257,155 @@ fn value<'py>(py: Python<'py>, expression: &str) -> PyResult<Bound<'py, PyAny>> 
     from_json(py, &json)
 }
 
+/// What `_run` calls a config given as a dict, in its errors and its stored runs.
+const DICT_CONFIG: &str = "<dict config>";
+
+/// `solvedgym.run`'s engine: the config (a path, or a dict turned into TOML here so that its
+/// errors name its keys) run as `solvedgym run` runs it, into `out`, with `progress` drawing the
+/// command line's bar on stderr. The study runs on a thread of its own while this one checks
+/// for Ctrl-C (KeyboardInterrupt stops it: the runs stored so far are kept) and calls
+/// `observer(done, total)` (episodes) at most every 100 ms. Returns one dict per game:
+/// `name`, `dir` and `written` (the files).
+#[pyfunction]
+#[pyo3(signature = (config, out, fresh = false, csv = false, progress = false, observer = None))]
+fn _run<'py>(
+    py: Python<'py>,
+    config: &Bound<'py, PyAny>,
+    out: std::path::PathBuf,
+    fresh: bool,
+    csv: bool,
+    progress: bool,
+    observer: Option<Bound<'py, PyAny>>,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    use solvedgym::experiment::{Observer, RunOptions, StudyOutcome};
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::mpsc;
+
+    let (path, text) = match config.cast::<PyDict>() {
+        Ok(dict) => {
+            let table = to_table(dict, "")?;
+            let text = toml::to_string(&table)
+                .map_err(|e| PyValueError::new_err(format!("the config dict as TOML: {e}")))?;
+            (std::path::PathBuf::from(DICT_CONFIG), Some(text))
+        }
+        Err(_) => (
+            config.extract::<std::path::PathBuf>().map_err(|_| {
+                PyTypeError::new_err(
+                    "config: a path to a TOML config (str or os.PathLike) or a dict",
+                )
+            })?,
+            None,
+        ),
+    };
+    // What the study has trained, written by its threads, read by this one.
+    let done = Arc::new(AtomicU64::new(0));
+    let total = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let watch = {
+        let (done, total, stop) = (done.clone(), total.clone(), stop.clone());
+        Observer(Arc::new(move |d, t| {
+            total.store(t, Ordering::Relaxed);
+            done.store(d, Ordering::Relaxed);
+            !stop.load(Ordering::Relaxed)
+        }))
+    };
+    let options = RunOptions {
+        progress,
+        fresh,
+        csv,
+        observer: Some(watch),
+        ..RunOptions::default()
+    };
+    let (tx, rx) = mpsc::channel();
+    let worker_out = out.clone();
+    let worker = std::thread::spawn(move || {
+        let outcome = match &text {
+            Some(text) => solvedgym::experiment::run_study_text(&path, text, &worker_out, &options),
+            None => solvedgym::experiment::run_study(&path, &worker_out, &options),
+        };
+        // The receiver is gone only where this thread outlived its caller: nothing to tell.
+        let _ = tx.send(outcome);
+    });
+
+    // This thread waits with the GIL released, waking to check for Ctrl-C and to report.
+    let mut rx = Some(rx);
+    let mut failure: Option<PyErr> = None;
+    let mut told = (u64::MAX, u64::MAX);
+    let outcome = loop {
+        let Some(receiver) = rx.take() else {
+            break None;
+        };
+        let (receiver, got) = py.detach(move || {
+            let got = receiver.recv_timeout(std::time::Duration::from_millis(100));
+            (receiver, got)
+        });
+        rx = Some(receiver);
+        let finished = match got {
+            Ok(outcome) => Some(Some(outcome)),
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
+            // The thread ended without sending: it panicked.
+            Err(mpsc::RecvTimeoutError::Disconnected) => Some(None),
+        };
+        if failure.is_none() {
+            let now = (done.load(Ordering::Relaxed), total.load(Ordering::Relaxed));
+            let reported = match (&observer, now != told) {
+                (Some(f), true) => f.call1(now).map(drop),
+                _ => Ok(()),
+            };
+            told = now;
+            if let Err(e) = reported.and_then(|()| py.check_signals()) {
+                stop.store(true, Ordering::Relaxed);
+                failure = Some(e);
+            }
+        }
+        if let Some(outcome) = finished {
+            break outcome;
+        }
+    };
+    let joined = py.detach(move || worker.join());
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let summaries = match (outcome, joined) {
+        (Some(Ok(StudyOutcome::Finished(summaries))), Ok(())) => summaries,
+        (Some(Ok(StudyOutcome::Shard(_))), _) => {
+            return Err(PyValueError::new_err(
+                "a shard was run: no outputs were written",
+            ));
+        }
+        (Some(Err(e)), _) => {
+            let message = format!("{e:#}");
+            return Err(match e.downcast_ref::<std::io::Error>() {
+                Some(io) if io.kind() == std::io::ErrorKind::NotFound => {
+                    pyo3::exceptions::PyFileNotFoundError::new_err(message)
+                }
+                _ => PyValueError::new_err(message),
+            });
+        }
+        _ => {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "the study stopped on an internal error (a panic); please report it",
+            ));
+        }
+    };
+    let mut games = Vec::with_capacity(summaries.len());
+    for s in &summaries {
+        let d = PyDict::new(py);
+        d.set_item("name", &s.name)?;
+        d.set_item("dir", out.join(&s.name))?;
+        d.set_item("written", s.written.clone())?;
+        games.push(d);
+    }
+    Ok(games)
+}
+
 #[pymodule]
 fn _solvedgym(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(games, m)?)?;
     m.add_function(wrap_pyfunction!(make, m)?)?;
     m.add_function(wrap_pyfunction!(value, m)?)?;
+    m.add_function(wrap_pyfunction!(_run, m)?)?;
     m.add_class::<Game>()?;
     m.add_class::<State>()?;
     m.add_class::<Computer>()?;

@@ -58,6 +58,7 @@ pub fn exec(args: Args) -> Result<()> {
         shard: args.shard,
         own_rules: args.own_rules,
         csv: args.csv,
+        observer: None,
     };
     match solvedgym::experiment::run_study(&args.config, &out, &options)? {
         StudyOutcome::Finished(summaries) => print_summaries(&summaries, args.output.json()),

@@ -30,6 +30,7 @@ mod train;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
@@ -45,7 +46,7 @@ use summary::RunSummary;
 use train::{Progress, enumerates, run_game};
 
 /// How a study runs beyond its config: what it shows, what it keeps, which share it runs.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// One progress bar for the whole study on stderr, and what is being solved.
     pub progress: bool,
@@ -58,6 +59,27 @@ pub struct RunOptions {
     pub own_rules: bool,
     /// Write `curves.csv` beside `curves.parquet` (the same long-form table).
     pub csv: bool,
+    /// Told of the training's progress besides (or instead of) the bar: for a program that
+    /// draws its own (the Python package, in Jupyter), and may stop the study.
+    pub observer: Option<Observer>,
+}
+
+/// Told `(episodes done, episodes to train)` as a study trains, at most every
+/// [`Observer::INTERVAL`] and once at the end. It returns `false` to stop the study: the
+/// runs under way end at their next report with an error, and those stored before are kept,
+/// so the study resumes as after Ctrl-C (the Python package stops on a `KeyboardInterrupt`).
+#[derive(Clone)]
+pub struct Observer(pub Arc<dyn Fn(u64, u64) -> bool + Send + Sync>);
+
+impl Observer {
+    /// The shortest time between two reports.
+    pub const INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+}
+
+impl fmt::Debug for Observer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Observer")
+    }
 }
 
 /// What [`run_study`] did: every game's results, or the runs a shard stored.
@@ -131,6 +153,17 @@ pub fn run_study(path: &Path, out_root: &Path, options: &RunOptions) -> Result<S
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading the experiment config {}", path.display()))?;
     run_text(path, &text, out_root, options, false)
+}
+
+/// [`run_study`] of a config given as text (made by a program rather than read from a file);
+/// `path` is what its errors and the stored runs name as its file.
+pub fn run_study_text(
+    path: &Path,
+    text: &str,
+    out_root: &Path,
+    options: &RunOptions,
+) -> Result<StudyOutcome> {
+    run_text(path, text, out_root, options, false)
 }
 
 /// Runs the experiment file `path` (its text `text`). `complete`: every run must be stored
@@ -232,6 +265,7 @@ fn run_text(
         episodes,
         plans.iter().map(|p| p.stored_before).sum(),
         plans.iter().map(|p| p.share.len()).sum(),
+        options.observer.clone(),
     );
     let mut summaries = Vec::with_capacity(runs.len());
     for ((config, game), plan) in runs.iter().zip(&plans) {
@@ -242,7 +276,7 @@ fn run_text(
             with_game!(game, g => run_game_tabulated(g, config, plan, options, &progress))?;
         summaries.extend(summary);
     }
-    progress.bar.finish_and_clear();
+    progress.finish();
 
     if let Some(shard) = options.shard {
         return Ok(StudyOutcome::Shard(ShardReport {
@@ -338,4 +372,75 @@ fn run_game_tabulated<G: Solve>(
         }
     }
     run_game(game, config, plan, finish, options.csv, progress)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    const TINY: &str = include_str!("../../tests/data/tiny.toml");
+
+    fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+        let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
+            .map(|p| {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                (name, std::fs::read(&p).unwrap())
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn an_observer_sees_every_episode_and_changes_no_byte() {
+        let root = tempfile::tempdir().unwrap();
+        let path = Path::new("tiny.toml");
+        let plain = RunOptions {
+            csv: true,
+            ..RunOptions::default()
+        };
+        run_study_text(path, TINY, &root.path().join("plain"), &plain).unwrap();
+        let told = Arc::new(Mutex::new(Vec::new()));
+        let watched = RunOptions {
+            observer: Some(Observer(Arc::new({
+                let told = told.clone();
+                move |done, total| {
+                    told.lock().unwrap().push((done, total));
+                    true
+                }
+            }))),
+            ..plain.clone()
+        };
+        run_study_text(path, TINY, &root.path().join("watched"), &watched).unwrap();
+        let told = told.lock().unwrap();
+        // 2 learners x 2 opponents x 3 seeds x 12 episodes, told at least at the end.
+        assert_eq!(told.last(), Some(&(144, 144)));
+        assert!(told.windows(2).all(|w| w[0].0 <= w[1].0));
+        let (a, b) = (
+            files(&root.path().join("plain/tiny")),
+            files(&root.path().join("watched/tiny")),
+        );
+        assert!(a.len() >= 5 && a.iter().any(|(n, _)| n == "curves.csv"));
+        assert!(a == b, "an observer changed the outputs");
+    }
+
+    #[test]
+    fn an_observer_stops_a_study_that_then_resumes() {
+        let root = tempfile::tempdir().unwrap();
+        let path = Path::new("tiny.toml");
+        let stop = RunOptions {
+            observer: Some(Observer(Arc::new(|_, _| false))),
+            ..RunOptions::default()
+        };
+        let e = run_study_text(path, TINY, root.path(), &stop).unwrap_err();
+        assert!(e.to_string().contains("stopped"), "{e}");
+        assert!(!root.path().join("tiny/summary.json").exists());
+        let finished = run_study_text(path, TINY, root.path(), &RunOptions::default()).unwrap();
+        assert!(matches!(finished, StudyOutcome::Finished(s) if s.len() == 1));
+        assert!(root.path().join("tiny/summary.json").is_file());
+    }
 }

@@ -5,12 +5,14 @@
 //! ([`Progress`]) lives here, as training is what it counts.
 
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
+use super::Observer;
 use super::config::{self, Evaluation, ExperimentConfig, Seat};
 use super::figures::{plot_metric, plot_spec};
 use super::opponents::{OpponentSpec, copy_of};
@@ -33,16 +35,35 @@ use crate::truth::OptimalPolicy;
 use crate::truth::oracle::Oracle;
 use crate::truth::{DEFAULT_STATE_LIMIT, Solve, SolveOptions};
 
-/// The study-wide progress: one bar over the episodes still to train, with the runs done.
+/// The study-wide progress: one bar over the episodes still to train, with the runs done, and
+/// the observer a program may watch it with.
 pub(super) struct Progress {
     pub(super) bar: ProgressBar,
     on: bool,
     done: AtomicUsize,
     all: usize,
+    watch: Option<Watch>,
+}
+
+/// An [`Observer`] and what it has been told.
+struct Watch {
+    observer: Observer,
+    episodes: u64,
+    trained: AtomicU64,
+    start: Instant,
+    /// Milliseconds from `start` before which it is not told again.
+    next_ms: AtomicU64,
+    stopped: AtomicBool,
 }
 
 impl Progress {
-    pub(super) fn new(on: bool, episodes: u64, done: usize, all: usize) -> Progress {
+    pub(super) fn new(
+        on: bool,
+        episodes: u64,
+        done: usize,
+        all: usize,
+        observer: Option<Observer>,
+    ) -> Progress {
         let bar = if on && episodes > 0 {
             let bar = ProgressBar::new(episodes);
             bar.set_style(
@@ -68,6 +89,52 @@ impl Progress {
             on,
             done: AtomicUsize::new(done),
             all,
+            watch: observer.map(|observer| Watch {
+                observer,
+                episodes,
+                trained: AtomicU64::new(0),
+                start: Instant::now(),
+                next_ms: AtomicU64::new(0),
+                stopped: AtomicBool::new(false),
+            }),
+        }
+    }
+    /// `episodes` more are trained; an error where the observer stopped the study.
+    fn advance(&self, episodes: u64) -> Result<()> {
+        self.bar.inc(episodes);
+        let Some(w) = &self.watch else {
+            return Ok(());
+        };
+        let trained = w.trained.fetch_add(episodes, Ordering::Relaxed) + episodes;
+        let now = w.start.elapsed().as_millis() as u64;
+        let next = w.next_ms.load(Ordering::Relaxed);
+        // One thread of those that find the interval over tells the observer.
+        if now >= next
+            && w.next_ms
+                .compare_exchange(
+                    next,
+                    now + Observer::INTERVAL.as_millis() as u64,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                )
+                .is_ok()
+            && !(w.observer.0)(trained.min(w.episodes), w.episodes)
+        {
+            w.stopped.store(true, Ordering::Relaxed);
+        }
+        if w.stopped.load(Ordering::Relaxed) {
+            anyhow::bail!("stopped: the runs stored so far are kept, run again to resume");
+        }
+        Ok(())
+    }
+    /// Training is over: the bar is cleared, the observer told the last figures.
+    pub(super) fn finish(&self) {
+        self.bar.finish_and_clear();
+        if let Some(w) = &self.watch {
+            (w.observer.0)(
+                w.trained.load(Ordering::Relaxed).min(w.episodes),
+                w.episodes,
+            );
         }
     }
     /// A line above the bar (stderr, also when it is not a terminal).
@@ -266,7 +333,7 @@ pub(super) fn run_game<G: Solve>(
     }
     plan.pending.par_iter().try_for_each(|&run| {
         let (c, seed) = jobs[run];
-        let job = run_job(game, &truth, c, config, &conditions[c], seed, &progress.bar)?;
+        let job = run_job(game, &truth, c, config, &conditions[c], seed, progress)?;
         plan.store.save(run_id(&conditions, &jobs, run), &job)?;
         progress.run_done();
         anyhow::Ok(())
@@ -431,7 +498,7 @@ fn run_job<G: Game>(
     config: &ExperimentConfig,
     cond: &Condition,
     seed: u64,
-    bar: &ProgressBar,
+    progress: &Progress,
 ) -> Result<JobResult> {
     let mut learner = cond.learner.config.build(game, cond.learner.label.clone());
     let mut rng = rng(derive_seed(seed, 1));
@@ -572,7 +639,7 @@ fn run_job<G: Game>(
         }
         pending += 1;
         if pending == 64 || episode == config.episodes() {
-            bar.inc(pending);
+            progress.advance(pending)?;
             pending = 0;
         }
     }
