@@ -37,7 +37,7 @@ def agent_names(game: solvedgym.Game) -> list:
 class SolvedGymAEC(AECEnv):
     """A solvedgym game as a PettingZoo AEC environment; see the module's help."""
 
-    metadata = {"render_modes": ["ansi"], "name": "solvedgym_v0", "is_parallelizable": False, "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "name": "solvedgym_v0", "is_parallelizable": False, "render_fps": 2}
 
     def __init__(self, game: str = "tictactoe", render_mode: Optional[str] = None, **params: Any):
         super().__init__()
@@ -124,6 +124,8 @@ class SolvedGymAEC(AECEnv):
     def render(self):
         if self.render_mode == "ansi":
             return self.game.render(self.state)
+        if self.render_mode == "rgb_array":
+            return self.game.render_rgb(self.state)
         return None
 
     def close(self):

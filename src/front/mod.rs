@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
+mod picture;
 mod solution;
+pub use picture::{MAX_SIDE, Picture};
 pub use solution::{DynSolution, Evaluation};
 
 use crate::ai::players::{check_fuzz, computer_player};
