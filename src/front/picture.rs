@@ -720,7 +720,7 @@ fn hackenbush(g: &Hackenbush, s: &Cut) -> Result<Picture, FrontError> {
             edge_colour(Colour::Red)
         }
     });
-    let thick = (layout.unit / 9.0).clamp(1.0, 6.0) as u32;
+    let thick = (layout.unit / 9.0).clamp(1.0, 6.0).round();
     let dot = (layout.unit / 10.0).clamp(1.0, 6.0) as i32;
     paint(width, height, |area| {
         header(area, width, &line, mover_colour)?;
@@ -736,7 +736,8 @@ fn hackenbush(g: &Hackenbush, s: &Cut) -> Result<Picture, FrontError> {
         let mut vertices = std::collections::BTreeSet::new();
         for e in s.alive.iter().filter(|&e| e < edges.len()) {
             let edge = edges[e];
-            let style = edge_colour(edge.colour).stroke_width(thick);
+            let colour = edge_colour(edge.colour);
+            let style = colour.stroke_width(thick as u32);
             let (a, b) = (edge.a.min(edge.b), edge.a.max(edge.b));
             if a == b {
                 // A loop: a circle standing on its vertex (on the ground for a ground loop).
@@ -766,7 +767,7 @@ fn hackenbush(g: &Hackenbush, s: &Cut) -> Result<Picture, FrontError> {
             let count = seen.entry((a, b)).or_default();
             let bend = (count.0 as f64 - (count.1 as f64 - 1.0) / 2.0) * layout.unit * 0.35;
             count.0 += 1;
-            area.draw(&PathElement::new(curve(from, to, bend), style))?;
+            thick_line(area, &curve(from, to, bend), thick, colour)?;
             vertices.insert(a);
             vertices.insert(b);
         }
@@ -793,10 +794,9 @@ fn ground(area: &Area, width: u32) -> Drawn {
 
 /// The points of a line from `a` to `b` bent sideways by `bend` pixels at its middle (a
 /// parabola), or straight.
-fn curve(a: (f64, f64), b: (f64, f64), bend: f64) -> Vec<(i32, i32)> {
-    let point = |(x, y): (f64, f64)| (x.round() as i32, y.round() as i32);
+fn curve(a: (f64, f64), b: (f64, f64), bend: f64) -> Vec<(f64, f64)> {
     if bend.abs() < 0.5 {
-        return vec![point(a), point(b)];
+        return vec![a, b];
     }
     let (dx, dy) = (b.0 - a.0, b.1 - a.1);
     let length = dx.hypot(dy).max(1e-9);
@@ -805,9 +805,41 @@ fn curve(a: (f64, f64), b: (f64, f64), bend: f64) -> Vec<(i32, i32)> {
         .map(|i| {
             let t = f64::from(i) / 16.0;
             let off = 4.0 * t * (1.0 - t) * bend;
-            point((a.0 + t * dx + off * nx, a.1 + t * dy + off * ny))
+            (a.0 + t * dx + off * nx, a.1 + t * dy + off * ny)
         })
         .collect()
+}
+
+/// A line through `points`, `width` pixels wide, drawn as filled quadrilaterals with round
+/// joints: plotters' own wide lines come out thin at some slopes.
+fn thick_line(area: &Area, points: &[(f64, f64)], width: f64, colour: RGBColor) -> Drawn {
+    let pixel = |(x, y): (f64, f64)| (x.round() as i32, y.round() as i32);
+    if width < 2.0 {
+        let path = points.iter().map(|&p| pixel(p)).collect::<Vec<_>>();
+        area.draw(&PathElement::new(path, colour.stroke_width(1)))?;
+        return Ok(());
+    }
+    let half = width / 2.0;
+    for pair in points.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+        let length = dx.hypot(dy);
+        if length < 1e-9 {
+            continue;
+        }
+        let (nx, ny) = (-dy / length * half, dx / length * half);
+        let corners = vec![
+            pixel((a.0 + nx, a.1 + ny)),
+            pixel((b.0 + nx, b.1 + ny)),
+            pixel((b.0 - nx, b.1 - ny)),
+            pixel((a.0 - nx, a.1 - ny)),
+        ];
+        area.draw(&Polygon::new(corners, colour.filled()))?;
+    }
+    for &p in points.iter().skip(1).take(points.len().saturating_sub(2)) {
+        area.draw(&Circle::new(pixel(p), half.round() as i32, colour.filled()))?;
+    }
+    Ok(())
 }
 
 /// Hase und Igel's track is wrapped in rows of this many cells, as a snake.
@@ -899,11 +931,11 @@ fn hase_igel(g: &HaseUndIgel, s: &HareState) -> Result<Picture, FrontError> {
             let name = g.player_name(p);
             if mover.is_some() && s.to_move as usize == p {
                 area.draw(&Polygon::new(
-                    vec![(4, y - 6), (13, y), (4, y + 6)],
+                    vec![(2, y - 6), (10, y), (2, y + 6)],
                     INK.filled(),
                 ))?;
             }
-            disc(area, (24, y), 9, player_colour(name, p), &p.to_string())?;
+            disc(area, (25, y), 9, player_colour(name, p), &p.to_string())?;
             let mut notes = Vec::new();
             if hare.place > 0 {
                 notes.push(format!("home, place {}", hare.place));
