@@ -323,7 +323,7 @@ impl Game {
     ) -> PyResult<Bound<'py, numpy::PyArray3<u8>>> {
         let picture = self.inner.picture(self.state(state)).map_err(to_py)?;
         let shape = [picture.height as usize, picture.width as usize, 3];
-        Ok(PyArray1::from_vec(py, picture.rgb).reshape(shape)?)
+        PyArray1::from_vec(py, picture.rgb).reshape(shape)
     }
 
     /// The state in the game's notation, as the command line's `--state` reads it (a board
