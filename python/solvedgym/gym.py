@@ -63,7 +63,7 @@ def draw_chance(game: solvedgym.Game, state: solvedgym.State, rng: np.random.Gen
 class SolvedGymEnv(gymnasium.Env):
     """One seat of a solvedgym game against computer players; see the module's help."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -146,6 +146,8 @@ class SolvedGymEnv(gymnasium.Env):
     def render(self):
         if self.render_mode == "ansi":
             return self.game.render(self.state)
+        if self.render_mode == "rgb_array":
+            return self.game.render_rgb(self.state)
         return None
 
 

@@ -43,7 +43,7 @@ class SolvedGymAEC(AecBase, AECEnv):
     (``rewards``, ``terminations``, ...) live in Rust (``AecBase``); the rest is ``AECEnv``'s.
     """
 
-    metadata = {"render_modes": ["ansi"], "name": "solvedgym_v0", "is_parallelizable": False, "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "name": "solvedgym_v0", "is_parallelizable": False, "render_fps": 2}
 
     def __init__(self, game: str = "tictactoe", render_mode: Optional[str] = None, **params: Any):
         AECEnv.__init__(self)
@@ -77,6 +77,8 @@ class SolvedGymAEC(AecBase, AECEnv):
     def render(self):
         if self.render_mode == "ansi":
             return self.game.render(self.state)
+        if self.render_mode == "rgb_array":
+            return self.game.render_rgb(self.state)
         return None
 
     def close(self):

@@ -325,6 +325,19 @@ impl Game {
         self.inner.render(self.state(state)).map_err(to_py)
     }
 
+    /// The state drawn as a picture: a numpy array of shape (height, width, 3), dtype uint8
+    /// (RGB), the frame Gymnasium's `render_mode="rgb_array"` returns. The size is fixed by the
+    /// game and its parameters (at most 2048 pixels a side).
+    fn render_rgb<'py>(
+        &self,
+        py: Python<'py>,
+        state: &Bound<'py, State>,
+    ) -> PyResult<Bound<'py, numpy::PyArray3<u8>>> {
+        let picture = self.inner.picture(self.state(state)).map_err(to_py)?;
+        let shape = [picture.height as usize, picture.width as usize, 3];
+        PyArray1::from_vec(py, picture.rgb).reshape(shape)
+    }
+
     /// The state in the game's notation, as the command line's `--state` reads it (a board
     /// string, the CGSuite graph string for Hackenbush, JSON for Hase und Igel).
     fn write_position(&self, state: &Bound<'_, State>) -> PyResult<String> {

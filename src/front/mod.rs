@@ -12,8 +12,10 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
+mod picture;
 mod solution;
 mod vector;
+pub use picture::{MAX_SIDE, Picture};
 pub use solution::{DynSolution, Evaluation};
 pub use vector::{Batch, DynVector};
 

@@ -537,8 +537,9 @@ fn title_px<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> f
 }
 
 /// plotters' ab_glyph text backend has no system font lookup, so the bundled
-/// font is registered once per process before anything is drawn.
-fn ensure_font() -> Result<()> {
+/// font is registered once per process before anything is drawn (charts here, pictures of
+/// positions in `front`).
+pub fn ensure_font() -> Result<()> {
     static REGISTERED: OnceLock<Result<(), String>> = OnceLock::new();
     REGISTERED
         .get_or_init(|| {
@@ -549,7 +550,8 @@ fn ensure_font() -> Result<()> {
         .map_err(|e| anyhow!(e))
 }
 
-fn font(px: f64) -> FontDesc<'static> {
+/// The bundled font at `px` pixels: the one family registered, so every text drawn uses it.
+pub fn font(px: f64) -> FontDesc<'static> {
     (FONT_FAMILY, px).into_font()
 }
 
