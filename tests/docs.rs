@@ -174,6 +174,7 @@ fn classify(command: &str) -> Action {
     }
     let skipped = [
         ("cargo test", "the test itself runs under `cargo test`"),
+        ("tests/run", "it runs `cargo test`, this test among them"),
         ("cargo build", "`cargo test` has built the binary"),
         ("cargo fmt", "formatting is CI's, not the docs'"),
         ("cargo clippy", "lints are CI's, not the docs'"),

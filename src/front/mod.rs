@@ -407,6 +407,17 @@ impl DynPlayer {
     }
 }
 
+/// The exact truth the `optimal` computer player plays from (refused with the numbers where the
+/// game is too big to solve, as `solve` refuses it).
+fn solve_for_optimal<G: Game + Solve>(g: &G) -> Result<Box<dyn Oracle<G>>, FrontError> {
+    let options = SolveOptions {
+        counts: false,
+        ..SolveOptions::default()
+    };
+    g.solve(&options)
+        .map_err(|e| FrontError::Refused(format!("optimal: {e}")))
+}
+
 impl DynGame {
     /// The computer player `ai` plays with `fuzz`; `optimal` solves the game first (refused
     /// with the numbers where the game is too big to solve, as `solve` refuses it).
@@ -415,13 +426,7 @@ impl DynGame {
         with_game!(&self.game, g => {
             if ai == "optimal" {
                 check_fuzz(fuzz).map_err(refused)?;
-                let options = SolveOptions {
-                    counts: false,
-                    ..SolveOptions::default()
-                };
-                let oracle = g
-                    .solve(&options)
-                    .map_err(|e| FrontError::Refused(format!("optimal: {e}")))?;
+                let oracle = solve_for_optimal(g)?;
                 let name = oracle.strong_policy(fuzz).name();
                 return Ok(DynPlayer {
                     game: self.id,

@@ -15,9 +15,8 @@ use crate::core::game::{Action, Game, Player};
 use crate::core::policy::Policy;
 use crate::core::random::SgRng;
 use crate::truth::oracle::Oracle;
-use crate::truth::{Solve, SolveOptions};
 
-use super::{DynGame, FrontError};
+use super::{DynGame, FrontError, solve_for_optimal};
 
 /// Where one call writes its results: row `i` of each belongs to environment `i`.
 pub struct Batch<'a> {
@@ -189,14 +188,7 @@ impl DynVector {
         check_fuzz(fuzz).map_err(refused)?;
         let inner: Box<dyn Stepper> = with_game!(&game.game, g => {
             let oracle: Option<Arc<dyn Oracle<_>>> = if ai == "optimal" {
-                let options = SolveOptions {
-                    counts: false,
-                    ..SolveOptions::default()
-                };
-                let oracle = g
-                    .solve(&options)
-                    .map_err(|e| FrontError::Refused(format!("optimal: {e}")))?;
-                Some(Arc::from(oracle))
+                Some(Arc::from(solve_for_optimal(g)?))
             } else {
                 None
             };
