@@ -183,6 +183,16 @@ impl DynVector {
                 "num_envs = {num_envs}: between 1 and {MAX_ENVS}"
             )));
         }
+        // Every step returns fresh arrays of these sizes: refused before anything is made.
+        const MAX_BYTES: usize = 8 << 30;
+        let (obs, actions) = (game.observation_len(), game.num_distinct_actions());
+        let per_env = 4 * obs + actions + 8 + 2;
+        if num_envs.saturating_mul(per_env) > MAX_BYTES {
+            return Err(FrontError::Refused(format!(
+                "num_envs = {num_envs}: each step's arrays would take {} bytes ({num_envs} x                  ({obs} observation floats x 4 + {actions} mask bytes + 10)); at most {MAX_BYTES}",
+                num_envs.saturating_mul(per_env)
+            )));
+        }
         let seat = game.seat(seat)?;
         let refused = |e: anyhow::Error| FrontError::Refused(format!("{e:#}"));
         check_fuzz(fuzz).map_err(refused)?;
@@ -336,6 +346,11 @@ mod tests {
         }
         assert!(ends >= 6);
         assert!(DynVector::new(&game, 0, 0, "random", 0.0, false).is_err());
+        let big = DynGame::new("hackenbush", toml::toml! { random = 2 edges = 4096 }).unwrap();
+        let e = DynVector::new(&big, 1 << 20, 0, "random", 0.0, false)
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("at most 8589934592"), "{e}");
         assert!(DynVector::new(&game, 2, 2, "random", 0.0, false).is_err());
         assert!(DynVector::new(&game, 2, 0, "greedy", 0.0, false).is_err());
         assert!(
