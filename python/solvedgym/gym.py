@@ -53,6 +53,15 @@ def seat_number(game: solvedgym.Game, seat: Union[int, str]) -> int:
     return int(seat)
 
 
+def render_state(game: solvedgym.Game, state: solvedgym.State, mode: Optional[str]):
+    """`state` as a render mode gives it: text (``"ansi"``), an RGB array (``"rgb_array"``) or None."""
+    if mode == "ansi":
+        return game.render(state)
+    if mode == "rgb_array":
+        return game.render_rgb(state)
+    return None
+
+
 def draw_chance(game: solvedgym.Game, state: solvedgym.State, rng: np.random.Generator) -> int:
     outcomes = game.chance_outcomes(state)
     probabilities = np.array([p for _, p in outcomes], dtype=np.float64)
@@ -144,11 +153,7 @@ class SolvedGymEnv(gymnasium.Env):
         return self._observation(), reward, done and not truncated, truncated, self._info()
 
     def render(self):
-        if self.render_mode == "ansi":
-            return self.game.render(self.state)
-        if self.render_mode == "rgb_array":
-            return self.game.render_rgb(self.state)
-        return None
+        return render_state(self.game, self.state, self.render_mode)
 
 
 def register() -> None:

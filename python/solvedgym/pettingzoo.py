@@ -27,6 +27,7 @@ from pettingzoo import AECEnv
 
 import solvedgym
 from solvedgym._solvedgym import AecBase
+from solvedgym.gym import render_state
 
 
 def agent_names(game: solvedgym.Game) -> list:
@@ -75,11 +76,7 @@ class SolvedGymAEC(AecBase, AECEnv):
         return self.action_spaces[agent]
 
     def render(self):
-        if self.render_mode == "ansi":
-            return self.game.render(self.state)
-        if self.render_mode == "rgb_array":
-            return self.game.render_rgb(self.state)
-        return None
+        return render_state(self.game, self.state, self.render_mode)
 
     def close(self):
         pass
