@@ -7,8 +7,8 @@
 //! |---|---|
 //! | [`tools`] | the commands' work as library code: benchmarks, tournaments, tuning, play, stats |
 //! | [`experiment`] | TOML-configured studies over many seeds: curves, summaries, plots |
-//! | [`eval`] | evaluators: exact dynamic programming over the state graph, seeded matches |
-//! | [`games`], [`ai`], [`learn`] | the games and their registry; search and greedy players; the learners |
+//! | [`ai`], [`eval`] | search, greedy and saved-agent players; evaluators: exact dynamic programming over the state graph, seeded matches |
+//! | [`games`], [`learn`] | the games and their registry; the learners |
 //! | [`truth`] | exact truth: oracles, the generic solvers, combinatorial-game values |
 //! | [`core`] | the `Game` trait, state graph, environments, policies, the environment checker |
 //! | [`io`] | atomic files, TOML with line numbers, charts, progress bars |
@@ -66,9 +66,9 @@ pub mod truth;
 #[macro_use]
 pub mod games;
 
-pub mod ai;
 pub mod learn;
 
+pub mod ai;
 pub mod eval;
 
 pub mod experiment;
