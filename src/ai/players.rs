@@ -1,12 +1,14 @@
 //! The computer's players by name, as `--ai`, configs and the Python package name them:
 //! `optimal` (the oracle's strongest player, the FoxBox AI in Fox & Hounds), `greedy` (one ply
-//! on the game's heuristic), `random`, or search settings; each with an optional fuzz.
+//! on the game's heuristic), `random`, a saved agent (`agent=PATH`), or search settings; each
+//! with an optional fuzz.
 
 use anyhow::{anyhow, bail, ensure};
 
 use crate::ai::{GreedyPolicy, SearchOptions, SearchPolicy};
 use crate::core::game::Game;
 use crate::core::policy::{FuzzyPolicy, Policy, RandomPolicy};
+use crate::learn::saved::load_agent;
 use crate::truth::oracle::Oracle;
 
 /// Checks the computer's `--fuzz`: the probability of a random move.
@@ -32,7 +34,8 @@ pub fn default_ai<G: Game>(game: &G, solved: bool) -> &'static str {
 }
 
 /// The computer's player named by `--ai` (`ai`): `optimal` (the oracle's strongest player, the
-/// FoxBox AI in Fox & Hounds), `greedy` (one ply on the game's heuristic), `random`, or search
+/// FoxBox AI in Fox & Hounds), `greedy` (one ply on the game's heuristic), `random`, a saved
+/// agent's greedy play (`agent=PATH`, refused when saved from another game), or search
 /// settings ([`SearchOptions::parse`], checked against the game). Every player but the random
 /// one plays a random move with probability `fuzz`. The refusals name the flags, as the command
 /// prints them.
@@ -56,6 +59,16 @@ pub fn computer_player<'a, G: Game>(
         ),
         ("greedy", _) => Ok(fuzzy(GreedyPolicy, fuzz)),
         ("random", _) => Ok(Box::new(RandomPolicy)),
+        (spec, _) if spec.starts_with("agent=") => {
+            let path = &spec["agent=".len()..];
+            ensure!(
+                !path.is_empty(),
+                "--ai agent=PATH: give the file of a saved agent (a run's agents/*.parquet)"
+            );
+            let agent = load_agent(game, std::path::Path::new(path))
+                .map_err(|e| anyhow!("--ai {spec}: {e:#}"))?;
+            Ok(fuzzy(agent, fuzz))
+        }
         (spec, _) => {
             let options = SearchOptions::parse(spec).map_err(|e| {
                 anyhow!("--ai {spec}: optimal, greedy, random, or search settings: {e}")

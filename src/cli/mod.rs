@@ -5,6 +5,7 @@
 //! ([`game_args`]), the output flags and printing ([`output`]), value parsers ([`parse`]).
 
 pub mod bench;
+pub mod evaluate;
 pub mod fuzz;
 pub mod game_args;
 pub mod games;

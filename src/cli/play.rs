@@ -23,10 +23,15 @@ pub struct Args {
     seat: Option<String>,
     /// The computer's play: optimal (the exact solver's; the default where the game can be
     /// solved), greedy (one ply on the game's heuristic; the default otherwise, where the
-    /// game has one), random, or a search on the game's heuristic given by its settings,
-    /// e.g. "depth=4" or "depth=6,cutoffs=0-0-8-8-4,mode=hybrid" (see --help).
-    #[arg(long, value_name = "AI")]
+    /// game has one), random, a saved agent (agent=PATH, as --agent), or a search on the
+    /// game's heuristic given by its settings, e.g. "depth=4" or
+    /// "depth=6,cutoffs=0-0-8-8-4,mode=hybrid" (see --help).
+    #[arg(long, value_name = "AI", conflicts_with = "agent")]
     ai: Option<String>,
+    /// The computer plays a saved agent: a run's agents/*.parquet (its greedy play), trained
+    /// on this game with these parameters.
+    #[arg(long, value_name = "PATH")]
+    agent: Option<std::path::PathBuf>,
     /// The computer plays a random move with this probability.
     #[arg(long, default_value_t = 0.0, value_parser = super::parse::fuzz)]
     fuzz: f64,
@@ -45,10 +50,12 @@ pub fn exec(args: Args) -> Result<()> {
         mut game,
         seat,
         ai,
+        agent,
         fuzz,
         seed,
         state,
     } = args;
+    let ai = ai.or_else(|| agent.map(|p| format!("agent={}", p.display())));
     game.pass("seed", Some(seed.to_string()), false)?;
     let (game, text) = game.build_at(state.as_deref())?;
     with_game!(&game, g => {

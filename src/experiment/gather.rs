@@ -257,6 +257,20 @@ impl StudyShards {
             for (&run, file) in &game.runs {
                 let bytes =
                     fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+                // Its saved agent, beside it in the shard's store, first.
+                if let Some(agent) = file
+                    .parent()
+                    .map(|d| store::agent_file(d, run))
+                    .filter(|a| a.is_file())
+                {
+                    let to = store::agent_file(store.dir(), run);
+                    let parent = to.parent().expect("inside the store");
+                    fs::create_dir_all(parent)
+                        .with_context(|| format!("creating {}", parent.display()))?;
+                    fs::copy(&agent, &to).with_context(|| {
+                        format!("copying {} to {}", agent.display(), to.display())
+                    })?;
+                }
                 write_atomic(&store::run_file(store.dir(), run), &bytes)?;
             }
         }

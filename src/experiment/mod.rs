@@ -374,6 +374,80 @@ fn run_game_tabulated<G: Solve>(
     run_game(game, config, plan, finish, options.csv, progress)
 }
 
+/// A saved agent evaluated again ([`evaluate_agent`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct AgentEvaluation {
+    pub agent: crate::learn::saved::AgentHeader,
+    /// Every metric the run's evaluator records at its end, then the learner's statistics, by
+    /// name (the names of `curves.parquet`).
+    pub metrics: Vec<(String, f64)>,
+}
+
+/// Evaluates the saved agent at `path` again, without training: its run's config (kept in the
+/// agent) is read, the game solved, and the learner evaluated exactly as the run evaluated it
+/// at its end, so every figure equals the run's last row of `curves.parquet` for that learner,
+/// opponent and seed (a frozen-copy opponent is played by a copy of the agent itself).
+pub fn evaluate_agent(path: &Path, progress: bool) -> Result<AgentEvaluation> {
+    let header = crate::learn::saved::read_header(path)?;
+    let origin = header.origin.clone().with_context(|| {
+        format!(
+            "{}: the agent was not saved by a run, so it names no evaluation to make again",
+            path.display()
+        )
+    })?;
+    let source = PathBuf::from(format!("{} (its run's config)", path.display()));
+    let runs = config::parse(&source, &origin.config)?;
+    let (config, game) = runs
+        .into_iter()
+        .find(|(c, _)| config_hash(&c.resolved_toml()) == origin.config_hash)
+        .with_context(|| {
+            format!(
+                "{}: its run's config no longer gives the hash {} it was saved with (another \
+                 solvedgym's defaults?)",
+                path.display(),
+                origin.config_hash
+            )
+        })?;
+    let progress = Progress::new(progress, 0, 0, 0, None);
+    let metrics = with_game!(&game, g => evaluate_agent_on(g, &config, &origin, path, &progress))?;
+    Ok(AgentEvaluation {
+        agent: header,
+        metrics,
+    })
+}
+
+/// [`evaluate_agent`] on one game type: played from its state graph where its runs are.
+fn evaluate_agent_on<G: Solve>(
+    game: &G,
+    config: &ExperimentConfig,
+    origin: &crate::learn::saved::Origin,
+    path: &Path,
+    progress: &Progress,
+) -> Result<Vec<(String, f64)>> {
+    if enumerates(game, config)
+        && let Ok(tabulated) = Tabulated::new(game, DEFAULT_STATE_LIMIT)
+    {
+        let agent = crate::learn::saved::load_agent(&tabulated, path)?;
+        return train::evaluate_again(
+            &tabulated,
+            config,
+            origin.condition,
+            origin.seed,
+            agent.learner.as_ref(),
+            progress,
+        );
+    }
+    let agent = crate::learn::saved::load_agent(game, path)?;
+    train::evaluate_again(
+        game,
+        config,
+        origin.condition,
+        origin.seed,
+        agent.learner.as_ref(),
+        progress,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -426,6 +500,124 @@ mod tests {
         );
         assert!(a.len() >= 5 && a.iter().any(|(n, _)| n == "curves.csv"));
         assert!(a == b, "an observer changed the outputs");
+    }
+
+    /// Every run saves its agent, and the agent evaluated again gives the run's last figures
+    /// to the bit.
+    #[test]
+    fn a_saved_agent_evaluated_again_gives_its_runs_last_figures() {
+        let root = tempfile::tempdir().unwrap();
+        let options = RunOptions {
+            csv: true,
+            ..RunOptions::default()
+        };
+        run_study_text(Path::new("tiny.toml"), TINY, root.path(), &options).unwrap();
+        let dir = root.path().join("tiny");
+        let csv = std::fs::read_to_string(dir.join("curves.csv")).unwrap();
+        let rows: Vec<Vec<&str>> = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect())
+            .collect();
+        let mut agents: Vec<PathBuf> = std::fs::read_dir(dir.join("agents"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        agents.sort();
+        // 2 learners x 2 opponents x 3 seeds.
+        assert_eq!(agents.len(), 12);
+        assert!(
+            agents[0].ends_with("agents/her--fuzzy--seed-0.parquet"),
+            "{agents:?}"
+        );
+        assert!(!dir.join("runs").exists());
+        for path in &agents {
+            let again = evaluate_agent(path, false).unwrap();
+            let origin = again.agent.origin.as_ref().unwrap();
+            assert_eq!(origin.episodes, 12);
+            let seed = origin.seed.to_string();
+            let last: Vec<(&str, f64)> = rows
+                .iter()
+                .filter(|r| {
+                    r[2] == again.agent.label
+                        && r[3] == origin.opponent
+                        && r[4] == seed
+                        && r[5] == "12"
+                })
+                .map(|r| (r[6], r[7].parse::<f64>().unwrap()))
+                .collect();
+            assert!(again.metrics.len() >= 5, "{:?}", again.metrics);
+            for (name, value) in &again.metrics {
+                let (_, recorded) = last
+                    .iter()
+                    .find(|(m, _)| m == name)
+                    .unwrap_or_else(|| panic!("{}: no {name} in the curves", path.display()));
+                assert_eq!(
+                    recorded.to_bits(),
+                    value.to_bits(),
+                    "{}: {name}",
+                    path.display()
+                );
+            }
+        }
+    }
+
+    /// A saved agent is a training opponent (`policy = "agent"`); a missing or foreign file is
+    /// refused with the key and its line.
+    #[test]
+    fn a_saved_agent_is_a_training_opponent() {
+        let root = tempfile::tempdir().unwrap();
+        run_study_text(
+            Path::new("tiny.toml"),
+            TINY,
+            root.path(),
+            &RunOptions::default(),
+        )
+        .unwrap();
+        let agent = root.path().join("tiny/agents/her--optimal--seed-0.parquet");
+        let config = |file: &str, game: &str| {
+            format!(
+                "name = \"vs-agent\"\nepisodes = 20\neval_interval = 10\nseeds = 2\n\
+                 [game]\nname = \"{game}\"\n[learner]\nkind = \"q-learning\"\nseat = \"white\"\n\
+                 [[opponents]]\nname = \"her\"\npolicy = \"agent\"\nagent = \"{file}\"\n"
+            )
+        };
+        let text = config(&agent.display().to_string(), "hexapawn");
+        let done = run_study_text(
+            Path::new("vs.toml"),
+            &text,
+            root.path(),
+            &RunOptions::default(),
+        )
+        .unwrap();
+        assert!(matches!(done, StudyOutcome::Finished(_)));
+        let resolved = std::fs::read_to_string(root.path().join("vs-agent/config.toml")).unwrap();
+        assert!(resolved.contains("policy = \"agent\""), "{resolved}");
+        let refused = |text: &str| {
+            format!(
+                "{:#}",
+                run_study_text(
+                    Path::new("vs.toml"),
+                    text,
+                    root.path(),
+                    &RunOptions::default()
+                )
+                .unwrap_err()
+            )
+        };
+        let missing = refused(&config("no/such.parquet", "hexapawn"));
+        assert!(
+            missing.contains("opponents[0].agent") && missing.contains("no/such.parquet"),
+            "{missing}"
+        );
+        let other =
+            refused(&config(&agent.display().to_string(), "tictactoe").replace("white", "x"));
+        assert!(other.contains("an agent of hexapawn"), "{other}");
+        let no_file = refused(&text.replace(&format!("agent = \"{}\"\n", agent.display()), ""));
+        assert!(
+            no_file.contains("opponents[0].agent") && no_file.contains("missing"),
+            "{no_file}"
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::core::policy::{FuzzyPolicy, Policy, RandomPolicy};
 use crate::eval::FrozenPolicy;
 use crate::io::source::{ConfigError, Source};
 use crate::learn::Learner;
+use crate::learn::saved::load_agent;
 use crate::learn::schedule::checked;
 use crate::truth::OptimalPolicy;
 use crate::truth::oracle::Oracle;
@@ -31,6 +32,9 @@ pub enum OpponentPolicy {
         p: f64,
         base: Box<OpponentPolicy>,
     },
+    /// A saved agent's greedy play (`policy = "agent"`, `agent = "PATH"`: a run's
+    /// `agents/*.parquet`, the path as the program's working folder reads it).
+    Agent(std::path::PathBuf),
     /// A copy of the learner itself, frozen, replaced by a fresh copy every `refresh` episodes.
     Frozen {
         refresh: NonZeroU64,
@@ -79,6 +83,9 @@ pub(crate) struct OpponentToml {
     /// A search opponent's settings ("depth=4,cutoffs=0-0-8-8-4").
     #[serde(skip_serializing_if = "Option::is_none")]
     settings: Option<String>,
+    /// A saved agent's file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent: Option<String>,
 }
 
 fn some_probability<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
@@ -94,6 +101,7 @@ enum PolicyName {
     Search,
     Fuzzy,
     Frozen,
+    Agent,
 }
 
 impl PolicyName {
@@ -105,6 +113,7 @@ impl PolicyName {
             PolicyName::Search => "search",
             PolicyName::Fuzzy => "fuzzy",
             PolicyName::Frozen => "frozen",
+            PolicyName::Agent => "agent",
         }
     }
 }
@@ -123,6 +132,7 @@ impl OpponentToml {
             ("refresh", self.refresh.is_some(), PolicyName::Frozen),
             ("play", self.play.is_some(), PolicyName::Frozen),
             ("settings", self.settings.is_some(), PolicyName::Search),
+            ("agent", self.agent.is_some(), PolicyName::Agent),
         ];
         for (key, given, owner) in owners {
             if given && self.policy != owner {
@@ -168,6 +178,15 @@ impl OpponentToml {
                 refresh: self.refresh.unwrap_or(DEFAULT_REFRESH),
                 play: self.play.unwrap_or(FrozenPlay::Behaviour),
             },
+            PolicyName::Agent => match self.agent.as_deref() {
+                None | Some("") => {
+                    return Err(src.error(
+                        &format!("{path}.agent"),
+                        "missing: the file of a saved agent (a run's agents/*.parquet)",
+                    ));
+                }
+                Some(file) => OpponentPolicy::Agent(file.into()),
+            },
         };
         let name = self.name.unwrap_or_else(|| policy.describe());
         Ok((name, policy))
@@ -185,6 +204,7 @@ impl OpponentSpec {
             refresh: None,
             play: None,
             settings: None,
+            agent: None,
         };
         match &self.policy {
             OpponentPolicy::Random => {}
@@ -205,6 +225,9 @@ impl OpponentSpec {
             }
             OpponentPolicy::Frozen { refresh, play } => {
                 (t.policy, t.refresh, t.play) = (PolicyName::Frozen, Some(*refresh), Some(*play));
+            }
+            OpponentPolicy::Agent(file) => {
+                (t.policy, t.agent) = (PolicyName::Agent, Some(file.display().to_string()));
             }
         }
         t
@@ -228,6 +251,7 @@ impl OpponentPolicy {
             OpponentPolicy::Greedy => "greedy".into(),
             OpponentPolicy::Search(o) => format!("search {}", o.spec()),
             OpponentPolicy::Fuzzy { p, base } => format!("fuzzy {p} {}", base.describe()),
+            OpponentPolicy::Agent(file) => format!("agent {}", file.display()),
             OpponentPolicy::Frozen { refresh, play } => match play {
                 FrozenPlay::Behaviour => format!("frozen every {refresh}"),
                 FrozenPlay::Greedy => format!("frozen greedy every {refresh}"),
@@ -252,15 +276,21 @@ impl OpponentPolicy {
             OpponentPolicy::Random
             | OpponentPolicy::Greedy
             | OpponentPolicy::Search(_)
+            | OpponentPolicy::Agent(_)
             | OpponentPolicy::Frozen { .. } => false,
         }
     }
 
-    /// The policy, reading perfect play from `oracle` (`None`: a game without one; the config
-    /// check refuses such opponents before any work starts). A frozen copy is made from its
-    /// learner by [`copy_of`], never here.
-    pub fn build<'o, G: Game>(&self, oracle: Option<&'o dyn Oracle<G>>) -> Box<dyn Policy<G> + 'o> {
-        match self {
+    /// The policy for `game`, reading perfect play from `oracle` (`None`: a game without one;
+    /// the config check refuses such opponents before any work starts) and a saved agent from
+    /// its file (the config check loads it once; `Err` if it no longer loads). A frozen copy
+    /// is made from its learner by [`copy_of`], never here.
+    pub fn build<'o, G: Game>(
+        &self,
+        game: &G,
+        oracle: Option<&'o dyn Oracle<G>>,
+    ) -> anyhow::Result<Box<dyn Policy<G> + 'o>> {
+        Ok(match self {
             OpponentPolicy::Random => Box::new(RandomPolicy),
             OpponentPolicy::Greedy => Box::new(GreedyPolicy),
             OpponentPolicy::Search(o) => Box::new(SearchPolicy::new(o.clone())),
@@ -269,13 +299,14 @@ impl OpponentPolicy {
                 None => unreachable!("opponents that need an oracle are refused without one"),
             },
             OpponentPolicy::Fuzzy { p, base } => Box::new(FuzzyPolicy {
-                base: base.build(oracle),
+                base: base.build(game, oracle)?,
                 p: *p,
             }),
+            OpponentPolicy::Agent(file) => Box::new(load_agent(game, file)?),
             OpponentPolicy::Frozen { .. } => {
                 unreachable!("a frozen copy is made from its learner (copy_of), never built alone")
             }
-        }
+        })
     }
 }
 

@@ -13,9 +13,8 @@ use polars::frame::chunk_df_for_writing;
 use polars::io::csv::write::BatchedWriter as CsvBatch;
 use polars::io::parquet::write::BatchedWriter as ParquetBatch;
 use polars::prelude::{
-    ChunkFull, Column, CompatLevel, CsvWriter, DataFrame, IntoColumn, KeyValueMetadata,
-    NewChunkedArray, ParquetCompression, ParquetWriter, Schema, SchemaExt, SerWriter,
-    StringChunked,
+    ChunkFull, Column, CsvWriter, DataFrame, IntoColumn, NewChunkedArray, ParquetCompression,
+    ParquetWriter, SerWriter, StringChunked,
 };
 
 /// Column order of the table, shared by the DataFrame, the CSV header and the Parquet schema.
@@ -236,7 +235,9 @@ impl CurvesWriter {
         let file = AtomicFile::create(&path)?;
         let parquet = ParquetWriter::new(file.writer()?)
             .with_compression(ParquetCompression::Zstd(None))
-            .with_key_value_metadata(Some(parquet_metadata(&schema, metadata)))
+            .with_key_value_metadata(Some(crate::io::parquet::key_value_metadata(
+                &schema, metadata,
+            )))
             .batched(&schema)
             .with_context(|| format!("encoding {}", path.display()))?;
         let parquet = (path, file, parquet);
@@ -332,16 +333,6 @@ pub fn write_curves(
     let mut writer = CurvesWriter::create(dir, curves, metadata, csv)?;
     writer.append(curves)?;
     writer.finish()
-}
-
-/// The Parquet file's key-value metadata: the Arrow schema at the oldest compatibility level
-/// (polars writes its own, with string views, only where none is given), then `metadata`.
-fn parquet_metadata(schema: &Schema, metadata: &[(String, String)]) -> KeyValueMetadata {
-    let arrow = schema.to_arrow(CompatLevel::oldest());
-    let schema = polars_parquet::write::schema_to_metadata_key(&arrow);
-    let mut pairs = vec![(schema.key, schema.value.unwrap_or_default())];
-    pairs.extend(metadata.iter().cloned());
-    KeyValueMetadata::from_static(pairs)
 }
 
 #[cfg(test)]

@@ -156,6 +156,17 @@ pub fn run_file(runs_dir: &Path, run: usize) -> PathBuf {
     runs_dir.join(format!("run-{run:04}.json"))
 }
 
+/// The folder of the stored runs' saved agents, inside the store.
+pub const AGENTS_DIR: &str = "agents";
+
+/// The saved agent of run `run` in the store `runs_dir` (written before the run is stored, so
+/// a stored run has its agent).
+pub fn agent_file(runs_dir: &Path, run: usize) -> PathBuf {
+    runs_dir
+        .join(AGENTS_DIR)
+        .join(format!("run-{run:04}.parquet"))
+}
+
 /// The runs stored in `runs_dir`, by their file names.
 pub fn stored_runs(runs_dir: &Path) -> Result<BTreeSet<usize>> {
     let mut runs = BTreeSet::new();

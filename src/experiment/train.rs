@@ -5,6 +5,7 @@
 //! ([`Progress`]) lives here, as training is what it counts.
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -18,7 +19,7 @@ use super::figures::{plot_metric, plot_spec};
 use super::opponents::{OpponentSpec, copy_of};
 use super::output::{Curves, CurvesWriter};
 use super::plan::{Condition, Plan, conditions, config_hash, jobs, run_id};
-use super::store::{JobResult, run_file};
+use super::store::{self, JobResult, run_file};
 use super::summary::{RunSummary, THRESHOLDS, summarise};
 use crate::core::env::{AecEnv, Env};
 use crate::core::game::{Game, GameResult, Player};
@@ -30,6 +31,7 @@ use crate::eval::matches::{MatchEvaluator, Reference};
 use crate::eval::{Evaluator, ExpectedResult, Metric, Profile, Role};
 use crate::io::files::write_atomic;
 use crate::io::version::{COMMIT, VERSION};
+use crate::learn::saved::{Origin, save_agent};
 use crate::learn::{Learner, play_self, play_vs_opponent};
 use crate::truth::OptimalPolicy;
 use crate::truth::oracle::Oracle;
@@ -188,6 +190,244 @@ pub(super) fn run_game<G: Solve>(
     let config_hash = config_hash(&resolved);
     let conditions = conditions(config);
     let jobs = jobs(config, conditions.len());
+    with_truth(game, config, &conditions, progress, |truth, report| {
+        // What each condition records, known before any training: the runner's own figures, the
+        // evaluator's metrics and the learner's statistics.
+        let recorded: Vec<Vec<Metric>> = conditions
+            .iter()
+            .enumerate()
+            .map(|(c, cond)| {
+                let learner = cond.learner.config.build(game, cond.learner.label.clone());
+                let mut metrics = runner_metrics(game, truth, cond);
+                metrics.extend_from_slice(
+                    evaluator(game, config, truth, c, cond, 0, learner.as_ref())?.metrics(),
+                );
+                // The learner's own figures, with a reference line where the enumerated game
+                // gives one (the boxes a matchbox learner's seat needs).
+                let seat = match &cond.learner.seat {
+                    Seat::Player(p, _) => Some(*p),
+                    Seat::SelfPlay | Seat::Alternate => None,
+                };
+                metrics.extend(learner.statistics().into_iter().map(|(m, _)| {
+                    let line = seat
+                        .zip(truth.graph)
+                        .and_then(|(p, g)| cond.learner.config.reference(m.source, p, g));
+                    match line {
+                        Some(v) => m.reference_at(v),
+                        None => m,
+                    }
+                }));
+                Ok(metrics)
+            })
+            .collect::<Result<_>>()?;
+        // `<metric>_as_*` plots the metric for every seat (a study's games name their seats apart).
+        let plot_metrics: Vec<String> = config
+            .plot_metrics()
+            .iter()
+            .flat_map(|m| match m.strip_suffix("_as_*") {
+                Some(base) => (0..game.num_players())
+                    .map(|p| format!("{base}_as_{}", game.player_name(p)))
+                    .collect(),
+                None => vec![m.clone()],
+            })
+            .collect();
+        let mut names: Vec<&str> = Vec::new();
+        for m in recorded.iter().flatten() {
+            if !names.contains(&m.name.as_str()) {
+                names.push(&m.name);
+            }
+        }
+        if let Some(missing) = plot_metrics.iter().find(|m| !names.contains(&m.as_str())) {
+            anyhow::bail!(
+                "`plots.metrics`: this experiment records no metric `{missing}`; it records: {}",
+                names.join(", ")
+            );
+        }
+
+        match (plan.pending.len(), plan.stored_before) {
+            (0, stored) => progress.note(format_args!(
+                "{}: its {stored} runs are stored; read back",
+                config.name()
+            )),
+            (pending, stored) => progress.note(format_args!(
+                "{}: {} runs x {} episodes on {} threads{}",
+                config.name(),
+                crate::core::text::group(&pending.to_string()),
+                crate::core::text::group(&config.episodes().to_string()),
+                rayon::current_num_threads(),
+                match stored {
+                    0 => String::new(),
+                    n => format!(" ({n} stored before: read back)"),
+                }
+            )),
+        }
+        progress.bar.set_message(config.name().to_string());
+        // Each run is stored the moment it ends: an interruption loses only the runs under way.
+        if !plan.pending.is_empty() {
+            plan.store.create()?;
+        }
+        plan.pending.par_iter().try_for_each(|&run| {
+            let (c, seed) = jobs[run];
+            let cond = &conditions[c];
+            let (job, learner) = run_job(game, truth, c, config, cond, seed, progress)?;
+            // Its agent is saved before the run is stored: a stored run has its agent.
+            {
+                let origin = Origin {
+                    run: config.name().to_string(),
+                    opponent: cond.opponent_name().to_string(),
+                    seed,
+                    episodes: config.episodes(),
+                    condition: c,
+                    config_hash: config_hash.clone(),
+                    config: resolved.clone(),
+                };
+                let path = store::agent_file(plan.store.dir(), run);
+                let parent = path.parent().expect("inside the store");
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("creating {}", parent.display()))?;
+                let seats = cond.learner.seat.players(game.num_players());
+                save_agent(
+                    &path,
+                    game,
+                    learner.as_ref(),
+                    &cond.learner.config,
+                    &cond.learner.label,
+                    &seats,
+                    Some(origin),
+                )?;
+            }
+            drop(learner);
+            plan.store.save(run_id(&conditions, &jobs, run), &job)?;
+            progress.run_done();
+            anyhow::Ok(())
+        })?;
+        if !finish {
+            return Ok(None);
+        }
+
+        // Every run in order, read back from the store and streamed to the curve files: what stays
+        // in memory is each run's outcome and the plotted metrics' rows, so a study of a million
+        // seeds does not hold its whole table.
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        // What the Parquet file says about itself: what made it, and from which config.
+        let metadata: Vec<(String, String)> = [
+            ("solvedgym.run", config.name().to_string()),
+            ("solvedgym.game", game.name().to_string()),
+            ("solvedgym.game_params", game.params().to_string()),
+            ("solvedgym.config_hash", config_hash.clone()),
+            ("solvedgym.version", VERSION.to_string()),
+            ("solvedgym.commit", COMMIT.unwrap_or("unknown").to_string()),
+            ("solvedgym.config", resolved.clone()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let mut plotted = Curves::new(config.name(), game.name(), &config_hash);
+        let mut writer = CurvesWriter::create(dir, &plotted, &metadata, csv)?;
+        let per = config.seeds().len();
+        let mut final_names: Vec<Vec<String>> = Vec::with_capacity(conditions.len());
+        let mut outcomes = Vec::with_capacity(jobs.len());
+        for run in 0..jobs.len() {
+            let id = run_id(&conditions, &jobs, run);
+            let job = plan.store.load(id)?;
+            writer.append(&job.curves)?;
+            plotted.append_where(&job.curves, |m| plot_metrics.iter().any(|p| p == m));
+            let (outcome, names) = job.into_outcome();
+            if run % per == 0 {
+                final_names.push(names);
+            } else if final_names.last() != Some(&names) {
+                anyhow::bail!(
+                    "{}: run {id} records other final metrics than the first run of its condition; \
+                 delete the file to run it again",
+                    run_file(plan.store.dir(), run).display()
+                );
+            }
+            outcomes.push(outcome);
+        }
+        let mut written = writer.finish()?;
+        written.extend(place_agents(dir, plan.store.dir(), &conditions, &jobs)?);
+        let summary = summarise(
+            game,
+            truth.graph,
+            config,
+            &conditions,
+            &recorded,
+            &final_names,
+            &outcomes,
+            report,
+            &config_hash,
+        );
+
+        write_atomic(&dir.join("config.toml"), resolved.as_bytes())?;
+        write_atomic(
+            &dir.join("summary.json"),
+            format!("{}\n", serde_json::to_string_pretty(&summary)?).as_bytes(),
+        )?;
+        write_atomic(&dir.join("summary.md"), summary.markdown().as_bytes())?;
+        written.extend([
+            dir.join("config.toml"),
+            dir.join("summary.json"),
+            dir.join("summary.md"),
+        ]);
+        let keys: Vec<(String, String)> = conditions
+            .iter()
+            .map(|c| (c.learner.label.clone(), c.opponent_name().to_string()))
+            .collect();
+        for metric in &plot_metrics {
+            let spec = plot_spec(config, &recorded, &keys, metric);
+            written.extend(plot_metric(dir, &plotted, &spec)?);
+        }
+        Ok(Some(RunSummary { written, ..summary }))
+    })
+}
+
+/// The evaluation a run of `config` makes of its learner at the end, made again of `learner`
+/// (the saved agent of condition `condition`, trained with seed `seed`): every metric the
+/// evaluator records, then the learner's statistics, by name. A frozen-copy opponent is
+/// played by a copy of `learner` itself (the run's last copy is not saved).
+pub(super) fn evaluate_again<G: Solve>(
+    game: &G,
+    config: &ExperimentConfig,
+    condition: usize,
+    seed: u64,
+    learner: &dyn Learner<G>,
+    progress: &Progress,
+) -> Result<Vec<(String, f64)>> {
+    let conditions = conditions(config);
+    let cond = conditions.get(condition).with_context(|| {
+        format!(
+            "the agent names condition {condition}; the config has {}",
+            conditions.len()
+        )
+    })?;
+    with_truth(game, config, &conditions, progress, |truth, _| {
+        let evaluator = evaluator(game, config, truth, condition, cond, seed, learner)?;
+        let copy = match (cond.opponent.and_then(OpponentSpec::frozen), truth.graph) {
+            (Some((_, play)), Some(graph)) => Some(copy_of(graph, learner, play)?),
+            _ => None,
+        };
+        let values = evaluator.evaluate(learner, copy.as_ref())?;
+        let mut metrics: Vec<(String, f64)> = evaluator
+            .metrics()
+            .iter()
+            .zip(values)
+            .map(|(m, v)| (m.name.clone(), v))
+            .collect();
+        metrics.extend(learner.statistics().into_iter().map(|(m, v)| (m.name, v)));
+        Ok(metrics)
+    })
+}
+
+/// Finds the truth a run of `config` on `game` needs, once ([`Truth`]), and hands it to `f`
+/// with the oracle's report (its timing left out: the summary must be the same bytes on every
+/// run).
+fn with_truth<G: Solve, R>(
+    game: &G,
+    config: &ExperimentConfig,
+    conditions: &[Condition],
+    progress: &Progress,
+    f: impl FnOnce(&Truth<G>, Option<crate::truth::SolveReport>) -> Result<R>,
+) -> Result<R> {
     // The truth: every position where the game allows it (the exact evaluator reads them all;
     // the match evaluator plays perfect play from them; frozen copies are tabulated over them),
     // else the game's own solver where an opponent plays perfectly.
@@ -237,7 +477,7 @@ pub(super) fn run_game<G: Solve>(
         .iter()
         .map(|c| match (&exact_truth, c.opponent) {
             (Some(t), Some(o)) if o.frozen().is_none() => {
-                let profile = t.tabulate(o.policy.build(oracle).as_ref())?;
+                let profile = t.tabulate(o.policy.build(game, oracle)?.as_ref())?;
                 let perfect = t.perfect_against(&profile)?;
                 Ok(Some((profile, perfect)))
             }
@@ -255,165 +495,66 @@ pub(super) fn run_game<G: Solve>(
         // The summary must be the same bytes on every run.
         r.seconds = None;
     }
+    f(&truth, report)
+}
 
-    // What each condition records, known before any training: the runner's own figures, the
-    // evaluator's metrics and the learner's statistics.
-    let recorded: Vec<Vec<Metric>> = conditions
-        .iter()
-        .enumerate()
-        .map(|(c, cond)| {
-            let learner = cond.learner.config.build(game, cond.learner.label.clone());
-            let mut metrics = runner_metrics(game, &truth, cond);
-            metrics.extend_from_slice(
-                evaluator(game, config, &truth, c, cond, 0, learner.as_ref()).metrics(),
-            );
-            // The learner's own figures, with a reference line where the enumerated game
-            // gives one (the boxes a matchbox learner's seat needs).
-            let seat = match &cond.learner.seat {
-                Seat::Player(p, _) => Some(*p),
-                Seat::SelfPlay | Seat::Alternate => None,
-            };
-            metrics.extend(learner.statistics().into_iter().map(|(m, _)| {
-                let line = seat
-                    .zip(truth.graph)
-                    .and_then(|(p, g)| cond.learner.config.reference(m.source, p, g));
-                match line {
-                    Some(v) => m.reference_at(v),
-                    None => m,
-                }
-            }));
-            metrics
-        })
-        .collect();
-    // `<metric>_as_*` plots the metric for every seat (a study's games name their seats apart).
-    let plot_metrics: Vec<String> = config
-        .plot_metrics()
-        .iter()
-        .flat_map(|m| match m.strip_suffix("_as_*") {
-            Some(base) => (0..game.num_players())
-                .map(|p| format!("{base}_as_{}", game.player_name(p)))
-                .collect(),
-            None => vec![m.clone()],
-        })
-        .collect();
-    let mut names: Vec<&str> = Vec::new();
-    for m in recorded.iter().flatten() {
-        if !names.contains(&m.name.as_str()) {
-            names.push(&m.name);
-        }
-    }
-    if let Some(missing) = plot_metrics.iter().find(|m| !names.contains(&m.as_str())) {
-        anyhow::bail!(
-            "`plots.metrics`: this experiment records no metric `{missing}`; it records: {}",
-            names.join(", ")
+/// The folder of a finished run's saved agents.
+pub const AGENTS_FOLDER: &str = "agents";
+
+/// Moves each run's saved agent from the store to `<dir>/agents/`, named by its learner,
+/// opponent and seed (`her--random--seed-3.parquet`); returns the folder where any agent is
+/// placed. A run stored before agents were saved has none.
+fn place_agents(
+    dir: &Path,
+    store_dir: &Path,
+    conditions: &[Condition],
+    jobs: &[(usize, u64)],
+) -> Result<Vec<PathBuf>> {
+    let out = dir.join(AGENTS_FOLDER);
+    let mut placed = Vec::new();
+    let mut names = std::collections::BTreeSet::new();
+    for (run, &(c, seed)) in jobs.iter().enumerate() {
+        let from = store::agent_file(store_dir, run);
+        let cond = &conditions[c];
+        let mut name = format!(
+            "{}--{}--seed-{seed}",
+            slug(&cond.learner.label),
+            slug(cond.opponent_name())
         );
-    }
-
-    match (plan.pending.len(), plan.stored_before) {
-        (0, stored) => progress.note(format_args!(
-            "{}: its {stored} runs are stored; read back",
-            config.name()
-        )),
-        (pending, stored) => progress.note(format_args!(
-            "{}: {} runs x {} episodes on {} threads{}",
-            config.name(),
-            crate::core::text::group(&pending.to_string()),
-            crate::core::text::group(&config.episodes().to_string()),
-            rayon::current_num_threads(),
-            match stored {
-                0 => String::new(),
-                n => format!(" ({n} stored before: read back)"),
-            }
-        )),
-    }
-    progress.bar.set_message(config.name().to_string());
-    // Each run is stored the moment it ends: an interruption loses only the runs under way.
-    if !plan.pending.is_empty() {
-        plan.store.create()?;
-    }
-    plan.pending.par_iter().try_for_each(|&run| {
-        let (c, seed) = jobs[run];
-        let job = run_job(game, &truth, c, config, &conditions[c], seed, progress)?;
-        plan.store.save(run_id(&conditions, &jobs, run), &job)?;
-        progress.run_done();
-        anyhow::Ok(())
-    })?;
-    if !finish {
-        return Ok(None);
-    }
-
-    // Every run in order, read back from the store and streamed to the curve files: what stays
-    // in memory is each run's outcome and the plotted metrics' rows, so a study of a million
-    // seeds does not hold its whole table.
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    // What the Parquet file says about itself: what made it, and from which config.
-    let metadata: Vec<(String, String)> = [
-        ("solvedgym.run", config.name().to_string()),
-        ("solvedgym.game", game.name().to_string()),
-        ("solvedgym.game_params", game.params().to_string()),
-        ("solvedgym.config_hash", config_hash.clone()),
-        ("solvedgym.version", VERSION.to_string()),
-        ("solvedgym.commit", COMMIT.unwrap_or("unknown").to_string()),
-        ("solvedgym.config", resolved.clone()),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect();
-    let mut plotted = Curves::new(config.name(), game.name(), &config_hash);
-    let mut writer = CurvesWriter::create(dir, &plotted, &metadata, csv)?;
-    let per = config.seeds().len();
-    let mut final_names: Vec<Vec<String>> = Vec::with_capacity(conditions.len());
-    let mut outcomes = Vec::with_capacity(jobs.len());
-    for run in 0..jobs.len() {
-        let id = run_id(&conditions, &jobs, run);
-        let job = plan.store.load(id)?;
-        writer.append(&job.curves)?;
-        plotted.append_where(&job.curves, |m| plot_metrics.iter().any(|p| p == m));
-        let (outcome, names) = job.into_outcome();
-        if run % per == 0 {
-            final_names.push(names);
-        } else if final_names.last() != Some(&names) {
-            anyhow::bail!(
-                "{}: run {id} records other final metrics than the first run of its condition; \
-                 delete the file to run it again",
-                run_file(plan.store.dir(), run).display()
-            );
+        if !names.insert(name.clone()) {
+            name = format!("{name}--{c}");
+            names.insert(name.clone());
         }
-        outcomes.push(outcome);
+        let to = out.join(format!("{name}.parquet"));
+        if from.is_file() {
+            std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+            std::fs::rename(&from, &to)
+                .with_context(|| format!("moving {} to {}", from.display(), to.display()))?;
+        }
+        if to.is_file() && placed.is_empty() {
+            placed.push(out.clone());
+        }
     }
-    let mut written = writer.finish()?;
-    let summary = summarise(
-        game,
-        truth.graph,
-        config,
-        &conditions,
-        &recorded,
-        &final_names,
-        &outcomes,
-        report,
-        &config_hash,
-    );
+    Ok(placed)
+}
 
-    write_atomic(&dir.join("config.toml"), resolved.as_bytes())?;
-    write_atomic(
-        &dir.join("summary.json"),
-        format!("{}\n", serde_json::to_string_pretty(&summary)?).as_bytes(),
-    )?;
-    write_atomic(&dir.join("summary.md"), summary.markdown().as_bytes())?;
-    written.extend([
-        dir.join("config.toml"),
-        dir.join("summary.json"),
-        dir.join("summary.md"),
-    ]);
-    let keys: Vec<(String, String)> = conditions
-        .iter()
-        .map(|c| (c.learner.label.clone(), c.opponent_name().to_string()))
-        .collect();
-    for metric in &plot_metrics {
-        let spec = plot_spec(config, &recorded, &keys, metric);
-        written.extend(plot_metric(dir, &plotted, &spec)?);
+/// A label as part of a file name: letters and digits kept (lower case), runs of anything
+/// else one `-`.
+fn slug(label: &str) -> String {
+    let mut out = String::new();
+    for ch in label.chars() {
+        if ch.is_alphanumeric() {
+            out.extend(ch.to_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
     }
-    Ok(Some(RunSummary { written, ..summary }))
+    let out = out.trim_matches('-');
+    if out.is_empty() {
+        "agent".to_string()
+    } else {
+        out.to_string()
+    }
 }
 
 /// The seat a condition's losses and results are counted at: its one seat, or the first.
@@ -449,10 +590,10 @@ fn evaluator<'t, G: Game>(
     cond: &Condition,
     seed: u64,
     learner: &dyn Learner<G>,
-) -> Box<dyn Evaluator<G> + 't> {
+) -> Result<Box<dyn Evaluator<G> + 't>> {
     let seats = cond.learner.seat.players(game.num_players());
     let copy = cond.opponent.is_some_and(|o| o.frozen().is_some());
-    match (config.evaluation(), &truth.exact) {
+    Ok(match (config.evaluation(), &truth.exact) {
         (Evaluation::Exact, Some(exact)) => Box::new(ExactEvaluator::new(
             exact,
             seats,
@@ -475,7 +616,10 @@ fn evaluator<'t, G: Game>(
                 references.push(("ai".into(), Some(Box::new(ai))));
             }
             if let Some(o) = cond.opponent {
-                let policy = (!copy).then(|| o.policy.build(truth.oracle));
+                let policy = match copy {
+                    true => None,
+                    false => Some(o.policy.build(game, truth.oracle)?),
+                };
                 references.push(("opponent".into(), policy));
             }
             Box::new(MatchEvaluator::new(
@@ -486,7 +630,7 @@ fn evaluator<'t, G: Game>(
                 derive_seed(seed, 3),
             ))
         }
-    }
+    })
 }
 
 /// One run: the learner of condition `condition` trained with seed `seed` against its opponent
@@ -499,12 +643,12 @@ fn run_job<G: Game>(
     cond: &Condition,
     seed: u64,
     progress: &Progress,
-) -> Result<JobResult> {
+) -> Result<(JobResult, Box<dyn Learner<G>>)> {
     let mut learner = cond.learner.config.build(game, cond.learner.label.clone());
     let mut rng = rng(derive_seed(seed, 1));
     let env_seed = derive_seed(seed, 2);
     let seats = cond.learner.seat.players(game.num_players());
-    let evaluator = evaluator(game, config, truth, condition, cond, seed, learner.as_ref());
+    let evaluator = evaluator(game, config, truth, condition, cond, seed, learner.as_ref())?;
     let roles: Vec<Role> = evaluator.metrics().iter().map(|m| m.role).collect();
     let mut job = JobResult {
         reached: [None; 2],
@@ -535,13 +679,14 @@ fn run_job<G: Game>(
             let mut envs = Vec::with_capacity(seats.len());
             for (k, &seat) in seats.iter().enumerate() {
                 let opponents = (0..game.num_players())
-                    .map(|p| {
-                        (p != seat).then(|| match &copy {
-                            Some((shared, ..)) => Box::new(shared.clone()) as Box<dyn Policy<G>>,
-                            None => o.policy.build(truth.oracle),
-                        })
+                    .map(|p| match (p != seat, &copy) {
+                        (false, _) => Ok(None),
+                        (true, Some((shared, ..))) => {
+                            Ok(Some(Box::new(shared.clone()) as Box<dyn Policy<G>>))
+                        }
+                        (true, None) => o.policy.build(game, truth.oracle).map(Some),
                     })
-                    .collect();
+                    .collect::<Result<_>>()?;
                 let seed = if k == 0 {
                     env_seed
                 } else {
@@ -648,5 +793,5 @@ fn run_job<G: Game>(
         .zip(&metrics)
         .any(|(r, (_, v))| *r == Role::Perfect && *v == 1.0);
     job.final_metrics = metrics;
-    Ok(job)
+    Ok((job, learner))
 }

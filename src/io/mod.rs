@@ -1,10 +1,11 @@
 //! What crosses the program's edge, shared by the layers above: files written atomically
 //! ([`files`]), TOML read with the line of every key ([`source`]), charts drawn with plotters
-//! ([`plot`]), progress on the terminal ([`progress`]), the memory work may take ([`memory`]) and
+//! ([`plot`]), Parquet files with their metadata ([`parquet`]), progress on the terminal ([`progress`]), the memory work may take ([`memory`]) and
 //! what built the program ([`version`]). Nothing here knows a game.
 
 pub mod files;
 pub mod memory;
+pub mod parquet;
 pub mod plot;
 pub mod progress;
 pub mod source;

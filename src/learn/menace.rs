@@ -19,6 +19,7 @@
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
+use super::saved::{SavedRow, Snapshot};
 use super::table::RowIndex;
 use super::{Decision, Learner, Position};
 use crate::core::game::{Action, Game, GameResult, MAX_PLAYERS, Player, Returns, Turn};
@@ -562,6 +563,50 @@ impl<G: Game> Learner<G> for Matchbox<G> {
             (Metric::of("empty_boxes"), empty as f64),
             (Metric::of("beads"), beads as f64),
         ]
+    }
+    /// `beads`: every opened box, in the order opened, by its position (canonical under the
+    /// symmetries when the config says so) and its moves.
+    fn snapshot(&self, _game: &G) -> Option<Snapshot<G>> {
+        let rows = self
+            .boxes()
+            .map(|(key, b)| SavedRow {
+                part: "beads".to_string(),
+                state: key.clone(),
+                actions: b.moves,
+                values: b.beads.into_iter().map(f64::from).collect(),
+            })
+            .collect();
+        Some(Snapshot {
+            episodes: 0,
+            rows,
+            arrays: Vec::new(),
+        })
+    }
+
+    fn restore(&mut self, game: &G, snapshot: Snapshot<G>) -> Result<(), String> {
+        for row in snapshot.part("beads") {
+            let moves = box_moves(&self.config, game, &row.state);
+            if moves != row.actions || row.values.len() != moves.len() {
+                return Err(format!(
+                    "a box with moves {:?}, where the rules and the config give {:?}",
+                    row.actions, moves
+                ));
+            }
+            if row
+                .values
+                .iter()
+                .any(|&n| !(0.0..=u32::MAX as f64).contains(&n) || n.fract() != 0.0)
+            {
+                return Err("a box holds a bead count that is not a count".to_string());
+            }
+            let range = self
+                .boxes
+                .find_or_open(game, &row.state, |_| (moves.clone(), 0));
+            for (b, &n) in self.boxes.beads[range].iter_mut().zip(&row.values) {
+                *b = n as u32;
+            }
+        }
+        Ok(())
     }
 }
 

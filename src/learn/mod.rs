@@ -13,6 +13,7 @@
 
 pub mod backup;
 pub mod metric;
+pub mod saved;
 pub mod schedule;
 pub mod table;
 
@@ -236,7 +237,7 @@ pub struct Decision<'a, G: Game> {
 /// statistics, policies and values (`self_play_gives_the_bytes_of_act_for_every_kind` and the
 /// property test `fast_paths_give_the_bytes_of_act`), and `position` answers as the policies
 /// and the value do.
-pub trait Learner<G: Game>: Send {
+pub trait Learner<G: Game>: Send + Sync {
     /// A short description for tables and legends ("her", "menace").
     fn name(&self) -> String;
     /// Called before the first move of each episode.
@@ -286,6 +287,19 @@ pub trait Learner<G: Game>: Send {
     fn position(&self, game: &G, state: &G::State, legal: &[Action], out: &mut Position) -> bool {
         let _ = (game, state, legal, out);
         false
+    }
+    /// What it has learned, to be saved ([`saved`]): its tables' rows keyed by position, its
+    /// weight arrays and its episodes. `None`: this kind saves nothing.
+    fn snapshot(&self, game: &G) -> Option<saved::Snapshot<G>> {
+        let _ = game;
+        None
+    }
+    /// Takes back what [`Learner::snapshot`] gave, into a fresh learner of the same config:
+    /// afterwards it plays and answers the evaluator as the learner saved did. `Err` says why
+    /// the snapshot does not fit (a position with other legal moves, a missing part).
+    fn restore(&mut self, game: &G, snapshot: saved::Snapshot<G>) -> Result<(), String> {
+        let _ = (game, snapshot);
+        Err(format!("a {} learner cannot be restored", self.name()))
     }
 }
 

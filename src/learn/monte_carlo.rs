@@ -14,6 +14,7 @@ use serde::de::{self, MapAccess, Unexpected, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::backup::{discount, epsilon_greedy, max_of, row_probabilities};
+use super::saved::Snapshot;
 use super::schedule::{Decay, Epsilon, Schedule, checked};
 use super::table::Table;
 use super::{Decision, Learner, Position};
@@ -274,6 +275,48 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
         let q = self.q_values(game, state);
         out.from_q_row(q, legal.len(), self.epsilon.value(), self.config.initial);
         true
+    }
+    /// `q`, a row per state met, and `counts`, the returns averaged into each value.
+    fn snapshot(&self, game: &G) -> Option<Snapshot<G>> {
+        let mut rows = Vec::new();
+        let counts: Vec<f64> = self.counts.iter().map(|&n| n as f64).collect();
+        let saved = self
+            .table
+            .saved_rows(
+                game,
+                "q",
+                self.table.values(),
+                self.config.initial,
+                true,
+                &mut rows,
+            )
+            .and_then(|()| {
+                self.table
+                    .saved_rows(game, "counts", &counts, 0.0, true, &mut rows)
+            });
+        saved.ok().map(|()| Snapshot {
+            episodes: self.episode,
+            rows,
+            arrays: Vec::new(),
+        })
+    }
+
+    fn restore(&mut self, game: &G, snapshot: Snapshot<G>) -> Result<(), String> {
+        self.table
+            .restore_rows(game, snapshot.part("q"), self.config.initial, true)?;
+        let mut counts = Vec::new();
+        self.table
+            .restore_aligned(game, snapshot.part("counts"), &mut counts, 0.0)?;
+        if counts
+            .iter()
+            .any(|&n| !(0.0..=u32::MAX as f64).contains(&n) || n.fract() != 0.0)
+        {
+            return Err("`counts` holds a value that is not a count".to_string());
+        }
+        self.counts = counts.into_iter().map(|n| n as u32).collect();
+        self.episode = snapshot.episodes;
+        self.epsilon.replay(self.episode);
+        Ok(())
     }
 }
 

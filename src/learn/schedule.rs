@@ -231,6 +231,14 @@ impl Epsilon {
         }
     }
 
+    /// Moves a fresh schedule on to `episodes` the way training does, one episode at a time,
+    /// so that a restored learner ([`super::saved`]) holds the same value to the bit.
+    pub fn replay(&mut self, episodes: u64) {
+        for _ in self.episode..episodes {
+            self.next_episode();
+        }
+    }
+
     /// The episode it stands at (0 = the first).
     pub fn episode(&self) -> u64 {
         self.episode

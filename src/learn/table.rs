@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use super::saved::{SavedRow, check_legal};
 use crate::core::game::Game;
 
 /// Largest dense index a table maps directly (8 bytes per entry: 32 MiB).
@@ -106,6 +107,9 @@ enum Layout<G: Game> {
     /// ([`Game::state_index`]), with its flag of whether the state was met.
     ByStateIndex { met: Vec<bool> },
 }
+
+/// A state with a row, and the range of its values ([`Table::rows_in_order`]).
+pub type StateRow<G> = (<G as Game>::State, std::ops::Range<usize>);
 
 /// Rows of values keyed by state.
 #[derive(Clone)]
@@ -239,6 +243,136 @@ impl<G: Game> Table<G> {
             }),
             _ => None,
         }
+    }
+
+    /// Every state with a row and the range of its values, in a fixed order (by the dense
+    /// index, else by the states' order), for saving: `Err` names an index the game cannot
+    /// turn back into a state.
+    pub fn rows_in_order(&self, game: &G) -> Result<Vec<StateRow<G>>, String> {
+        let from_index = |i: usize| {
+            game.state_from_index(i).ok_or_else(|| {
+                format!(
+                    "{} cannot turn its state index {i} back into a position",
+                    game.name()
+                )
+            })
+        };
+        let mut out = Vec::with_capacity(self.rows);
+        match &self.layout {
+            Layout::Appended(RowIndex::Dense(v)) => {
+                for (i, &packed) in v.iter().enumerate() {
+                    if packed != 0 {
+                        let start = (packed as u32 - 1) as usize;
+                        out.push((from_index(i)?, start..start + (packed >> 32) as usize));
+                    }
+                }
+            }
+            Layout::Appended(RowIndex::Hashed(m)) => {
+                out.extend(
+                    m.iter().map(|(s, &(start, len))| {
+                        (s.clone(), start as usize..(start + len) as usize)
+                    }),
+                );
+                out.sort_by(|a, b| a.0.cmp(&b.0));
+            }
+            Layout::ByActionIndex { met } => {
+                for i in met.iter().enumerate().filter(|(_, m)| **m).map(|(i, _)| i) {
+                    let s = from_index(i)?;
+                    let r = game.action_index(&s);
+                    out.push((s, r));
+                }
+            }
+            Layout::ByStateIndex { met } => {
+                for i in met.iter().enumerate().filter(|(_, m)| **m).map(|(i, _)| i) {
+                    out.push((from_index(i)?, i..i + 1));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The rows of `part` to save: each state with a row and its numbers in `values` (this
+    /// table's values, or an array aligned with them; past its end, `fill`), with the legal
+    /// actions of the state where `moves` (a row per legal action), else one value per state.
+    pub fn saved_rows(
+        &self,
+        game: &G,
+        part: &str,
+        values: &[f64],
+        fill: f64,
+        moves: bool,
+        out: &mut Vec<SavedRow<G>>,
+    ) -> Result<(), String> {
+        for (state, range) in self.rows_in_order(game)? {
+            let mut actions = Vec::new();
+            if moves {
+                game.legal_actions(&state, &mut actions);
+            }
+            let values = range
+                .map(|i| values.get(i).copied().unwrap_or(fill))
+                .collect();
+            out.push(SavedRow {
+                part: part.to_string(),
+                state,
+                actions,
+                values,
+            });
+        }
+        Ok(())
+    }
+
+    /// Puts saved rows back (as [`Table::saved_rows`] gave them for this table's own values):
+    /// each row created as learning would create it, then its values copied in. Rows of moves
+    /// must list the legal actions of their state.
+    pub fn restore_rows<'a>(
+        &mut self,
+        game: &G,
+        rows: impl Iterator<Item = &'a SavedRow<G>>,
+        initial: f64,
+        moves: bool,
+    ) -> Result<(), String>
+    where
+        G: 'a,
+    {
+        for row in rows {
+            let range = if moves {
+                check_legal(game, row)?;
+                self.row_or_insert(game, &row.state, row.values.len(), initial)
+            } else {
+                if row.values.len() != 1 || !row.actions.is_empty() {
+                    return Err("a row of one value per position holds more".to_string());
+                }
+                let i = self.value_index_or_insert(game, &row.state, initial);
+                i..i + 1
+            };
+            self.values[range].copy_from_slice(&row.values);
+        }
+        Ok(())
+    }
+
+    /// Puts saved rows of an array aligned with this table's values back into `target`
+    /// (resized to the table's length with `fill`): every row's state must have a row here.
+    pub fn restore_aligned<'a>(
+        &self,
+        game: &G,
+        rows: impl Iterator<Item = &'a SavedRow<G>>,
+        target: &mut Vec<f64>,
+        fill: f64,
+    ) -> Result<(), String>
+    where
+        G: 'a,
+    {
+        target.resize(self.values.len(), fill);
+        for row in rows {
+            let range = self
+                .row(game, &row.state)
+                .filter(|r| r.len() == row.values.len())
+                .ok_or_else(|| {
+                    "a row of an aligned part for a position without a row of its own".to_string()
+                })?;
+            target[range].copy_from_slice(&row.values);
+        }
+        Ok(())
     }
 
     #[inline]

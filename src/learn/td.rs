@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::backup::{
     Backup, Pending, discount, epsilon_greedy, epsilon_greedy_probabilities, max_of,
 };
+use super::saved::Snapshot;
 use super::schedule::{Decay, Epsilon, Schedule, checked};
 use super::table::Table;
 use super::{Decision, Learner, Position};
@@ -359,6 +360,28 @@ impl<G: Game> Learner<G> for Td<G> {
             }
         }
         true
+    }
+    /// `v`, the value of every afterstate met.
+    fn snapshot(&self, game: &G) -> Option<Snapshot<G>> {
+        let mut rows = Vec::new();
+        let initial = self.config.initial;
+        self.table
+            .saved_rows(game, "v", self.table.values(), initial, false, &mut rows)
+            .ok()
+            .map(|()| Snapshot {
+                episodes: self.episode,
+                rows,
+                arrays: Vec::new(),
+            })
+    }
+
+    fn restore(&mut self, game: &G, snapshot: Snapshot<G>) -> Result<(), String> {
+        self.table
+            .restore_rows(game, snapshot.part("v"), self.config.initial, false)?;
+        self.episode = snapshot.episodes;
+        self.alpha = self.config.alpha.at(self.episode);
+        self.epsilon.replay(self.episode);
+        Ok(())
     }
 }
 

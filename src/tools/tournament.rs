@@ -31,6 +31,7 @@ use crate::core::game::{Action, Game, Player, Returns};
 use crate::core::policy::{Policy, RandomPolicy};
 use crate::core::random::{SgRng, derive_seed, rng};
 use crate::eval::matches::{interval, max_plies, play_game, rank, rate_interval};
+use crate::learn::saved::load_agent;
 use crate::truth::oracle::Oracle;
 
 /// More games than this in one deal (many entrants for few seats) is refused.
@@ -48,6 +49,8 @@ pub enum Entrant {
     /// Perfect play: the strongest player of the game's exact solver
     /// ([`Oracle::strong_policy`]), for games small enough to solve.
     Optimal,
+    /// A saved agent's greedy play (`agent=PATH`: a run's `agents/*.parquet`).
+    Agent(std::path::PathBuf),
 }
 
 impl Entrant {
@@ -59,12 +62,13 @@ impl Entrant {
             Entrant::Greedy => "greedy".into(),
             Entrant::Search(o) => o.spec(),
             Entrant::Optimal => "optimal".into(),
+            Entrant::Agent(path) => format!("agent={}", path.display()),
         }
     }
 }
 
 /// An entrant as written on the command line, as `play --ai` reads it: `optimal`, `random`,
-/// `greedy`, or search settings (`depth=4`, `depth=8,cutoffs=0-0-8-8-4,mode=hybrid`; see
+/// `greedy`, a saved agent (`agent=PATH`), or search settings (`depth=4`, `depth=8,cutoffs=0-0-8-8-4,mode=hybrid`; see
 /// [`SearchOptions::parse`]).
 pub fn parse_entrant(spec: &str) -> Result<Entrant, String> {
     match spec.trim() {
@@ -74,6 +78,10 @@ pub fn parse_entrant(spec: &str) -> Result<Entrant, String> {
         "optimal" => Ok(Entrant::Optimal),
         "random" => Ok(Entrant::Random),
         "greedy" => Ok(Entrant::Greedy),
+        s if s.starts_with("agent=") => match s["agent=".len()..].trim() {
+            "" => Err("agent=PATH: give the file of a saved agent".into()),
+            path => Ok(Entrant::Agent(path.into())),
+        },
         s => SearchOptions::parse(s).map(Entrant::Search).map_err(|e| {
             format!("{e} (an entrant is optimal, greedy, random, or search settings)")
         }),
@@ -91,6 +99,9 @@ pub enum TournamentError {
     NoHeuristic { game: &'static str, entrant: String },
     #[error("play at least one deal")]
     NoDeals,
+    /// A saved agent that does not load for this game.
+    #[error("entrant `{entrant}`: {why}")]
+    Agent { entrant: String, why: String },
     /// An `optimal` entrant without the game's exact solution.
     #[error("entrant `optimal`: {0}")]
     NoSolution(String),
@@ -268,8 +279,8 @@ struct Ready<'e, G: Game> {
     /// For a search with evaluation settings: the game copy whose heuristic reads them
     /// ([`SearchOptions::evaluator`]), made once before play.
     evaluator: Option<G>,
-    /// For `optimal`: the solution's strongest player.
-    optimal: Option<Box<dyn Policy<G> + 'e>>,
+    /// For `optimal`: the solution's strongest player; for a saved agent, its play.
+    policy: Option<Box<dyn Policy<G> + 'e>>,
 }
 
 /// Makes every entrant ready; the error names the entrant whose settings the game refuses, or
@@ -282,8 +293,16 @@ fn prepare<'e, G: Game>(
     entrants
         .iter()
         .map(|entrant| {
-            let optimal = match (entrant, oracle) {
+            let policy = match (entrant, oracle) {
                 (Entrant::Optimal, Some(o)) => Some(o.strong_policy(0.0)),
+                (Entrant::Agent(path), _) => {
+                    Some(
+                        Box::new(load_agent(game, path).map_err(|e| TournamentError::Agent {
+                            entrant: entrant.name(),
+                            why: format!("{e:#}"),
+                        })?) as Box<dyn Policy<G>>,
+                    )
+                }
                 (Entrant::Optimal, None) => {
                     return Err(TournamentError::NoSolution(format!(
                         "{} was not solved for this tournament",
@@ -304,7 +323,7 @@ fn prepare<'e, G: Game>(
             Ok(Ready {
                 entrant,
                 evaluator,
-                optimal,
+                policy,
             })
         })
         .collect()
@@ -322,8 +341,8 @@ fn choose<G: Game>(
     match player.entrant {
         Entrant::Random => (RandomPolicy.choose(game, state, legal, rng), None),
         Entrant::Greedy => (GreedyPolicy.choose(game, state, legal, rng), None),
-        Entrant::Optimal => {
-            let policy = player.optimal.as_ref().expect("prepared with the solution");
+        Entrant::Optimal | Entrant::Agent(_) => {
+            let policy = player.policy.as_ref().expect("prepared with its policy");
             (policy.choose(game, state, legal, rng), None)
         }
         Entrant::Search(options) => {

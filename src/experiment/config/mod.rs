@@ -482,6 +482,13 @@ fn evaluation_of(
             {
                 return Err(src.error(&format!("opponents[{i}].settings"), e));
             }
+            if let OpponentPolicy::Agent(file) = &o.policy
+                && let Err(e) = with_game!(&entry.game, g => {
+                    crate::learn::saved::load_agent(g, file).map(|_| ())
+                })
+            {
+                return Err(src.error(&format!("opponents[{i}].agent"), format!("{e:#}")));
+            }
             continue;
         };
         return Err(src.error(

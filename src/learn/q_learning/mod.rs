@@ -36,6 +36,7 @@ use serde::{Deserialize, Serialize};
 use super::backup::{
     Pending, discount, epsilon_greedy, epsilon_greedy_expectation, max_of, row_probabilities,
 };
+use super::saved::Snapshot;
 use super::schedule::{Decay, Epsilon, Schedule, checked};
 use super::table::Table;
 use super::{Decision, EpisodeOutcome, Learner, Position, play_self_by_moves};
@@ -205,6 +206,40 @@ impl<G: Game> Learner<G> for QLearner<G> {
 
     fn discount(&self) -> f64 {
         self.config.gamma
+    }
+
+    /// `q` (Q1 when doubled), and doubled `q2`, a row per state met.
+    fn snapshot(&self, game: &G) -> Option<Snapshot<G>> {
+        let mut rows = Vec::new();
+        let initial = self.config.initial;
+        let saved = self
+            .table
+            .saved_rows(game, "q", self.table.values(), initial, true, &mut rows)
+            .and_then(|()| match self.config.double {
+                true => self
+                    .table
+                    .saved_rows(game, "q2", &self.second, initial, true, &mut rows),
+                false => Ok(()),
+            });
+        saved.ok().map(|()| Snapshot {
+            episodes: self.episode,
+            rows,
+            arrays: Vec::new(),
+        })
+    }
+
+    fn restore(&mut self, game: &G, snapshot: Snapshot<G>) -> Result<(), String> {
+        let initial = self.config.initial;
+        self.table
+            .restore_rows(game, snapshot.part("q"), initial, true)?;
+        if self.config.double {
+            self.table
+                .restore_aligned(game, snapshot.part("q2"), &mut self.second, initial)?;
+        }
+        self.episode = snapshot.episodes;
+        self.alpha = self.config.alpha.at(self.episode);
+        self.epsilon.replay(self.episode);
+        Ok(())
     }
 }
 
