@@ -11,7 +11,7 @@ use crate::truth::OptimalPolicy;
 use crate::truth::Solution;
 
 /// Trains `learner` by self-play for `episodes` episodes.
-pub fn train_self_play<G: Game, L: Learner<G>>(
+pub fn train_self_play<G: Game, L: Learner<G> + ?Sized>(
     game: &G,
     learner: &mut L,
     episodes: u64,
@@ -26,7 +26,7 @@ pub fn train_self_play<G: Game, L: Learner<G>>(
 
 /// Whether the learner's greedy play achieves the game value against optimal play from
 /// either seat and keeps the value in at least 99% of the positions of optimal play.
-pub fn learns<G: Game, L: Learner<G>>(game: &G, learner: &L, what: &str) -> Result<(), String> {
+pub fn learns<G: Game, L: Learner<G> + ?Sized>(game: &G, learner: &L, what: &str) -> Result<(), String> {
     let solution = Solution::solve(game, 10_000_000).unwrap();
     let graph = solution.graph();
     let greedy = learner.greedy_policy();
@@ -144,6 +144,10 @@ fn inspectable<G: Game>(game: &G, config: &LearnerConfig) -> Box<dyn Inspect<G>>
     use crate::learn::menace::Matchbox;
     use crate::learn::monte_carlo::MonteCarlo;
     use crate::learn::q_learning::QLearner;
+    use crate::learn::features::FeatureTd;
+    use crate::learn::linear::Linear;
+    use crate::learn::mlp::Mlp;
+    use crate::learn::ntuple::NTuple;
     use crate::learn::td::Td;
     let name = config.default_label();
     match config {
@@ -151,6 +155,24 @@ fn inspectable<G: Game>(game: &G, config: &LearnerConfig) -> Box<dyn Inspect<G>>
         LearnerConfig::MonteCarlo(c) => Box::new(MonteCarlo::new(game, name, c.clone())),
         LearnerConfig::Td(c) => Box::new(Td::new(game, name, c.clone())),
         LearnerConfig::QLearning(c) => Box::new(QLearner::new(game, name, c.clone())),
+        LearnerConfig::NTuple(c) => Box::new(FeatureTd::new(
+            game,
+            name,
+            c.settings(),
+            NTuple::new(game, c),
+        )),
+        LearnerConfig::Linear(c) => Box::new(FeatureTd::new(
+            game,
+            name,
+            c.settings(),
+            Linear::new(game.observation_len(), c.output),
+        )),
+        LearnerConfig::Mlp(c) => Box::new(FeatureTd::new(
+            game,
+            name,
+            c.settings(),
+            Mlp::new(game.observation_len(), c),
+        )),
     }
 }
 
@@ -298,6 +320,9 @@ fn self_play_gives_the_bytes_of_act_for_every_kind() {
         ("monte-carlo", ""),
         ("td", "lambda = 0.8"),
         ("matchbox", "scheme = \"menace\""),
+        ("ntuple", "lambda = 0.8"),
+        ("linear", ""),
+        ("mlp", "hidden = [8, 4]"),
     ];
     for (kind, keys) in kinds {
         let table: toml::Table = keys.parse().unwrap();
