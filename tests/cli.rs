@@ -347,7 +347,11 @@ fn feature_learners_run_through_the_runner_the_same_on_any_thread_count() {
     let one = temp_dir("features1");
     let many = temp_dir("features2");
     run_ok(TINY_FEATURES, &one, &["--threads", "1", "--quiet", "--csv"]);
-    run_ok(TINY_FEATURES, &many, &["--threads", "2", "--quiet", "--csv"]);
+    run_ok(
+        TINY_FEATURES,
+        &many,
+        &["--threads", "2", "--quiet", "--csv"],
+    );
     same_bytes(
         &one.join("tiny-features"),
         &many.join("tiny-features"),
@@ -359,7 +363,10 @@ fn feature_learners_run_through_the_runner_the_same_on_any_thread_count() {
         let rates = curve(&csv, learner, "random o", "greedy_optimal_rate_faced");
         assert_eq!(rates.len(), 5, "{learner}: {rates:?}");
         let weights = curve(&csv, learner, "random o", "weights");
-        assert!(weights.iter().all(|&(_, w)| w > 0.0), "{learner}: {weights:?}");
+        assert!(
+            weights.iter().all(|&(_, w)| w > 0.0),
+            "{learner}: {weights:?}"
+        );
     }
     let _ = std::fs::remove_dir_all(&one);
     let _ = std::fs::remove_dir_all(&many);

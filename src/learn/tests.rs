@@ -26,7 +26,11 @@ pub fn train_self_play<G: Game, L: Learner<G> + ?Sized>(
 
 /// Whether the learner's greedy play achieves the game value against optimal play from
 /// either seat and keeps the value in at least 99% of the positions of optimal play.
-pub fn learns<G: Game, L: Learner<G> + ?Sized>(game: &G, learner: &L, what: &str) -> Result<(), String> {
+pub fn learns<G: Game, L: Learner<G> + ?Sized>(
+    game: &G,
+    learner: &L,
+    what: &str,
+) -> Result<(), String> {
     let solution = Solution::solve(game, 10_000_000).unwrap();
     let graph = solution.graph();
     let greedy = learner.greedy_policy();
@@ -141,13 +145,13 @@ pub trait Inspect<G: Game>: Learner<G> {
 
 /// A learner of `config` for `game`, its tables open to inspection.
 fn inspectable<G: Game>(game: &G, config: &LearnerConfig) -> Box<dyn Inspect<G>> {
-    use crate::learn::menace::Matchbox;
-    use crate::learn::monte_carlo::MonteCarlo;
-    use crate::learn::q_learning::QLearner;
     use crate::learn::features::FeatureTd;
     use crate::learn::linear::Linear;
+    use crate::learn::menace::Matchbox;
     use crate::learn::mlp::Mlp;
+    use crate::learn::monte_carlo::MonteCarlo;
     use crate::learn::ntuple::NTuple;
+    use crate::learn::q_learning::QLearner;
     use crate::learn::td::Td;
     let name = config.default_label();
     match config {

@@ -163,9 +163,24 @@ impl fmt::Display for FeatureRow {
 /// The cases `bench ntuple` times on Fox & Hounds 8x8: (label, kind, keys, share of the
 /// episodes).
 const FEATURE_CASES: [(&str, &str, &str, u64); 5] = [
-    ("n-tuple 32x6 TD(0)", "ntuple", "tuples = 32\nlength = 6\nlambda = 0", 1),
-    ("n-tuple 32x6 TD(0.5)", "ntuple", "tuples = 32\nlength = 6\nlambda = 0.5", 1),
-    ("n-tuple 32x6 TD(0.9)", "ntuple", "tuples = 32\nlength = 6\nlambda = 0.9", 1),
+    (
+        "n-tuple 32x6 TD(0)",
+        "ntuple",
+        "tuples = 32\nlength = 6\nlambda = 0",
+        1,
+    ),
+    (
+        "n-tuple 32x6 TD(0.5)",
+        "ntuple",
+        "tuples = 32\nlength = 6\nlambda = 0.5",
+        1,
+    ),
+    (
+        "n-tuple 32x6 TD(0.9)",
+        "ntuple",
+        "tuples = 32\nlength = 6\nlambda = 0.9",
+        1,
+    ),
     ("linear TD(0.5)", "linear", "lambda = 0.5", 1),
     ("MLP 32 TD(0.5)", "mlp", "lambda = 0.5", 10),
 ];
@@ -205,7 +220,11 @@ pub fn features(
             }
             let secs = started.elapsed().as_secs_f64();
             if secs < best.0 {
-                best = (secs, learner.updates(), learner.approximator().params().len());
+                best = (
+                    secs,
+                    learner.updates(),
+                    learner.approximator().params().len(),
+                );
             }
         }
         best
@@ -216,7 +235,10 @@ pub fn features(
         .collect();
     if let (Some(only), true) = (only, chosen.is_empty()) {
         let labels: Vec<&str> = FEATURE_CASES.iter().map(|c| c.0).collect();
-        bail!("--only {only}: no case matches; the cases are {}", labels.join(", "));
+        bail!(
+            "--only {only}: no case matches; the cases are {}",
+            labels.join(", ")
+        );
     }
     let mut rows = Vec::new();
     for &(label, kind, keys, share) in chosen {

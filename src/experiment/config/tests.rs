@@ -260,13 +260,55 @@ fn feature_learners_resolve_and_their_mistakes_are_named() {
         assert!(resolved.contains(key), "{key} in\n{resolved}");
     }
     for (from, to, line, key, says) in [
-        ("length = 5", "length = 9", 9, "learners[0].length", "tuple length"),
-        ("tuples = 8", "tuples = 0", 8, "learners[0].tuples", "number of tuples"),
-        ("tuples = 8", "tupels = 8", 8, "learners[0].tupels", "unknown field"),
-        ("output = \"linear\"", "output = \"sigmoid\"", 13, "learners[1].output", "unknown variant"),
-        ("hidden = [16, 8]", "hidden = [16, 8, 4]", 16, "learners[2].hidden", "one or two"),
-        ("hidden = [16, 8]", "hidden = [0]", 16, "learners[2].hidden", "one or two"),
-        ("activation = \"relu\"", "activation = \"relu\"\ntrace_cutoff = 1", 18, "learners[2].trace_cutoff", "trace cutoff"),
+        (
+            "length = 5",
+            "length = 9",
+            9,
+            "learners[0].length",
+            "tuple length",
+        ),
+        (
+            "tuples = 8",
+            "tuples = 0",
+            8,
+            "learners[0].tuples",
+            "number of tuples",
+        ),
+        (
+            "tuples = 8",
+            "tupels = 8",
+            8,
+            "learners[0].tupels",
+            "unknown field",
+        ),
+        (
+            "output = \"linear\"",
+            "output = \"sigmoid\"",
+            13,
+            "learners[1].output",
+            "unknown variant",
+        ),
+        (
+            "hidden = [16, 8]",
+            "hidden = [16, 8, 4]",
+            16,
+            "learners[2].hidden",
+            "one or two",
+        ),
+        (
+            "hidden = [16, 8]",
+            "hidden = [0]",
+            16,
+            "learners[2].hidden",
+            "one or two",
+        ),
+        (
+            "activation = \"relu\"",
+            "activation = \"relu\"\ntrace_cutoff = 1",
+            18,
+            "learners[2].trace_cutoff",
+            "trace cutoff",
+        ),
     ] {
         let bad = FEATURE_LEARNERS.replace(from, to);
         let e = parse_str(&bad).unwrap_err();

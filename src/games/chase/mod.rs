@@ -23,9 +23,7 @@ pub mod fast;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::game::{
-    Action, BoardCells, Capabilities, Game, Player, Returns, Solver, Turn,
-};
+use crate::core::game::{Action, BoardCells, Capabilities, Game, Player, Returns, Solver, Turn};
 use crate::games::spec::GameSpec;
 use crate::games::spec::InvalidParams;
 use crate::io::progress::PhaseProgress;
@@ -790,15 +788,14 @@ impl Game for Chase {
     fn cell_values(&self, s: &ChaseState, player: Player, out: &mut [u8]) {
         let n = self.geo.squares;
         let side = if player == RUNNER { 0 } else { 2 };
-        for (sq, v) in out[..n].iter_mut().enumerate() {
-            *v = if sq == s.runner as usize {
-                1 + side
-            } else if s.pawns >> sq & 1 != 0 {
-                2 + side
-            } else {
-                0
-            };
+        let out = &mut out[..n];
+        out.fill(0);
+        let mut pawns = s.pawns;
+        while pawns != 0 {
+            out[pawns.trailing_zeros() as usize] = 2 + side;
+            pawns &= pawns - 1;
         }
+        out[s.runner as usize] = 1 + side;
     }
     fn state_index_len(&self) -> Option<usize> {
         self.dense

@@ -117,8 +117,12 @@ impl<G: Game> Approximator<G> for Linear {
         game.observe(state, player, x);
     }
 
-    fn value(&self, x: &Vec<f32>) -> f32 {
-        self.output.squash(self.sum(x)).0
+    fn sum(&self, x: &Vec<f32>) -> f32 {
+        Linear::sum(self, x)
+    }
+
+    fn output(&self) -> Output {
+        self.output
     }
 
     fn value_and_gradient(&self, x: &Vec<f32>, grad: &mut Vec<(u32, f32)>) -> f32 {

@@ -209,9 +209,13 @@ impl<G: Game> Approximator<G> for Mlp {
         game.observe(state, player, x);
     }
 
-    fn value(&self, x: &Vec<f32>) -> f32 {
+    fn sum(&self, x: &Vec<f32>) -> f32 {
         let mut h = [[0.0; MAX_WIDTH]; 2];
-        self.output.squash(self.forward(x, &mut h)).0
+        self.forward(x, &mut h)
+    }
+
+    fn output(&self) -> Output {
+        self.output
     }
 
     fn value_and_gradient(&self, x: &Vec<f32>, grad: &mut Vec<(u32, f32)>) -> f32 {
@@ -239,28 +243,28 @@ impl<G: Game> Approximator<G> for Mlp {
         // The second hidden layer, if any, and the error it sends back.
         let mut delta0 = [0.0f32; MAX_WIDTH];
         if w1 > 0 {
-            for j in 0..w1 {
+            for (j, &dj) in delta_last[..w1].iter().enumerate() {
                 let row = l1 + j * w0;
                 for k in 0..w0 {
-                    grad.push(((row + k) as u32, delta_last[j] * h[0][k]));
-                    delta0[k] += delta_last[j] * self.params[row + k];
+                    grad.push(((row + k) as u32, dj * h[0][k]));
+                    delta0[k] += dj * self.params[row + k];
                 }
-                grad.push(((l1 + w0 * w1 + j) as u32, delta_last[j]));
+                grad.push(((l1 + w0 * w1 + j) as u32, dj));
             }
-            for k in 0..w0 {
-                delta0[k] *= self.act_slope(h[0][k]);
+            for (d0, &hk) in delta0[..w0].iter_mut().zip(&h[0][..w0]) {
+                *d0 *= self.act_slope(hk);
             }
         } else {
             delta0 = delta_last;
         }
         // The first layer.
-        for k in 0..w0 {
+        for (k, &dk) in delta0[..w0].iter().enumerate() {
             for (i, &xi) in x[..n].iter().enumerate() {
                 if xi != 0.0 {
-                    grad.push(((k * n + i) as u32, delta0[k] * xi));
+                    grad.push(((k * n + i) as u32, dk * xi));
                 }
             }
-            grad.push(((n * w0 + k) as u32, delta0[k]));
+            grad.push(((n * w0 + k) as u32, dk));
         }
         v
     }

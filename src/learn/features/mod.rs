@@ -20,7 +20,9 @@
 //! Traces are kept sparse: the parameters with a trace, and the traces in a dense vector. A
 //! trace that decays below `trace_cutoff` in size is dropped (set to 0), so that a step costs
 //! the parameters of the last few positions rather than of the whole episode; `trace_cutoff =
-//! 0` keeps every trace (the textbook box).
+//! 0` keeps every trace (the textbook box). Where a position's gradient touches few parameters
+//! (n-tuple networks) the trace is kept as the last steps' gradients, each with its decay
+//! factor (the same sum), and a step whose factor falls below `trace_cutoff` is dropped.
 
 pub mod linear;
 pub mod mlp;
@@ -97,8 +99,15 @@ pub trait Approximator<G: Game>: Send + Sync {
         let _ = base;
         self.encode(game, after, player, x)
     }
+    /// The sum `v̂` squashes: `v̂(x) = output(sum(x))`.
+    fn sum(&self, x: &Self::Input) -> f32;
+    /// How the sum is squashed.
+    fn output(&self) -> Output;
     /// `v̂(x)`.
-    fn value(&self, x: &Self::Input) -> f32;
+    #[inline]
+    fn value(&self, x: &Self::Input) -> f32 {
+        self.output().squash(self.sum(x)).0
+    }
     /// `v̂(x)`, and its gradient `∇_w v̂(x)` as (parameter, derivative) pairs in `grad` (cleared
     /// first; a parameter may come more than once, its derivatives then add up).
     fn value_and_gradient(&self, x: &Self::Input, grad: &mut Vec<(u32, f32)>) -> f32;
@@ -110,6 +119,12 @@ pub trait Approximator<G: Game>: Send + Sync {
     /// §9.6 advise (α = 1 / E[xᵀx]); 1 otherwise.
     fn step_divisor(&self) -> f32 {
         1.0
+    }
+    /// Whether a position's gradient touches few of the parameters (an n-tuple network's): the
+    /// learner then keeps its traces as the gradients of the last steps with their decay
+    /// factors rather than one trace per parameter (the same sum `e`, fewer memory accesses).
+    fn sparse_gradient(&self) -> bool {
+        false
     }
     /// Figures about the approximator for the learner's statistics, beside "weights".
     fn statistics(&self) -> Vec<(Metric, f64)> {
@@ -141,6 +156,63 @@ impl Trace {
     }
 }
 
+/// One backup chain's traces kept by step: `e = Σ_k c_k ∇v̂(x_k)` over the last steps `k`, each
+/// gradient stored with its factor `c_k` (the product of the decays since).
+#[derive(Clone, Debug, Default)]
+struct Steps {
+    /// The steps' gradients, one after another.
+    grads: Vec<(u32, f32)>,
+    /// Each step: where its gradient lies in `grads`, and its factor.
+    steps: Vec<(u32, u32, f32)>,
+    /// The first step still traced (those before have decayed below the cutoff).
+    first: usize,
+}
+
+impl Steps {
+    fn clear(&mut self) {
+        self.grads.clear();
+        self.steps.clear();
+        self.first = 0;
+    }
+
+    /// `e ← decay · e + grad`, then `w ← w + step · e`.
+    #[inline]
+    fn update(&mut self, decay: f32, cutoff: f32, grad: &[(u32, f32)], step: f32, w: &mut [f32]) {
+        for s in &mut self.steps[self.first..] {
+            s.2 *= decay;
+        }
+        // A factor of 0 (λ = 0 is handled before; a link of 0 at the chain's start) or below
+        // the cutoff ends a step's trace.
+        while self.first < self.steps.len()
+            && (self.steps[self.first].2.abs() < cutoff || self.steps[self.first].2 == 0.0)
+        {
+            self.first += 1;
+        }
+        if self.first == self.steps.len() {
+            self.clear();
+        } else if self.first >= 64 {
+            // Drop the decayed steps' gradients, now and then.
+            let from = self.steps[self.first].0;
+            self.grads.drain(..from as usize);
+            self.steps.drain(..self.first);
+            self.first = 0;
+            for s in &mut self.steps {
+                s.0 -= from;
+                s.1 -= from;
+            }
+        }
+        let start = self.grads.len() as u32;
+        self.grads.extend_from_slice(grad);
+        self.steps.push((start, self.grads.len() as u32, 1.0));
+        for &(from, to, c) in &self.steps[self.first..] {
+            let c = step * c;
+            for &(i, g) in &self.grads[from as usize..to as usize] {
+                w[i as usize] += c * g;
+            }
+        }
+    }
+}
+
 /// Semi-gradient TD(λ) on afterstate values `v̂(x; w)` of an [`Approximator`].
 pub struct FeatureTd<G: Game, A: Approximator<G>> {
     name: String,
@@ -151,6 +223,9 @@ pub struct FeatureTd<G: Game, A: Approximator<G>> {
     pending: Pending<u32>,
     held: Vec<A::Input>,
     chains: Vec<Trace>,
+    /// The chains' traces by step, where the gradient is sparse.
+    by_steps: Vec<Steps>,
+    sparse: bool,
     two_player: bool,
     episode: u64,
     alpha: f64,
@@ -171,18 +246,23 @@ impl<G: Game, A: Approximator<G>> FeatureTd<G, A> {
         let players = game.num_players();
         let two_player = players == 2;
         let n = approx.params().len();
-        let chains = (0..if two_player { 1 } else { players })
+        let sparse = approx.sparse_gradient();
+        let count = if two_player { 1 } else { players };
+        let chains = (0..count)
             .map(|_| Trace {
-                e: vec![0.0; n],
-                listed: vec![false; n],
+                e: if sparse { Vec::new() } else { vec![0.0; n] },
+                listed: if sparse { Vec::new() } else { vec![false; n] },
                 ..Trace::default()
             })
             .collect();
+        let by_steps = (0..count).map(|_| Steps::default()).collect();
         FeatureTd {
             name: name.into(),
             pending: Pending::new(players),
             held: vec![A::Input::default(); players],
             chains,
+            by_steps,
+            sparse,
             two_player,
             episode: 0,
             alpha: settings.alpha.at(0),
@@ -229,6 +309,36 @@ impl<G: Game, A: Approximator<G>> FeatureTd<G, A> {
             .collect()
     }
 
+    /// What the learner chooses on among the moves of `state` ([`choice_values`]).
+    fn choice_values(
+        &self,
+        game: &G,
+        state: &G::State,
+        mover: Player,
+        legal: &[Action],
+    ) -> Vec<f64> {
+        let mut x = A::Input::default();
+        let mut ends = Vec::with_capacity(legal.len());
+        let mut values: Vec<f64> = legal
+            .iter()
+            .map(|&a| {
+                let after = game.apply(state, a);
+                let end = game.turn(&after).is_terminal();
+                ends.push(end);
+                if end {
+                    game.returns(&after)[mover]
+                } else {
+                    self.approx.encode(game, &after, mover, &mut x);
+                    self.approx.sum(&x) as f64
+                }
+            })
+            .collect();
+        if ends.iter().any(|&e| e) {
+            squash_sums(self.approx.output(), &mut values, &ends);
+        }
+        values
+    }
+
     /// `w ← w + α δ e` after `e ← λ link e + ∇v̂(x)`, for the features `x` held for `seat`
     /// and the target `target` (`link` relates the value backed up to its target).
     fn backup(&mut self, seat: Player, target: f64, link: f64) {
@@ -245,9 +355,15 @@ impl<G: Game, A: Approximator<G>> FeatureTd<G, A> {
             }
             return;
         }
-        let chain = &mut self.chains[if self.two_player { 0 } else { seat }];
+        let c = if self.two_player { 0 } else { seat };
+        let chain = &mut self.chains[c];
         let decay = (lambda * chain.link) as f32;
         let cutoff = self.settings.trace_cutoff as f32;
+        if self.sparse {
+            self.by_steps[c].update(decay, cutoff, &self.grad, step, w);
+            chain.link = link;
+            return;
+        }
         let mut k = 0;
         while k < chain.active.len() {
             let i = chain.active[k] as usize;
@@ -285,6 +401,9 @@ impl<G: Game, A: Approximator<G>> Learner<G> for FeatureTd<G, A> {
         for c in &mut self.chains {
             c.clear();
         }
+        for s in &mut self.by_steps {
+            s.clear();
+        }
     }
 
     fn act(&mut self, game: &G, d: &Decision<G>, rng: &mut SgRng) -> Option<usize> {
@@ -296,8 +415,10 @@ impl<G: Game, A: Approximator<G>> Learner<G> for FeatureTd<G, A> {
             self.inputs.resize(self.afters.len(), A::Input::default());
         }
         self.approx.prepare(game, d.state, d.seat, &mut self.base);
+        let mut any_end = false;
         for (k, after) in self.afters.iter().enumerate() {
             let terminal = game.turn(after).is_terminal();
+            any_end |= terminal;
             self.ends_game.push(terminal);
             self.values.push(if terminal {
                 game.returns(after)[d.seat]
@@ -305,12 +426,21 @@ impl<G: Game, A: Approximator<G>> Learner<G> for FeatureTd<G, A> {
                 let x = &mut self.inputs[k];
                 self.approx
                     .encode_after(game, after, d.seat, &mut self.base, x);
-                self.approx.value(x) as f64
+                self.approx.sum(x) as f64
             });
         }
-        // Choose a move ε-greedily on those values.
+        let output = self.approx.output();
+        if any_end {
+            squash_sums(output, &mut self.values, &self.ends_game);
+        }
+        // Choose a move ε-greedily on those values (on the sums where no move ends the game:
+        // the same order, see `choice_values`).
         let choice = epsilon_greedy(&self.values, &self.epsilon, rng);
-        let value = self.values[choice];
+        let value = if any_end || self.ends_game[choice] {
+            self.values[choice]
+        } else {
+            output.squash(self.values[choice] as f32).0 as f64
+        };
         // The afterstate chosen before moves toward ±γ^k v̂ of the one chosen now.
         if let Some(b) = self.pending.take_previous(d.seat, d.ply) {
             let link = b.sign * discount(self.settings.gamma, b.plies);
@@ -378,6 +508,21 @@ impl<G: Game, A: Approximator<G>> Learner<G> for FeatureTd<G, A> {
     }
 }
 
+/// The values of the moves whose sums `values` holds, squashed, where `ends` says a move ends
+/// the game (its value, the return, is already there).
+///
+/// The learner chooses on the sums when no move ends the game, and on the values otherwise:
+/// `output` keeps the order of the sums, so the greedy moves are the same, and a step saves a
+/// `tanh` per move (measured: 18 % of a step on Fox & Hounds 8x8). Only sums so large that
+/// `tanh` rounds them to the same `f32` (beyond about ±9) tie as values and not as sums.
+fn squash_sums(output: Output, values: &mut [f64], ends: &[bool]) {
+    for (v, &end) in values.iter_mut().zip(ends) {
+        if !end {
+            *v = output.squash(*v as f32).0 as f64;
+        }
+    }
+}
+
 struct FeaturePolicy<'a, G: Game, A: Approximator<G>> {
     learner: &'a FeatureTd<G, A>,
     epsilon: f64,
@@ -396,7 +541,7 @@ impl<G: Game, A: Approximator<G>> Policy<G> for FeaturePolicy<'_, G, A> {
     ) -> bool {
         match game.turn(state).player() {
             Some(mover) if !legal.is_empty() => {
-                let values = self.learner.move_values(game, state, mover, legal);
+                let values = self.learner.choice_values(game, state, mover, legal);
                 epsilon_greedy_probabilities(&values, self.epsilon, probs);
             }
             _ => probs.clear(),

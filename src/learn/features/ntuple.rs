@@ -117,7 +117,10 @@ impl LearnerSpec for NTupleConfig {
     const KIND: &'static str = "ntuple";
     const KEYS: &'static str = "tuples, length, tuple_seed, symmetry, output = \"tanh\" | \"linear\", lambda, alpha, epsilon, gamma, trace_cutoff (n-tuple network, TD(λ) on afterstates)";
     fn default_label(&self) -> String {
-        format!("n-tuple {}x{} TD({})", self.tuples, self.length, self.lambda)
+        format!(
+            "n-tuple {}x{} TD({})",
+            self.tuples, self.length, self.lambda
+        )
     }
     fn build<G: Game>(&self, game: &G, label: String) -> Box<dyn Learner<G>> {
         Box::new(FeatureTd::new(
@@ -170,12 +173,8 @@ impl Cells {
     ) {
         out.resize(self.count, 0);
         if self.from_board {
+            // Contents are below `values` (checked for every game by the environment checker).
             game.cell_values(state, player, out);
-            // A content out of range would index another tuple's weights: clamp it.
-            let top = self.values - 1;
-            for v in out.iter_mut() {
-                *v = (*v).min(top);
-            }
         } else {
             obs.resize(self.count, 0.0);
             game.observe(state, player, obs);
@@ -279,7 +278,12 @@ fn probe_positions<G: Game>(game: &G) -> Vec<G::State> {
 }
 
 /// Random walks of `length` neighbouring cells (a king's step), drawn with `seed`.
-fn random_walks(squares: &[(usize, usize)], tuples: usize, length: usize, seed: u64) -> Vec<Vec<u32>> {
+fn random_walks(
+    squares: &[(usize, usize)],
+    tuples: usize,
+    length: usize,
+    seed: u64,
+) -> Vec<Vec<u32>> {
     use rand::RngExt;
     let n = squares.len();
     let near = |a: usize, b: usize| {
@@ -292,8 +296,9 @@ fn random_walks(squares: &[(usize, usize)], tuples: usize, length: usize, seed: 
         let mut tuple = vec![r.random_range(0..n)];
         while tuple.len() < length {
             let last = tuple[tuple.len() - 1];
-            let mut candidates: Vec<usize> =
-                (0..n).filter(|&d| near(last, d) && !tuple.contains(&d)).collect();
+            let mut candidates: Vec<usize> = (0..n)
+                .filter(|&d| near(last, d) && !tuple.contains(&d))
+                .collect();
             if candidates.is_empty() {
                 candidates = (0..n)
                     .filter(|&d| !tuple.contains(&d) && tuple.iter().any(|&t| near(t, d)))
@@ -470,8 +475,12 @@ impl<G: Game> Approximator<G> for NTuple {
     }
 
     #[inline]
-    fn value(&self, x: &Vec<u32>) -> f32 {
-        self.output.squash(self.sum(x)).0
+    fn sum(&self, x: &Vec<u32>) -> f32 {
+        NTuple::sum(self, x)
+    }
+
+    fn output(&self) -> Output {
+        self.output
     }
 
     fn value_and_gradient(&self, x: &Vec<u32>, grad: &mut Vec<(u32, f32)>) -> f32 {
@@ -487,6 +496,10 @@ impl<G: Game> Approximator<G> for NTuple {
 
     fn params_mut(&mut self) -> &mut [f32] {
         &mut self.weights
+    }
+
+    fn sparse_gradient(&self) -> bool {
+        true
     }
 
     fn step_divisor(&self) -> f32 {
