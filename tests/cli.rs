@@ -340,6 +340,38 @@ fn value_learners_give_the_same_results_with_one_or_many_threads() {
     let _ = std::fs::remove_dir_all(&many);
 }
 
+const TINY_FEATURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny-features.toml");
+
+#[test]
+fn feature_learners_run_through_the_runner_the_same_on_any_thread_count() {
+    let one = temp_dir("features1");
+    let many = temp_dir("features2");
+    run_ok(TINY_FEATURES, &one, &["--threads", "1", "--quiet", "--csv"]);
+    run_ok(
+        TINY_FEATURES,
+        &many,
+        &["--threads", "2", "--quiet", "--csv"],
+    );
+    same_bytes(
+        &one.join("tiny-features"),
+        &many.join("tiny-features"),
+        &["curves.csv", "summary.json"],
+        "differs between 1 and 2 threads",
+    );
+    let csv = std::fs::read_to_string(one.join("tiny-features/curves.csv")).unwrap();
+    for learner in ["n-tuple 6x3 TD(0.5)", "linear TD(0.8)", "MLP 8 TD(0.5)"] {
+        let rates = curve(&csv, learner, "random o", "greedy_optimal_rate_faced");
+        assert_eq!(rates.len(), 5, "{learner}: {rates:?}");
+        let weights = curve(&csv, learner, "random o", "weights");
+        assert!(
+            weights.iter().all(|&(_, w)| w > 0.0),
+            "{learner}: {weights:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&one);
+    let _ = std::fs::remove_dir_all(&many);
+}
+
 const TINY_REGIMES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny-regimes.toml");
 
 /// `metric` of (learner, opponent, seed 0) by episode, from curves.csv.

@@ -52,6 +52,16 @@ Examples: solvedgym bench learn --episodes 2000000\n          \
 solvedgym bench learn --only q-learning"
     )]
     Learn(Learn),
+    /// Benchmark the value learners over features: TD(λ) self-play on Fox & Hounds 8x8 by its
+    /// rules, TD updates (afterstates backed up) per second on one thread.
+    #[command(
+        after_help = "Cases: an n-tuple network of 32 tuples of 6 cells with λ = 0, 0.5 and \
+0.9, a linear value and a perceptron of 32 tanh units (on a tenth of the episodes) with λ = 0.5, \
+each with its other keys at their defaults.\n\
+Examples: solvedgym bench ntuple --episodes 20000\n          \
+solvedgym bench ntuple --only n-tuple --repeat 1"
+    )]
+    Ntuple(Features),
     /// Benchmark Hase und Igel: random playouts on the 2008 board (2, 3 and 6 hares, one thread,
     /// plies/s; moves and card draws both count) and the exact solve of a small variant
     /// (states/s).
@@ -112,6 +122,18 @@ struct Learn {
 }
 
 #[derive(clap::Args)]
+struct Features {
+    /// Training episodes per case and run (default 20,000).
+    #[arg(long)]
+    episodes: Option<u64>,
+    /// Only the cases whose label contains this (e.g. n-tuple, linear, mlp, "TD(0.5)").
+    #[arg(long, value_name = "TEXT")]
+    only: Option<String>,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(clap::Args)]
 struct Search {
     /// The settings to time (repeatable; `{depth}` stands for each depth; default
     /// "depth={depth},cutoffs=0-0-8-8-4", the same with chance=worst, and with chance=sample:
@@ -152,6 +174,16 @@ pub fn exec(args: Args) -> Result<()> {
             let episodes = episodes.unwrap_or(2_000_000).max(1);
             measure(common.output.json, |each| {
                 bench::learners(common.repeat, episodes, only.as_deref(), each)
+            })?;
+        }
+        Mode::Ntuple(Features {
+            episodes,
+            only,
+            common,
+        }) => {
+            let episodes = episodes.unwrap_or(20_000).max(1);
+            measure(common.output.json, |each| {
+                bench::features(common.repeat, episodes, only.as_deref(), each)
             })?;
         }
         Mode::Hase(common) => {

@@ -204,6 +204,22 @@ fn check_state<G: Game>(game: &G, state: &G::State, opts: &CheckOptions) -> Resu
             ));
         }
     }
+    if let Some(board) = game.board_cells() {
+        let mut cells = vec![u8::MAX; board.squares.len()];
+        for p in 0..n {
+            game.cell_values(state, p, &mut cells);
+            if let Some(v) = cells.iter().find(|&&v| v >= board.values) {
+                return Err(fail(
+                    game,
+                    state,
+                    &format!(
+                        "a cell holds {v}, not below the {} contents the board declares (or was not written)",
+                        board.values
+                    ),
+                ));
+            }
+        }
+    }
     if let Some(len) = game.state_index_len() {
         let i = game.state_index(state);
         if i >= len || game.state_from_index(i).as_ref() != Some(state) {

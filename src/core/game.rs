@@ -308,6 +308,34 @@ impl Capabilities {
     }
 }
 
+/// A game's board as cells with discrete contents ([`Game::board_cells`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BoardCells {
+    /// The board's rows and columns.
+    pub rows: usize,
+    pub cols: usize,
+    /// Each cell's square, `(row from the top, column from the left)`, in the order of
+    /// [`Game::cell_values`]: every square of the grid, or some (the dark squares of a
+    /// checkerboard). Cells whose squares touch (a king's step) are neighbours.
+    pub squares: Vec<(usize, usize)>,
+    /// How many contents a cell may have: contents are `0..values`, 0 an empty cell.
+    pub values: u8,
+}
+
+impl BoardCells {
+    /// Every square of a `rows` x `cols` grid, row by row from the top.
+    pub fn grid(rows: usize, cols: usize, values: u8) -> Self {
+        BoardCells {
+            rows,
+            cols,
+            squares: (0..rows)
+                .flat_map(|r| (0..cols).map(move |c| (r, c)))
+                .collect(),
+            values,
+        }
+    }
+}
+
 /// The rules of a game. Implementations are cheap to clone (parameters only) and hold no state
 /// of play: states are values of [`Game::State`].
 ///
@@ -469,6 +497,22 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// The symmetry that undoes `sym`.
     fn inverse_symmetry(&self, sym: usize) -> usize {
         sym
+    }
+
+    /// The board as cells with discrete contents, where the game's observation is a board
+    /// (`None`: it is not). [`Game::cell_values`] reads a position's cells. Learners over board
+    /// features (n-tuple networks) read it; the symmetries of the board are those of
+    /// [`Game::transform_state`].
+    fn board_cells(&self) -> Option<BoardCells> {
+        None
+    }
+
+    /// The content of each cell of [`Game::board_cells`] at `state` as `player` sees it, each
+    /// below [`BoardCells::values`] (`out.len()` is the number of cells; only called when
+    /// `board_cells` is `Some`). It says what [`Game::observe`] says, cell by cell.
+    fn cell_values(&self, state: &Self::State, player: Player, out: &mut [u8]) {
+        let _ = (state, player);
+        out.fill(0);
     }
 
     /// Size of the dense state index, if the game has one: every state maps to an integer below it.

@@ -15,7 +15,9 @@
 
 use std::sync::Arc;
 
-use crate::core::game::{Action, Capabilities, Game, MAX_PLAYERS, Player, Returns, Turn};
+use crate::core::game::{
+    Action, BoardCells, Capabilities, Game, MAX_PLAYERS, Player, Returns, Turn,
+};
 use crate::core::graph::{GraphError, StateGraph, StateId};
 
 /// `Turn` in a byte: a player's number, or one of these.
@@ -81,6 +83,8 @@ trait Inner: Send + Sync {
     fn render(&self, id: StateId) -> String;
     fn observation_len(&self) -> usize;
     fn observe(&self, id: StateId, player: Player, out: &mut [f32]);
+    fn board_cells(&self) -> Option<BoardCells>;
+    fn cell_values(&self, id: StateId, player: Player, out: &mut [u8]);
     fn num_symmetries(&self) -> usize;
     fn transform_state(&self, id: StateId, sym: usize) -> StateId;
     fn transform_action(&self, id: StateId, action: Action, sym: usize) -> Action;
@@ -137,6 +141,12 @@ impl<G: Game> Inner for Source<G> {
     }
     fn observe(&self, id: StateId, player: Player, out: &mut [f32]) {
         self.game.observe(self.state(id), player, out)
+    }
+    fn board_cells(&self) -> Option<BoardCells> {
+        self.game.board_cells()
+    }
+    fn cell_values(&self, id: StateId, player: Player, out: &mut [u8]) {
+        self.game.cell_values(self.state(id), player, out)
     }
     fn num_symmetries(&self) -> usize {
         self.game.num_symmetries()
@@ -494,6 +504,12 @@ impl Game for Tabulated {
     }
     fn observe(&self, s: &Node, player: Player, out: &mut [f32]) {
         self.inner.observe(s.id, player, out)
+    }
+    fn board_cells(&self) -> Option<BoardCells> {
+        self.inner.board_cells()
+    }
+    fn cell_values(&self, s: &Node, player: Player, out: &mut [u8]) {
+        self.inner.cell_values(s.id, player, out)
     }
     fn num_symmetries(&self) -> usize {
         self.inner.num_symmetries()

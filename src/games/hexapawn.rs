@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::game::{Action, Capabilities, Game, Player, Returns, Turn};
+use crate::core::game::{Action, BoardCells, Capabilities, Game, Player, Returns, Turn};
 use crate::games::spec::GameSpec;
 use crate::games::spec::InvalidParams;
 use crate::truth::Solve;
@@ -518,6 +518,30 @@ impl Game for Hexapawn {
         } else {
             0.0
         };
+    }
+    /// Every square; 0 empty, 1 the observer's pawn, 2 the opponent's, the board turned for
+    /// Black so that the observer's pawns always move up (cell 0 is the observer's left corner
+    /// of its home rank). The side to move is not a cell: of an afterstate it is the observer's
+    /// opponent.
+    fn board_cells(&self) -> Option<BoardCells> {
+        let mut cells = BoardCells::grid(self.rows, self.cols, 3);
+        // Cell `sq` is square `sq` (row 0 the home rank, at the bottom).
+        for (sq, square) in cells.squares.iter_mut().enumerate() {
+            *square = (self.rows - 1 - sq / self.cols, sq % self.cols);
+        }
+        Some(cells)
+    }
+    fn cell_values(&self, s: &HexapawnState, player: Player, out: &mut [u8]) {
+        let n = self.rows * self.cols;
+        let (own, other) = if player == WHITE {
+            (s.white, s.black)
+        } else {
+            (s.black, s.white)
+        };
+        for (cell, v) in out[..n].iter_mut().enumerate() {
+            let sq = if player == WHITE { cell } else { n - 1 - cell };
+            *v = ((own >> sq) & 1) as u8 | (((other >> sq) & 1) as u8) << 1;
+        }
     }
     fn num_symmetries(&self) -> usize {
         2

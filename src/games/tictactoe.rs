@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::game::{Action, Game, Player, Returns, Turn};
+use crate::core::game::{Action, BoardCells, Game, Player, Returns, Turn};
 use crate::games::spec::GameSpec;
 use crate::games::spec::InvalidParams;
 use crate::truth::Solve;
@@ -398,6 +398,17 @@ impl Game for TicTacToe {
             out[cell] = (own & bit != 0) as u8 as f32;
             out[9 + cell] = (other & bit != 0) as u8 as f32;
             out[18 + cell] = ((own | other) & bit == 0) as u8 as f32;
+        }
+    }
+    /// The nine squares, row by row from the top; 0 empty, 1 the observer's mark, 2 the
+    /// opponent's (the planes of `observe`).
+    fn board_cells(&self) -> Option<BoardCells> {
+        Some(BoardCells::grid(3, 3, 3))
+    }
+    fn cell_values(&self, s: &TicTacToeState, player: Player, out: &mut [u8]) {
+        let (own, other) = if player == X { (s.x, s.o) } else { (s.o, s.x) };
+        for (cell, v) in out[..9].iter_mut().enumerate() {
+            *v = ((own >> cell) & 1) as u8 | (((other >> cell) & 1) as u8) << 1;
         }
     }
     fn num_symmetries(&self) -> usize {

@@ -423,6 +423,13 @@ pub const METRICS: &[Entry] = &[
         Kind::Count,
         Source::None,
     ),
+    entry(
+        "weights",
+        "Parameters of its value function",
+        "weights",
+        Kind::Count,
+        Source::None,
+    ),
     entry("epsilon", "Exploration rate", "ε", Kind::Rate, Source::None),
     entry("alpha", "Step size", "α", Kind::Count, Source::None),
 ];

@@ -22,6 +22,9 @@ pub mod menace;
 pub mod monte_carlo;
 pub mod q_learning;
 pub mod td;
+// Value functions over features (n-tuple networks, linear, a perceptron): `features/`.
+pub mod features;
+pub use features::{linear, mlp, ntuple};
 
 use std::fmt::Debug;
 
@@ -205,6 +208,9 @@ learners! {
     monte_carlo: MonteCarlo(McConfig),
     td: Td(TdConfig),
     q_learning: QLearning(QConfig),
+    ntuple: NTuple(NTupleConfig),
+    linear: Linear(LinearConfig),
+    mlp: Mlp(MlpConfig),
 }
 
 /// A decision the learner is asked to make.

@@ -11,7 +11,7 @@ use crate::truth::OptimalPolicy;
 use crate::truth::Solution;
 
 /// Trains `learner` by self-play for `episodes` episodes.
-pub fn train_self_play<G: Game, L: Learner<G>>(
+pub fn train_self_play<G: Game, L: Learner<G> + ?Sized>(
     game: &G,
     learner: &mut L,
     episodes: u64,
@@ -26,7 +26,11 @@ pub fn train_self_play<G: Game, L: Learner<G>>(
 
 /// Whether the learner's greedy play achieves the game value against optimal play from
 /// either seat and keeps the value in at least 99% of the positions of optimal play.
-pub fn learns<G: Game, L: Learner<G>>(game: &G, learner: &L, what: &str) -> Result<(), String> {
+pub fn learns<G: Game, L: Learner<G> + ?Sized>(
+    game: &G,
+    learner: &L,
+    what: &str,
+) -> Result<(), String> {
     let solution = Solution::solve(game, 10_000_000).unwrap();
     let graph = solution.graph();
     let greedy = learner.greedy_policy();
@@ -141,8 +145,12 @@ pub trait Inspect<G: Game>: Learner<G> {
 
 /// A learner of `config` for `game`, its tables open to inspection.
 fn inspectable<G: Game>(game: &G, config: &LearnerConfig) -> Box<dyn Inspect<G>> {
+    use crate::learn::features::FeatureTd;
+    use crate::learn::linear::Linear;
     use crate::learn::menace::Matchbox;
+    use crate::learn::mlp::Mlp;
     use crate::learn::monte_carlo::MonteCarlo;
+    use crate::learn::ntuple::NTuple;
     use crate::learn::q_learning::QLearner;
     use crate::learn::td::Td;
     let name = config.default_label();
@@ -151,6 +159,24 @@ fn inspectable<G: Game>(game: &G, config: &LearnerConfig) -> Box<dyn Inspect<G>>
         LearnerConfig::MonteCarlo(c) => Box::new(MonteCarlo::new(game, name, c.clone())),
         LearnerConfig::Td(c) => Box::new(Td::new(game, name, c.clone())),
         LearnerConfig::QLearning(c) => Box::new(QLearner::new(game, name, c.clone())),
+        LearnerConfig::NTuple(c) => Box::new(FeatureTd::new(
+            game,
+            name,
+            c.settings(),
+            NTuple::new(game, c),
+        )),
+        LearnerConfig::Linear(c) => Box::new(FeatureTd::new(
+            game,
+            name,
+            c.settings(),
+            Linear::new(game.observation_len(), c.output),
+        )),
+        LearnerConfig::Mlp(c) => Box::new(FeatureTd::new(
+            game,
+            name,
+            c.settings(),
+            Mlp::new(game.observation_len(), c),
+        )),
     }
 }
 
@@ -298,6 +324,9 @@ fn self_play_gives_the_bytes_of_act_for_every_kind() {
         ("monte-carlo", ""),
         ("td", "lambda = 0.8"),
         ("matchbox", "scheme = \"menace\""),
+        ("ntuple", "lambda = 0.8"),
+        ("linear", ""),
+        ("mlp", "hidden = [8, 4]"),
     ];
     for (kind, keys) in kinds {
         let table: toml::Table = keys.parse().unwrap();
@@ -624,4 +653,22 @@ fn an_agent_trained_from_the_graph_loads_into_the_game_by_its_rules() {
         saved::load_agent(&TicTacToe, &curves).err().unwrap()
     );
     assert!(e.contains("not a saved agent"), "{e}");
+}
+
+/// Save → load gives the same policy bytes for the learners over features (their weights saved
+/// to the bit, their features rebuilt from the config's seeds).
+#[test]
+fn a_saved_feature_learner_plays_as_the_learner_saved() {
+    use crate::core::tabulated::Tabulated;
+    use crate::games::{Hexapawn, HexapawnParams, TicTacToe};
+    let hexapawn = Hexapawn::new(HexapawnParams::default()).unwrap();
+    let tabulated = Tabulated::new(&TicTacToe, 1 << 20).unwrap();
+    for config in [
+        LearnerConfig::NTuple(Default::default()),
+        LearnerConfig::Linear(Default::default()),
+        LearnerConfig::Mlp(Default::default()),
+    ] {
+        saved_plays_as_trained(&hexapawn, &config, 300, 5);
+        saved_plays_as_trained(&tabulated, &config, 300, 6);
+    }
 }

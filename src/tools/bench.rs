@@ -130,6 +130,165 @@ pub fn learners(
     Ok(rows)
 }
 
+/// One value learner over features: TD updates (one per afterstate backed up) per second.
+#[derive(Clone, Debug, Serialize)]
+pub struct FeatureRow {
+    pub learner: String,
+    pub game: String,
+    pub weights: usize,
+    pub episodes: u64,
+    pub updates: u64,
+    pub best_seconds: f64,
+    pub updates_per_second: f64,
+    pub episodes_per_second: f64,
+}
+
+impl fmt::Display for FeatureRow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:<28} {} self-play  {:>9} weights  {:>8} episodes  {:>10} updates  {:>7.3} s  {:>11} updates/s  {:>9} episodes/s",
+            self.learner,
+            self.game,
+            group(&self.weights.to_string()),
+            group(&self.episodes.to_string()),
+            group(&self.updates.to_string()),
+            self.best_seconds,
+            group(&format!("{:.0}", self.updates_per_second)),
+            group(&format!("{:.0}", self.episodes_per_second)),
+        )
+    }
+}
+
+/// The cases `bench ntuple` times on Fox & Hounds 8x8: (label, kind, keys, share of the
+/// episodes).
+const FEATURE_CASES: [(&str, &str, &str, u64); 5] = [
+    (
+        "n-tuple 32x6 TD(0)",
+        "ntuple",
+        "tuples = 32\nlength = 6\nlambda = 0",
+        1,
+    ),
+    (
+        "n-tuple 32x6 TD(0.5)",
+        "ntuple",
+        "tuples = 32\nlength = 6\nlambda = 0.5",
+        1,
+    ),
+    (
+        "n-tuple 32x6 TD(0.9)",
+        "ntuple",
+        "tuples = 32\nlength = 6\nlambda = 0.9",
+        1,
+    ),
+    ("linear TD(0.5)", "linear", "lambda = 0.5", 1),
+    ("MLP 32 TD(0.5)", "mlp", "lambda = 0.5", 10),
+];
+
+/// Self-play of the value learners over features on Fox & Hounds 8x8 by its rules, one thread:
+/// TD updates per second, best of `repeat` runs of `episodes` episodes (a tenth of them for
+/// the perceptron); only the cases whose label contains `only` if given.
+pub fn features(
+    repeat: usize,
+    episodes: u64,
+    only: Option<&str>,
+    on_row: &mut dyn FnMut(&FeatureRow),
+) -> Result<Vec<FeatureRow>> {
+    use crate::games::{Chase, FoxHoundsParams};
+    use crate::learn::features::{Approximator, FeatureTd};
+    use crate::learn::linear::Linear;
+    use crate::learn::mlp::Mlp;
+    use crate::learn::ntuple::NTuple;
+    let game = Chase::fox_hounds(FoxHoundsParams {
+        size: 8,
+        ..FoxHoundsParams::default()
+    })?;
+    fn time<A: Approximator<Chase>>(
+        game: &Chase,
+        make: &dyn Fn() -> FeatureTd<Chase, A>,
+        repeat: usize,
+        episodes: u64,
+    ) -> (f64, u64, usize) {
+        let mut best = (f64::INFINITY, 0, 0);
+        for run in 0..repeat.max(1) {
+            let mut learner = make();
+            let mut env = AecEnv::new(game.clone(), run as u64);
+            let mut rng = crate::core::random::rng(run as u64);
+            let started = std::time::Instant::now();
+            for _ in 0..episodes {
+                play_self(&mut env, &mut learner, &mut rng);
+            }
+            let secs = started.elapsed().as_secs_f64();
+            if secs < best.0 {
+                best = (
+                    secs,
+                    learner.updates(),
+                    learner.approximator().params().len(),
+                );
+            }
+        }
+        best
+    }
+    let chosen: Vec<_> = FEATURE_CASES
+        .iter()
+        .filter(|(label, ..)| only.is_none_or(|o| label.to_lowercase().contains(&o.to_lowercase())))
+        .collect();
+    if let (Some(only), true) = (only, chosen.is_empty()) {
+        let labels: Vec<&str> = FEATURE_CASES.iter().map(|c| c.0).collect();
+        bail!(
+            "--only {only}: no case matches; the cases are {}",
+            labels.join(", ")
+        );
+    }
+    let mut rows = Vec::new();
+    for &(label, kind, keys, share) in chosen {
+        let table: toml::Table = keys.parse()?;
+        let config = LearnerConfig::deserialize(kind, toml::Value::Table(table))
+            .expect("a registered kind")?;
+        let n = (episodes / share).max(1);
+        let (secs, updates, weights) = match &config {
+            LearnerConfig::NTuple(c) => time(
+                &game,
+                &|| FeatureTd::new(&game, label, c.settings(), NTuple::new(&game, c)),
+                repeat,
+                n,
+            ),
+            LearnerConfig::Linear(c) => time(
+                &game,
+                &|| {
+                    let a = Linear::new(crate::core::game::Game::observation_len(&game), c.output);
+                    FeatureTd::new(&game, label, c.settings(), a)
+                },
+                repeat,
+                n,
+            ),
+            LearnerConfig::Mlp(c) => time(
+                &game,
+                &|| {
+                    let a = Mlp::new(crate::core::game::Game::observation_len(&game), c);
+                    FeatureTd::new(&game, label, c.settings(), a)
+                },
+                repeat,
+                n,
+            ),
+            _ => bail!("{kind}: not a learner over features"),
+        };
+        let row = FeatureRow {
+            learner: label.to_string(),
+            game: "fox-hounds 8x8".to_string(),
+            weights,
+            episodes: n,
+            updates,
+            best_seconds: secs,
+            updates_per_second: updates as f64 / secs,
+            episodes_per_second: n as f64 / secs,
+        };
+        on_row(&row);
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
 /// The exact solvers on Hasenspiel and Fox & Hounds 4x4..`max_size` (layered), and the generic
 /// solver on Hasenspiel and Fox & Hounds 8x8: best wall time of `repeat` solves and the peak
 /// memory, each solve a `solvedgym solve` process of the executable `exe`.

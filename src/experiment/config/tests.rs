@@ -226,6 +226,97 @@ fn value_learner_mistakes_name_the_key_and_line() {
     assert_eq!(e.key.as_deref(), Some("learners[2].gamma"), "{e}");
 }
 
+const FEATURE_LEARNERS: &str = r#"name = "f"
+episodes = 10
+[game]
+name = "fox-hounds"
+size = 6
+[[learners]]
+kind = "ntuple"
+tuples = 8
+length = 5
+symmetry = false
+[[learners]]
+kind = "linear"
+output = "linear"
+[[learners]]
+kind = "mlp"
+hidden = [16, 8]
+activation = "relu"
+"#;
+
+#[test]
+fn feature_learners_resolve_and_their_mistakes_are_named() {
+    let c = parse_str(FEATURE_LEARNERS).unwrap();
+    let labels: Vec<&str> = c.learners.iter().map(|l| l.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        ["n-tuple 8x5 TD(0.5)", "linear TD(0.5)", "MLP 16-8 TD(0.5)"]
+    );
+    let again = parse_str(&c.resolved_toml()).unwrap();
+    assert_eq!(again, c);
+    let resolved = c.resolved_toml();
+    for key in ["tuple_seed", "trace_cutoff", "init_seed", "activation"] {
+        assert!(resolved.contains(key), "{key} in\n{resolved}");
+    }
+    for (from, to, line, key, says) in [
+        (
+            "length = 5",
+            "length = 9",
+            9,
+            "learners[0].length",
+            "tuple length",
+        ),
+        (
+            "tuples = 8",
+            "tuples = 0",
+            8,
+            "learners[0].tuples",
+            "number of tuples",
+        ),
+        (
+            "tuples = 8",
+            "tupels = 8",
+            8,
+            "learners[0].tupels",
+            "unknown field",
+        ),
+        (
+            "output = \"linear\"",
+            "output = \"sigmoid\"",
+            13,
+            "learners[1].output",
+            "unknown variant",
+        ),
+        (
+            "hidden = [16, 8]",
+            "hidden = [16, 8, 4]",
+            16,
+            "learners[2].hidden",
+            "one or two",
+        ),
+        (
+            "hidden = [16, 8]",
+            "hidden = [0]",
+            16,
+            "learners[2].hidden",
+            "one or two",
+        ),
+        (
+            "activation = \"relu\"",
+            "activation = \"relu\"\ntrace_cutoff = 1",
+            18,
+            "learners[2].trace_cutoff",
+            "trace cutoff",
+        ),
+    ] {
+        let bad = FEATURE_LEARNERS.replace(from, to);
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!((e.line, e.key.as_deref()), (line, Some(key)), "{e}");
+        assert!(e.message.contains(says), "{e}");
+    }
+}
+
 #[test]
 fn a_typo_inside_a_schedule_names_its_key_and_line() {
     let bad = VALUE_LEARNERS.replace("start = 1.0", "strat = 1.0");

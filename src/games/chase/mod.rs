@@ -23,7 +23,7 @@ pub mod fast;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::game::{Action, Capabilities, Game, Player, Returns, Solver, Turn};
+use crate::core::game::{Action, BoardCells, Capabilities, Game, Player, Returns, Solver, Turn};
 use crate::games::spec::GameSpec;
 use crate::games::spec::InvalidParams;
 use crate::io::progress::PhaseProgress;
@@ -767,6 +767,35 @@ impl Game for Chase {
             out[n + sq] = (s.pawns >> sq & 1) as f32;
         }
         out[2 * n] = (s.to_move == RUNNER as u8) as u8 as f32;
+    }
+    /// The dark squares, in the order of `observe`; a cell holds 0 (empty), the runner or a
+    /// pawn, numbered by who looks: 1 the runner and 2 a pawn as the runner sees them, 3 and 4
+    /// as the pawns see them (the pieces differ, so the observer's side is part of the content).
+    fn board_cells(&self) -> Option<BoardCells> {
+        let size = self.geo.size;
+        Some(BoardCells {
+            rows: size,
+            cols: size,
+            squares: (0..self.geo.squares)
+                .map(|s| {
+                    let (x, y) = xy(size, s);
+                    (y, x)
+                })
+                .collect(),
+            values: 5,
+        })
+    }
+    fn cell_values(&self, s: &ChaseState, player: Player, out: &mut [u8]) {
+        let n = self.geo.squares;
+        let side = if player == RUNNER { 0 } else { 2 };
+        let out = &mut out[..n];
+        out.fill(0);
+        let mut pawns = s.pawns;
+        while pawns != 0 {
+            out[pawns.trailing_zeros() as usize] = 2 + side;
+            pawns &= pawns - 1;
+        }
+        out[s.runner as usize] = 1 + side;
     }
     fn state_index_len(&self) -> Option<usize> {
         self.dense
