@@ -1,10 +1,11 @@
 //! The computer's players by name, as `--ai`, configs and the Python package name them:
 //! `optimal` (the oracle's strongest player, the FoxBox AI in Fox & Hounds), `greedy` (one ply
-//! on the game's heuristic), `random`, or search settings; each with an optional fuzz.
+//! on the game's heuristic), `random`, Monte-Carlo tree search (`mcts` or `mcts,sims=2000,c=1.4`),
+//! or search settings; each with an optional fuzz.
 
 use anyhow::{anyhow, bail, ensure};
 
-use crate::ai::{GreedyPolicy, SearchOptions, SearchPolicy};
+use crate::ai::{GreedyPolicy, MctsOptions, MctsPolicy, SearchOptions, SearchPolicy};
 use crate::core::game::Game;
 use crate::core::policy::{FuzzyPolicy, Policy, RandomPolicy};
 use crate::truth::oracle::Oracle;
@@ -32,7 +33,8 @@ pub fn default_ai<G: Game>(game: &G, solved: bool) -> &'static str {
 }
 
 /// The computer's player named by `--ai` (`ai`): `optimal` (the oracle's strongest player, the
-/// FoxBox AI in Fox & Hounds), `greedy` (one ply on the game's heuristic), `random`, or search
+/// FoxBox AI in Fox & Hounds), `greedy` (one ply on the game's heuristic), `random`, `mcts`
+/// with its settings ([`MctsOptions::parse`]; any game, no heuristic needed), or search
 /// settings ([`SearchOptions::parse`], checked against the game). Every player but the random
 /// one plays a random move with probability `fuzz`. The refusals name the flags, as the command
 /// prints them.
@@ -56,6 +58,10 @@ pub fn computer_player<'a, G: Game>(
         ),
         ("greedy", _) => Ok(fuzzy(GreedyPolicy, fuzz)),
         ("random", _) => Ok(Box::new(RandomPolicy)),
+        (spec, _) if MctsOptions::is_mcts(spec) => {
+            let options = MctsOptions::parse(spec).map_err(|e| anyhow!("--ai {spec}: {e}"))?;
+            Ok(fuzzy(MctsPolicy::new(options), fuzz))
+        }
         (spec, _) => {
             let options = SearchOptions::parse(spec).map_err(|e| {
                 anyhow!("--ai {spec}: optimal, greedy, random, or search settings: {e}")

@@ -76,6 +76,11 @@ green graphs of 10,000 edges (shortcuts only), milliseconds per position.\n\
 Example: solvedgym bench values"
     )]
     Values(Common),
+    /// Measure MCTS against the exact solution: its optimal-move rate over every position of
+    /// a solved game at each simulation budget, with the 95 % Wilson interval and the
+    /// simulations per second of one thread.
+    #[command(after_help = mcts_help())]
+    Mcts(Mcts),
 }
 
 // The flags of every mode.
@@ -127,6 +132,43 @@ struct Search {
     players: Vec<usize>,
     #[command(flatten)]
     common: Common,
+}
+
+#[derive(clap::Args)]
+#[command(mut_arg("threads", |a| a.help(
+    "Worker threads (default: all cores). The rates do not depend on it (the speed does)"
+)))]
+struct Mcts {
+    #[command(flatten)]
+    game: super::game_args::GameArgs,
+    /// The simulation budgets (comma-separated).
+    #[arg(
+        long,
+        value_name = "N,..",
+        value_delimiter = ',',
+        default_value = "10,100,1000"
+    )]
+    sims: Vec<u32>,
+    /// The other MCTS settings, e.g. "c=1.4,seed=3" (sims= comes from --sims).
+    #[arg(long = "ai", value_name = "SETTINGS", default_value = "mcts")]
+    ai: String,
+    #[command(flatten)]
+    output: super::output::Output,
+    #[command(flatten)]
+    threads: super::output::Threads,
+}
+
+fn mcts_help() -> String {
+    format!(
+        "At every reachable position where a player moves, MCTS searches afresh, seeded as \
+`--ai mcts,...` seeds it (the settings' seed mixed with the position), and its move counts as \
+optimal where it keeps the position's value (win, draw or loss; with chance, the mover's best \
+expected result). Forced moves count (MCTS plays them without a simulation). sims/s: \
+simulations per second of one thread.\n\nMCTS settings (comma-separated, after `mcts,`):\n{}\n\n\
+Examples: solvedgym bench mcts tictactoe --sims 10,100,1000\n          \
+solvedgym bench mcts hexapawn --sims 100 --ai mcts,c=1.4,seed=2",
+        solvedgym::ai::mcts::settings_help()
+    )
 }
 
 /// The settings `bench search` times without --ai.
@@ -189,6 +231,38 @@ pub fn exec(args: Args) -> Result<()> {
             measure(common.output.json, |each| {
                 bench::values(common.repeat, each)
             })?;
+        }
+        Mode::Mcts(Mcts {
+            game,
+            sims,
+            ai,
+            output,
+            threads,
+        }) => {
+            use solvedgym::ai::mcts::MctsOptions;
+            use solvedgym::core::game::Game;
+            let base = MctsOptions::parse(&ai).map_err(|e| anyhow::anyhow!("--ai {ai}: {e}"))?;
+            if ai.split(',').any(|p| p.trim().starts_with("sims=")) {
+                anyhow::bail!(
+                    "--ai {ai}: --sims gives the simulation budgets; write the settings without sims="
+                );
+            }
+            if let Some(&bad) = sims.iter().find(|&&n| !(1..=100_000_000).contains(&n)) {
+                anyhow::bail!("--sims {bad}: a number of simulations from 1 to 100000000");
+            }
+            threads.set()?;
+            let game = game.build()?;
+            let json = output.json();
+            solvedgym::with_game!(&game, g => {
+                if !json {
+                    println!("{}: MCTS {} against the exact solution", g.name(), base.spec());
+                    println!("{}", solvedgym::tools::mcts_quality::HEADER);
+                }
+                measure(json, |each| {
+                    solvedgym::tools::mcts_quality::mcts_quality(g, &base, &sims, output.progress(), each)
+                        .with_context(|| format!("measuring MCTS on {}", g.name()))
+                })?;
+            });
         }
     }
     Ok(())
