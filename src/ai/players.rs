@@ -144,6 +144,44 @@ mod tests {
     }
 
     #[test]
+    fn mcts_plays_any_game_and_its_bad_settings_are_refused_by_name() {
+        let name =
+            |ai: &str, fuzz: f64| computer_player(&TicTacToe, ai, fuzz, None).unwrap().name();
+        assert_eq!(name("mcts", 0.0), "mcts(sims=1000,c=2,rollouts=1)");
+        assert_eq!(
+            name("mcts,sims=50,c=1.4,seed=3", 0.0),
+            "mcts(sims=50,c=1.4,rollouts=1,seed=3)"
+        );
+        assert_eq!(
+            name("mcts,sims=50", 0.2),
+            "fuzzy(p=0.2, mcts(sims=50,c=2,rollouts=1))"
+        );
+        // No heuristic needed: it plays Hase und Igel as it plays tic-tac-toe.
+        let hase = hase();
+        let player = computer_player(&hase, "mcts,sims=20", 0.0, None).unwrap();
+        let state = hase.initial_state();
+        let mut legal = Vec::new();
+        hase.legal_actions(&state, &mut legal);
+        let a = player.choose(&hase, &state, &legal, &mut crate::core::random::rng(1));
+        assert!(legal.contains(&a.unwrap()));
+        assert_eq!(
+            refusal(&TicTacToe, "mcts,sims=0", 0.0, None),
+            "--ai mcts,sims=0: `sims=0`: sims is a number of simulations from 1 to 100000000"
+        );
+        let bad = refusal(&TicTacToe, "mcts,depth=3", 0.0, None);
+        assert!(
+            bad.starts_with(
+                "--ai mcts,depth=3: `depth=3`: not an MCTS setting; the settings are sims=N"
+            ),
+            "{bad}"
+        );
+        assert_eq!(
+            refusal(&TicTacToe, "mcts", 1.5, None),
+            "--fuzz 1.5: a probability between 0 and 1"
+        );
+    }
+
+    #[test]
     fn the_default_ai_is_the_strongest_the_game_allows() {
         assert_eq!(default_ai(&TicTacToe, true), "optimal");
         assert_eq!(default_ai(&TicTacToe, false), "random");

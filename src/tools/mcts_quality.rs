@@ -145,3 +145,68 @@ pub fn mcts_quality<G: Game>(
     }
     Ok(rows)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{DiceRace, DiceRaceParams, TicTacToe};
+
+    fn measured<G: Game>(game: &G, sims: &[u32], threads: usize) -> Vec<MctsQualityRow> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut seen = 0;
+        let rows = pool
+            .install(|| {
+                mcts_quality(game, &MctsOptions::default(), sims, false, &mut |_| {
+                    seen += 1
+                })
+            })
+            .unwrap();
+        assert_eq!(seen, sims.len());
+        // The speed depends on the machine; everything else must not.
+        rows.into_iter()
+            .map(|r| MctsQualityRow {
+                sims_per_second: 0.0,
+                ..r
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_rates_do_not_depend_on_the_threads_and_match_the_player() {
+        let one = measured(&TicTacToe, &[10, 50], 1);
+        assert_eq!(one, measured(&TicTacToe, &[10, 50], 2));
+        assert_eq!(one[0].positions, 4520);
+        assert_eq!(
+            one[0].simulations,
+            10 * one[0].positions as u64 - 10 * forced(&TicTacToe)
+        );
+        assert!(one[0].optimal_rate < one[1].optimal_rate, "{one:?}");
+        assert!(one[0].low < one[0].optimal_rate && one[0].optimal_rate < one[0].high);
+        // The rate is that of the player `--ai mcts,sims=10` names, position by position.
+        let solution = crate::truth::enumerate(&TicTacToe, 1 << 20).unwrap();
+        let graph = solution.graph();
+        let player = crate::ai::MctsPolicy::new(MctsOptions::parse("sims=10").unwrap());
+        let optimal = (0..graph.len() as StateId)
+            .filter(|&id| graph.turn(id).player().is_some())
+            .filter(|&id| {
+                let a = player.pick(&TicTacToe, graph.state(id), graph.actions(id));
+                solution.keeps_value(graph.state(id), a.unwrap()) == Some(true)
+            })
+            .count();
+        assert_eq!(one[0].optimal, optimal);
+        // Chance and three players.
+        let race = DiceRace::new(DiceRaceParams::default()).unwrap();
+        assert_eq!(measured(&race, &[20], 1), measured(&race, &[20], 2));
+    }
+
+    /// Positions with one legal move (played without a simulation).
+    fn forced<G: Game>(game: &G) -> u64 {
+        let graph = crate::core::graph::StateGraph::build(game, 1 << 20).unwrap();
+        (0..graph.len() as StateId)
+            .filter(|&id| graph.turn(id).player().is_some() && graph.actions(id).len() == 1)
+            .count() as u64
+    }
+}
