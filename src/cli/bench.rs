@@ -254,13 +254,30 @@ pub fn exec(args: Args) -> Result<()> {
             let game = game.build()?;
             let json = output.json();
             solvedgym::with_game!(&game, g => {
-                if !json {
-                    println!("{}: MCTS {} against the exact solution", g.name(), base.spec());
-                    println!("{}", solvedgym::tools::mcts_quality::HEADER);
-                }
+                let spec = base.spec();
+                let settings: Vec<&str> =
+                    spec.split(',').filter(|p| !p.starts_with("sims=")).collect();
+                let mut header = !json;
                 measure(json, |each| {
-                    solvedgym::tools::mcts_quality::mcts_quality(g, &base, &sims, output.progress(), each)
-                        .with_context(|| format!("measuring MCTS on {}", g.name()))
+                    solvedgym::tools::mcts_quality::mcts_quality(
+                        g,
+                        &base,
+                        &sims,
+                        output.progress(),
+                        &mut |row| {
+                            // After the solve, which may refuse the game.
+                            if std::mem::take(&mut header) {
+                                println!(
+                                    "{}: MCTS ({}) against the exact solution",
+                                    g.name(),
+                                    settings.join(",")
+                                );
+                                println!("{}", solvedgym::tools::mcts_quality::HEADER);
+                            }
+                            each(row)
+                        },
+                    )
+                    .with_context(|| format!("measuring MCTS on {}", g.name()))
                 })?;
             });
         }

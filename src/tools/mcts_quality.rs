@@ -46,7 +46,7 @@ impl fmt::Display for MctsQualityRow {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{:>9}  {:>9}  {:>8.4}  [{:.4}, {:.4}]  {:>12}",
+            "{:>9}  {:>13}  {:>8.4}  [{:.4}, {:.4}]  {:>12}",
             self.sims,
             format!("{}/{}", self.optimal, self.positions),
             self.optimal_rate,
@@ -58,7 +58,7 @@ impl fmt::Display for MctsQualityRow {
 }
 
 /// The table's header, aligned with [`MctsQualityRow`]'s lines.
-pub const HEADER: &str = "     sims    optimal  opt.rate  95% interval          sims/s";
+pub const HEADER: &str = "     sims        optimal  opt.rate  95% interval          sims/s";
 
 /// MCTS with `base` at each budget of `sims`, measured at every position of `game` (enumerated
 /// and solved once, at most [`DEFAULT_STATE_LIMIT`] positions). `each` sees every row as it is
