@@ -351,7 +351,7 @@ impl Tree {
                 sims += 1;
                 // The clock is read every 64 simulations.
                 if let Some(limit) = deadline
-                    && sims % 64 == 0
+                    && sims.is_multiple_of(64)
                     && start.elapsed() >= limit
                 {
                     break;
