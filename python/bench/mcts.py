@@ -9,6 +9,8 @@ Wilson interval, simulations per second on one thread, and the speed ratio.
 OpenSpiel's bot runs with `solve=False` (plain UCT, as ours; `--solve` adds its default
 MCTS-Solver backups as a third row: it stops a search once the root is solved, so its speed
 counts the simulations it ran). solvedgym is timed by its CLI (`bench mcts --threads 1`).
+First, the speed alone from the start and four mid-game positions, 10 searches of 1000
+simulations from each (50 searches).
 
     python3.11 -m venv /tmp/venv-mcts && /tmp/venv-mcts/bin/pip install open_spiel==2.0.2 numpy
     /tmp/venv-mcts/bin/python python/bench/mcts.py [--sims 10,100] [--solvedgym target/release/solvedgym]
@@ -88,13 +90,46 @@ def openspiel_rates(game, states, keeps, sims, solve):
     return optimal, n, simulations / spent
 
 
-def solvedgym_rows(exe, sims):
+def solvedgym_rows(exe, sims, extra=()):
     out = subprocess.run(
         [exe, "bench", "mcts", "tictactoe", "--sims", ",".join(map(str, sims)),
-         "--threads", "1", "--json", "--quiet"],
+         "--threads", "1", "--json", "--quiet", *extra],
         check=True, capture_output=True, text=True,
     ).stdout
     return {r["sims"]: r for r in json.loads(out)}
+
+
+# The start and four mid-game positions, as moves (cells 0..8 row by row from the top).
+OPENINGS = [[], [4], [0, 4], [0, 4, 8], [4, 0, 2, 6]]
+
+
+def timed_openings(game, exe, sims, repeat):
+    """Simulations per second of each, `repeat` searches from each of OPENINGS (OpenSpiel's
+    seeded 0..repeat-1; ours seeded by the position, so the same search `repeat` times)."""
+    states = []
+    for moves in OPENINGS:
+        s = game.new_initial_state()
+        for a in moves:
+            s.apply_action(a)
+        states.append(s)
+    simulations, spent = 0, 0.0
+    for s in states:
+        for i in range(repeat):
+            rng = np.random.RandomState(i)
+            bot = mcts.MCTSBot(
+                game, uct_c=2, max_simulations=sims,
+                evaluator=mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng),
+                solve=False, random_state=rng,
+            )
+            t = time.perf_counter()
+            root = bot.mcts_search(s)
+            spent += time.perf_counter() - t
+            simulations += root.explore_count
+    extra = ["--repeat", str(repeat)]
+    for s in states:
+        extra += ["--state", str(s).replace("\n", "/")]
+    ours = solvedgym_rows(exe, [sims], extra)[sims]
+    return ours["sims_per_second"], simulations / spent
 
 
 def line(who, sims, optimal, n, speed):
@@ -108,9 +143,16 @@ def main():
     ap.add_argument("--sims", default="10,100")
     ap.add_argument("--solvedgym", default="target/release/solvedgym")
     ap.add_argument("--solve", action="store_true", help="also OpenSpiel's default solve=True")
+    ap.add_argument("--opening-sims", type=int, default=1000)
+    ap.add_argument("--repeat", type=int, default=10)
     args = ap.parse_args()
     sims = [int(s) for s in args.sims.split(",")]
     game = pyspiel.load_game("tic_tac_toe")
+    ours, theirs = timed_openings(game, args.solvedgym, args.opening_sims, args.repeat)
+    print(f"tic-tac-toe, {args.repeat} searches of {args.opening_sims} simulations from each of "
+          f"{len(OPENINGS)} positions (the start, 1 to 4 moves in):")
+    print(f"  solvedgym {ours:,.0f} simulations/s, open_spiel MCTSBot {theirs:,.0f}: "
+          f"{ours / theirs:,.0f}x")
     states, keeps = positions_and_truth(game)
     print(f"tic-tac-toe: {len(states)} positions where a player moves")
     print(f"{'':24} {'sims':>6}  {'optimal':>9}  {'rate':6}  {'95% interval':16}  {'sims/s':>12}")

@@ -152,6 +152,12 @@ struct Mcts {
     /// The other MCTS settings, e.g. "c=1.4,seed=3" (sims= comes from --sims).
     #[arg(long = "ai", value_name = "SETTINGS", default_value = "mcts")]
     ai: String,
+    /// Only this position (repeatable; `start` is the start), in the game's notation.
+    #[arg(long = "state", value_name = "POSITION")]
+    states: Vec<String>,
+    /// Run each search this many times (the same search; for timing a few positions).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    repeat: u32,
     #[command(flatten)]
     output: super::output::Output,
     #[command(flatten)]
@@ -166,7 +172,8 @@ optimal where it keeps the position's value (win, draw or loss; with chance, the
 expected result). Forced moves count (MCTS plays them without a simulation). sims/s: \
 simulations per second of one thread.\n\nMCTS settings (comma-separated, after `mcts,`):\n{}\n\n\
 Examples: solvedgym bench mcts tictactoe --sims 10,100,1000\n          \
-solvedgym bench mcts hexapawn --sims 100 --ai mcts,c=1.4,seed=2",
+solvedgym bench mcts hexapawn --sims 100 --ai mcts,c=1.4,seed=2\n          \
+solvedgym bench mcts tictactoe --sims 1000 --state start --state 'x../.o./...' --repeat 10",
         solvedgym::ai::mcts::settings_help()
     )
 }
@@ -236,6 +243,8 @@ pub fn exec(args: Args) -> Result<()> {
             game,
             sims,
             ai,
+            states,
+            repeat,
             output,
             threads,
         }) => {
@@ -254,6 +263,21 @@ pub fn exec(args: Args) -> Result<()> {
             let game = game.build()?;
             let json = output.json();
             solvedgym::with_game!(&game, g => {
+                let only = (!states.is_empty())
+                    .then(|| {
+                        states
+                            .iter()
+                            .map(|t| {
+                                if t.trim() == "start" {
+                                    Ok(g.initial_state())
+                                } else {
+                                    super::game_args::read_state(g, Some(t))
+                                }
+                            })
+                            .collect::<Result<Vec<_>>>()
+                    })
+                    .transpose()?;
+                let positions = solvedgym::tools::mcts_quality::Positions { only, repeat };
                 let spec = base.spec();
                 let settings: Vec<&str> =
                     spec.split(',').filter(|p| !p.starts_with("sims=")).collect();
@@ -263,6 +287,7 @@ pub fn exec(args: Args) -> Result<()> {
                         g,
                         &base,
                         &sims,
+                        &positions,
                         output.progress(),
                         &mut |row| {
                             // After the solve, which may refuse the game.

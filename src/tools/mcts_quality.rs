@@ -60,13 +60,33 @@ impl fmt::Display for MctsQualityRow {
 /// The table's header, aligned with [`MctsQualityRow`]'s lines.
 pub const HEADER: &str = "     sims        optimal  opt.rate  95% interval          sims/s";
 
+/// Which positions are searched, and how often.
+#[derive(Clone, Debug)]
+pub struct Positions<S> {
+    /// Only these positions (`None`: every reachable position where a player moves).
+    pub only: Option<Vec<S>>,
+    /// Each search is run this many times (the same search: it is seeded by the position), for
+    /// timing a few positions.
+    pub repeat: u32,
+}
+
+impl<S> Default for Positions<S> {
+    fn default() -> Self {
+        Positions {
+            only: None,
+            repeat: 1,
+        }
+    }
+}
+
 /// MCTS with `base` at each budget of `sims`, measured at every position of `game` (enumerated
-/// and solved once, at most [`DEFAULT_STATE_LIMIT`] positions). `each` sees every row as it is
-/// made.
+/// and solved once, at most [`DEFAULT_STATE_LIMIT`] positions) or at the positions `positions`
+/// names. `each` sees every row as it is made.
 pub fn mcts_quality<G: Game>(
     game: &G,
     base: &MctsOptions,
     sims: &[u32],
+    positions: &Positions<G::State>,
     progress: bool,
     each: &mut dyn FnMut(&MctsQualityRow),
 ) -> Result<Vec<MctsQualityRow>, QualityError> {
@@ -83,9 +103,19 @@ pub fn mcts_quality<G: Game>(
     let solution = crate::truth::enumerate(game, DEFAULT_STATE_LIMIT)?;
     let graph = solution.graph();
     let truth = GraphTruth::new(graph, solution.as_oracle())?;
-    let movers: Vec<StateId> = (0..graph.len() as StateId)
-        .filter(|&id| matches!(graph.turn(id), Turn::Player(_)))
-        .collect();
+    let movers: Vec<StateId> = match &positions.only {
+        None => (0..graph.len() as StateId)
+            .filter(|&id| matches!(graph.turn(id), Turn::Player(_)))
+            .collect(),
+        Some(only) => only
+            .iter()
+            .map(|s| match graph.id(s) {
+                Some(id) if matches!(graph.turn(id), Turn::Player(_)) => Ok(id),
+                _ => Err(QualityError::Position(game.render(s))),
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let repeat = positions.repeat.max(1);
     if progress {
         eprintln!(
             "  {} positions, {} where a player moves",
@@ -108,7 +138,13 @@ pub fn mcts_quality<G: Game>(
                 let state = graph.state(id);
                 let mut r = rng(position_seed(options.seed, state));
                 let started = Instant::now();
-                let result = tree.search(game, state, &options, &leaf, &mut r);
+                let mut result = tree.search(game, state, &options, &leaf, &mut r);
+                let mut sims = result.sims;
+                for _ in 1..repeat {
+                    let mut r = rng(position_seed(options.seed, state));
+                    result = tree.search(game, state, &options, &leaf, &mut r);
+                    sims += result.sims;
+                }
                 let seconds = started.elapsed().as_secs_f64();
                 let actions = graph.actions(id);
                 let k = result
@@ -116,7 +152,7 @@ pub fn mcts_quality<G: Game>(
                     .and_then(|a| actions.iter().position(|&b| b == a))
                     .unwrap_or(0);
                 let keeps = truth.keeps()[graph.edge_range(id).start + k];
-                (keeps, result.sims, seconds)
+                (keeps, sims, seconds)
             })
             .collect();
         let optimal = found.iter().filter(|f| f.0).count();
@@ -159,9 +195,14 @@ mod tests {
         let mut seen = 0;
         let rows = pool
             .install(|| {
-                mcts_quality(game, &MctsOptions::default(), sims, false, &mut |_| {
-                    seen += 1
-                })
+                mcts_quality(
+                    game,
+                    &MctsOptions::default(),
+                    sims,
+                    &Positions::default(),
+                    false,
+                    &mut |_| seen += 1,
+                )
             })
             .unwrap();
         assert_eq!(seen, sims.len());
@@ -197,6 +238,38 @@ mod tests {
             })
             .count();
         assert_eq!(one[0].optimal, optimal);
+        // A few positions, searched again for timing: the same moves, the work repeated.
+        let start = TicTacToe.initial_state();
+        let some = Positions {
+            only: Some(vec![start, TicTacToe.apply(&start, 4)]),
+            repeat: 3,
+        };
+        let rows = mcts_quality(
+            &TicTacToe,
+            &MctsOptions::default(),
+            &[10],
+            &some,
+            false,
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!((rows[0].positions, rows[0].simulations), (2, 60));
+        let end = [0, 3, 1, 4, 2]
+            .iter()
+            .fold(start, |s, &a| TicTacToe.apply(&s, a));
+        let none = Positions {
+            only: Some(vec![end]),
+            repeat: 1,
+        };
+        let refused = mcts_quality(
+            &TicTacToe,
+            &MctsOptions::default(),
+            &[10],
+            &none,
+            false,
+            &mut |_| {},
+        );
+        assert!(refused.unwrap_err().to_string().contains("no player moves"));
         // Chance and three players.
         let race = DiceRace::new(DiceRaceParams::default()).unwrap();
         assert_eq!(measured(&race, &[20], 1), measured(&race, &[20], 2));
