@@ -7,7 +7,7 @@
 //!
 //! The tree is an arena (one `Vec` of nodes, children in contiguous ranges) that holds no
 //! positions: a simulation replays its path from the root, as OpenSpiel's `MCTSBot` does, so a
-//! node costs 24 bytes whatever the game. The arena and the buffers live in a [`Tree`] reused
+//! node costs 32 bytes whatever the game. The arena and the buffers live in a [`Tree`] reused
 //! from search to search (the policy keeps one per thread).
 //!
 //! The exploration constant defaults to 2, OpenSpiel's `uct_c` in its examples: returns lie in
@@ -28,7 +28,7 @@ use crate::core::game::{Action, Game, Returns, Turn};
 use crate::core::policy::Policy;
 use crate::core::random::{SgRng, derive_seed, rng};
 
-/// The most nodes a tree may hold (24 bytes each: 400 MB): past it, a leaf is valued without
+/// The most nodes a tree may hold (32 bytes each: 512 MiB): past it, a leaf is valued without
 /// being expanded, so a large budget on a wide game cannot take the machine's memory.
 pub const MAX_NODES: usize = 1 << 24;
 
@@ -290,6 +290,12 @@ struct Node {
     mover: u8,
 }
 
+const _: () = assert!(std::mem::size_of::<Node>() == 32);
+
+/// A thread's tree keeps at most this many nodes' room between searches (32 MiB): one large
+/// search does not hold its memory for the thread's life.
+const KEEP_NODES: usize = 1 << 20;
+
 /// What a search found: the move, and the root's statistics.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MctsResult {
@@ -548,7 +554,13 @@ impl<L> MctsPolicy<L> {
     {
         let mut rng = rng(position_seed(self.options.seed, state));
         TREE.with(|tree| match tree.try_borrow_mut() {
-            Ok(mut tree) => tree.search(game, state, &self.options, &self.leaf, &mut rng),
+            Ok(mut tree) => {
+                let result = tree.search(game, state, &self.options, &self.leaf, &mut rng);
+                if tree.nodes.capacity() > KEEP_NODES {
+                    tree.nodes = Vec::new();
+                }
+                result
+            }
             // A leaf value that itself plays MCTS on this thread: a tree of its own.
             Err(_) => Tree::new().search(game, state, &self.options, &self.leaf, &mut rng),
         })
