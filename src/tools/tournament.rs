@@ -810,6 +810,26 @@ mod tests {
         );
         assert!(parse_entrant("depth=0").unwrap_err().contains("depth"));
         assert_eq!(parse_entrant("optimal"), Ok(Entrant::Optimal));
+        let mcts = parse_entrant("mcts,sims=50").unwrap();
+        assert_eq!(mcts.name(), "mcts,sims=50,c=2,rollouts=1");
+        assert!(
+            parse_entrant("mcts,depth=2")
+                .unwrap_err()
+                .starts_with("`depth=2`: not an MCTS setting")
+        );
+        // MCTS against random: it wins, and its simulations are counted per move.
+        let report = run(
+            &TicTacToe,
+            &entrants(&["mcts,sims=200", "random"]),
+            5,
+            1,
+            &|_| {},
+        )
+        .unwrap();
+        let row = &report.rows[0];
+        assert_eq!(row.entrant, "mcts,sims=200,c=2,rollouts=1");
+        assert!(row.win_rate > 0.7, "{row:?}");
+        assert!(row.nodes_per_move.unwrap() > 0.0 && row.nodes_per_move.unwrap() <= 200.0);
         assert!(
             parse_entrant("bogus")
                 .unwrap_err()
