@@ -1,11 +1,11 @@
 //! The computer's players by name, as `--ai`, configs and the Python package name them:
 //! `optimal` (the oracle's strongest player, the FoxBox AI in Fox & Hounds), `greedy` (one ply
-//! on the game's heuristic), `random`, a saved agent (`agent=PATH`), or search settings; each
-//! with an optional fuzz.
+//! on the game's heuristic), `random`, Monte-Carlo tree search (`mcts` or `mcts,sims=2000,c=1.4`),
+//! a saved agent (`agent=PATH`), or search settings; each with an optional fuzz.
 
 use anyhow::{anyhow, bail, ensure};
 
-use crate::ai::{GreedyPolicy, SearchOptions, SearchPolicy};
+use crate::ai::{GreedyPolicy, MctsOptions, MctsPolicy, SearchOptions, SearchPolicy};
 use crate::core::game::Game;
 use crate::core::policy::{FuzzyPolicy, Policy, RandomPolicy};
 use crate::learn::saved::load_agent;
@@ -34,8 +34,9 @@ pub fn default_ai<G: Game>(game: &G, solved: bool) -> &'static str {
 }
 
 /// The computer's player named by `--ai` (`ai`): `optimal` (the oracle's strongest player, the
-/// FoxBox AI in Fox & Hounds), `greedy` (one ply on the game's heuristic), `random`, a saved
-/// agent's greedy play (`agent=PATH`, refused when saved from another game), or search
+/// FoxBox AI in Fox & Hounds), `greedy` (one ply on the game's heuristic), `random`, `mcts`
+/// with its settings ([`MctsOptions::parse`]; any game, no heuristic needed), a saved agent's
+/// greedy play (`agent=PATH`, refused when saved from another game), or search
 /// settings ([`SearchOptions::parse`], checked against the game). Every player but the random
 /// one plays a random move with probability `fuzz`. The refusals name the flags, as the command
 /// prints them.
@@ -68,6 +69,10 @@ pub fn computer_player<'a, G: Game>(
             let agent = load_agent(game, std::path::Path::new(path))
                 .map_err(|e| anyhow!("--ai {spec}: {e:#}"))?;
             Ok(fuzzy(agent, fuzz))
+        }
+        (spec, _) if MctsOptions::is_mcts(spec) => {
+            let options = MctsOptions::parse(spec).map_err(|e| anyhow!("--ai {spec}: {e}"))?;
+            Ok(fuzzy(MctsPolicy::new(options), fuzz))
         }
         (spec, _) => {
             let options = SearchOptions::parse(spec).map_err(|e| {
@@ -147,6 +152,44 @@ mod tests {
         assert!(
             fuzzed.starts_with("fuzzy(p=0.1, search(depth=2"),
             "{fuzzed}"
+        );
+    }
+
+    #[test]
+    fn mcts_plays_any_game_and_its_bad_settings_are_refused_by_name() {
+        let name =
+            |ai: &str, fuzz: f64| computer_player(&TicTacToe, ai, fuzz, None).unwrap().name();
+        assert_eq!(name("mcts", 0.0), "mcts(sims=1000,c=2,rollouts=1)");
+        assert_eq!(
+            name("mcts,sims=50,c=1.4,seed=3", 0.0),
+            "mcts(sims=50,c=1.4,rollouts=1,seed=3)"
+        );
+        assert_eq!(
+            name("mcts,sims=50", 0.2),
+            "fuzzy(p=0.2, mcts(sims=50,c=2,rollouts=1))"
+        );
+        // No heuristic needed: it plays Hase und Igel as it plays tic-tac-toe.
+        let hase = hase();
+        let player = computer_player(&hase, "mcts,sims=20", 0.0, None).unwrap();
+        let state = hase.initial_state();
+        let mut legal = Vec::new();
+        hase.legal_actions(&state, &mut legal);
+        let a = player.choose(&hase, &state, &legal, &mut crate::core::random::rng(1));
+        assert!(legal.contains(&a.unwrap()));
+        assert_eq!(
+            refusal(&TicTacToe, "mcts,sims=0", 0.0, None),
+            "--ai mcts,sims=0: `sims=0`: sims is a number of simulations from 1 to 100000000"
+        );
+        let bad = refusal(&TicTacToe, "mcts,depth=3", 0.0, None);
+        assert!(
+            bad.starts_with(
+                "--ai mcts,depth=3: `depth=3`: not an MCTS setting; the settings are sims=N"
+            ),
+            "{bad}"
+        );
+        assert_eq!(
+            refusal(&TicTacToe, "mcts", 1.5, None),
+            "--fuzz 1.5: a probability between 0 and 1"
         );
     }
 

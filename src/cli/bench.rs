@@ -86,6 +86,11 @@ green graphs of 10,000 edges (shortcuts only), milliseconds per position.\n\
 Example: solvedgym bench values"
     )]
     Values(Common),
+    /// Measure MCTS against the exact solution: its optimal-move rate over every position of
+    /// a solved game at each simulation budget, with the 95 % Wilson interval and the
+    /// simulations per second of one thread.
+    #[command(after_help = mcts_help())]
+    Mcts(Mcts),
 }
 
 // The flags of every mode.
@@ -149,6 +154,50 @@ struct Search {
     players: Vec<usize>,
     #[command(flatten)]
     common: Common,
+}
+
+#[derive(clap::Args)]
+#[command(mut_arg("threads", |a| a.help(
+    "Worker threads (default: all cores). The rates do not depend on it (the speed does)"
+)))]
+struct Mcts {
+    #[command(flatten)]
+    game: super::game_args::GameArgs,
+    /// The simulation budgets (comma-separated).
+    #[arg(
+        long,
+        value_name = "N,..",
+        value_delimiter = ',',
+        default_value = "10,100,1000"
+    )]
+    sims: Vec<u32>,
+    /// The other MCTS settings, e.g. "c=1.4,seed=3" (sims= comes from --sims).
+    #[arg(long = "ai", value_name = "SETTINGS", default_value = "mcts")]
+    ai: String,
+    /// Only this position (repeatable; `start` is the start), in the game's notation.
+    #[arg(long = "state", value_name = "POSITION")]
+    states: Vec<String>,
+    /// Run each search this many times (the same search; for timing a few positions).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    repeat: u32,
+    #[command(flatten)]
+    output: super::output::Output,
+    #[command(flatten)]
+    threads: super::output::Threads,
+}
+
+fn mcts_help() -> String {
+    format!(
+        "At every reachable position where a player moves, MCTS searches afresh, seeded as \
+`--ai mcts,...` seeds it (the settings' seed mixed with the position), and its move counts as \
+optimal where it keeps the position's value (win, draw or loss; with chance, the mover's best \
+expected result). Forced moves count (MCTS plays them without a simulation). sims/s: \
+simulations per second of one thread.\n\nMCTS settings (comma-separated, after `mcts,`):\n{}\n\n\
+Examples: solvedgym bench mcts tictactoe --sims 10,100,1000\n          \
+solvedgym bench mcts hexapawn --sims 100 --ai mcts,c=1.4,seed=2\n          \
+solvedgym bench mcts tictactoe --sims 1000 --state start --state 'x../.o./...' --repeat 10",
+        solvedgym::ai::mcts::settings_help()
+    )
 }
 
 /// The settings `bench search` times without --ai.
@@ -221,6 +270,73 @@ pub fn exec(args: Args) -> Result<()> {
             measure(common.output.json, |each| {
                 bench::values(common.repeat, each)
             })?;
+        }
+        Mode::Mcts(Mcts {
+            game,
+            sims,
+            ai,
+            states,
+            repeat,
+            output,
+            threads,
+        }) => {
+            use solvedgym::ai::mcts::MctsOptions;
+            use solvedgym::core::game::Game;
+            let base = MctsOptions::parse(&ai).map_err(|e| anyhow::anyhow!("--ai {ai}: {e}"))?;
+            if ai.split(',').any(|p| p.trim().starts_with("sims=")) {
+                anyhow::bail!(
+                    "--ai {ai}: --sims gives the simulation budgets; write the settings without sims="
+                );
+            }
+            if let Some(&bad) = sims.iter().find(|&&n| !(1..=100_000_000).contains(&n)) {
+                anyhow::bail!("--sims {bad}: a number of simulations from 1 to 100000000");
+            }
+            threads.set()?;
+            let game = game.build()?;
+            let json = output.json();
+            solvedgym::with_game!(&game, g => {
+                let only = (!states.is_empty())
+                    .then(|| {
+                        states
+                            .iter()
+                            .map(|t| {
+                                if t.trim() == "start" {
+                                    Ok(g.initial_state())
+                                } else {
+                                    super::game_args::read_state(g, Some(t))
+                                }
+                            })
+                            .collect::<Result<Vec<_>>>()
+                    })
+                    .transpose()?;
+                let positions = solvedgym::tools::mcts_quality::Positions { only, repeat };
+                let spec = base.spec();
+                let settings: Vec<&str> =
+                    spec.split(',').filter(|p| !p.starts_with("sims=")).collect();
+                let mut header = !json;
+                measure(json, |each| {
+                    solvedgym::tools::mcts_quality::mcts_quality(
+                        g,
+                        &base,
+                        &sims,
+                        &positions,
+                        output.progress(),
+                        &mut |row| {
+                            // After the solve, which may refuse the game.
+                            if std::mem::take(&mut header) {
+                                println!(
+                                    "{}: MCTS ({}) against the exact solution",
+                                    g.name(),
+                                    settings.join(",")
+                                );
+                                println!("{}", solvedgym::tools::mcts_quality::HEADER);
+                            }
+                            each(row)
+                        },
+                    )
+                    .with_context(|| format!("measuring MCTS on {}", g.name()))
+                })?;
+            });
         }
     }
     Ok(())

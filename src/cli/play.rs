@@ -23,9 +23,9 @@ pub struct Args {
     seat: Option<String>,
     /// The computer's play: optimal (the exact solver's; the default where the game can be
     /// solved), greedy (one ply on the game's heuristic; the default otherwise, where the
-    /// game has one), random, a saved agent (agent=PATH, as --agent), or a search on the
-    /// game's heuristic given by its settings, e.g. "depth=4" or
-    /// "depth=6,cutoffs=0-0-8-8-4,mode=hybrid" (see --help).
+    /// game has one), random, Monte-Carlo tree search ("mcts" or "mcts,sims=2000,c=1.4"; any
+    /// game), a saved agent (agent=PATH, as --agent), or a search on the game's heuristic given
+    /// by its settings, e.g. "depth=4" or "depth=6,cutoffs=0-0-8-8-4,mode=hybrid" (see --help).
     #[arg(long, value_name = "AI", conflicts_with = "agent")]
     ai: Option<String>,
     /// The computer plays a saved agent: a run's agents/*.parquet (its greedy play), trained
@@ -97,7 +97,7 @@ pub fn exec(args: Args) -> Result<()> {
         let computer = play::computer_player(g, choice, fuzz, oracle.as_deref())?;
         if choice != "optimal" {
             eprintln!(
-                "the computer plays {} (--ai optimal, greedy, random or search settings)",
+                "the computer plays {} (--ai optimal, greedy, random, mcts or search settings)",
                 computer.name()
             );
         }
@@ -118,10 +118,13 @@ pub fn exec(args: Args) -> Result<()> {
 fn help() -> String {
     format!(
         "Search settings for --ai (comma-separated; games with a heuristic):\n{}\n\
+MCTS settings for --ai (after `mcts,`, comma-separated; any game):\n{}\n\
 Examples: solvedgym play hase-und-igel --players 3 --as 0\n          \
 solvedgym play hase-und-igel --players 2 --ai \"depth=4,mode=hybrid\"\n          \
-solvedgym play tictactoe --as o --state 'x../.../...'\n\n{}\n\n{}",
+solvedgym play tictactoe --as o --state 'x../.../...'\n          \
+solvedgym play tictactoe --ai mcts,sims=2000\n\n{}\n\n{}",
         solvedgym::ai::search::settings_help(),
+        solvedgym::ai::mcts::settings_help(),
         solvedgym::games::notation_help(),
         games::help()
     )

@@ -27,8 +27,9 @@ pub struct Args {
     #[command(flatten)]
     game: GameArgs,
     /// An entrant (at least two, each once): optimal (the exact solver's perfect play, for
-    /// games small enough to solve), greedy (one ply on the game's heuristic), random, or
-    /// search settings, e.g. "depth=4" or "depth=8,order,cutoffs=0-0-8-8-4" (see below).
+    /// games small enough to solve), greedy (one ply on the game's heuristic), random, MCTS
+    /// ("mcts" or "mcts,sims=2000,c=1.4"), or search settings, e.g. "depth=4" or
+    /// "depth=8,order,cutoffs=0-0-8-8-4" (see below).
     #[arg(long = "ai", value_name = "AI", required = true)]
     ai: Vec<String>,
     /// Deals to play; each deal is played once per seating (see below).
@@ -159,19 +160,22 @@ distinct entrants. Every entrant thus holds every seat equally often; --games co
 Per entrant: games (seats held), win rate (a win shared by k tied players counts 1/k; equal play \
 wins 1/P) with its Wilson 95% interval over the games, and mean rank (1 = first) with its 95% \
 interval over deals (the entrant's mean per deal; mean ± 1.96·s/√n, clipped), player moves per \
-game, and for searches positions and milliseconds per move. Everything but the milliseconds and seconds is the same for a seed on any \
+game, and for searches positions (MCTS: simulations) and milliseconds per move. Everything but the milliseconds and seconds is the same for a seed on any \
 machine and thread count; the milliseconds depend on the machine and on what else runs on it.\n\n\
 Search settings (comma-separated; games with a heuristic, or any game searched to its end):\n{}\n\
 Any other KEY=VALUE sets the game's evaluation for that entrant alone (Hase und Igel: eval=FILE, \
 ks=W, kc=W, kp=W), so entrants may differ only in their heuristic. An entrant is named by its \
 settings in full.\n\n\
+MCTS settings (after `mcts,`, comma-separated; any game):\n{}\n\n\
 Examples:\n  solvedgym tournament hase-und-igel --players 3 --ai depth=1 --ai depth=2 --ai random --games 100\n  \
 solvedgym tournament hase-und-igel --players 2 --ai depth=2 --ai depth=2,kc=0 --games 50\n  \
 solvedgym tournament hase-und-igel --players 3 --ai \"depth=4\" --ai \"depth=8,order,cutoffs=0-0-8-8-4\" \
 --ai random --games 200 --seed 1 --json --plot notebooks-data/tournament.svg\n  \
 solvedgym tournament tictactoe --ai depth=9 --ai random --games 50\n  \
-solvedgym tournament hexapawn --ai optimal --ai depth=2 --games 20\n\n{}",
+solvedgym tournament hexapawn --ai optimal --ai depth=2 --games 20\n  \
+solvedgym tournament tictactoe --ai mcts,sims=1000 --ai depth=9 --games 50\n\n{}",
         solvedgym::ai::search::settings_help(),
+        solvedgym::ai::mcts::settings_help(),
         games::help()
     )
 }

@@ -1,12 +1,13 @@
 //! Training opponents: the `[[opponents]]` tables of a config and the policies they become
-//! (random play, the oracle's perfect play, greedy play on the game's heuristic, a fuzzed one,
-//! or a frozen copy of the learner).
+//! (random play, the oracle's perfect play, greedy play on the game's heuristic, a search, Monte-Carlo
+//! tree search, a fuzzed one, or a frozen copy of the learner).
 
 use std::num::NonZeroU64;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::ai::GreedyPolicy;
+use crate::ai::mcts::{MctsOptions, MctsPolicy};
 use crate::ai::search::{SearchOptions, SearchPolicy};
 use crate::core::game::Game;
 use crate::core::graph::StateGraph;
@@ -28,6 +29,8 @@ pub enum OpponentPolicy {
     Greedy,
     /// A search on the game's heuristic ([`SearchPolicy`]), by its settings.
     Search(SearchOptions),
+    /// Monte-Carlo tree search with random rollouts ([`MctsPolicy`]), by its settings.
+    Mcts(MctsOptions),
     Fuzzy {
         p: f64,
         base: Box<OpponentPolicy>,
@@ -80,7 +83,8 @@ pub(crate) struct OpponentToml {
     refresh: Option<NonZeroU64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     play: Option<FrozenPlay>,
-    /// A search opponent's settings ("depth=4,cutoffs=0-0-8-8-4").
+    /// A search opponent's settings ("depth=4,cutoffs=0-0-8-8-4"), or an MCTS one's
+    /// ("sims=1000,c=2").
     #[serde(skip_serializing_if = "Option::is_none")]
     settings: Option<String>,
     /// A saved agent's file.
@@ -99,6 +103,7 @@ enum PolicyName {
     Optimal,
     Greedy,
     Search,
+    Mcts,
     Fuzzy,
     Frozen,
     Agent,
@@ -111,6 +116,7 @@ impl PolicyName {
             PolicyName::Optimal => "optimal",
             PolicyName::Greedy => "greedy",
             PolicyName::Search => "search",
+            PolicyName::Mcts => "mcts",
             PolicyName::Fuzzy => "fuzzy",
             PolicyName::Frozen => "frozen",
             PolicyName::Agent => "agent",
@@ -135,7 +141,10 @@ impl OpponentToml {
             ("agent", self.agent.is_some(), PolicyName::Agent),
         ];
         for (key, given, owner) in owners {
-            if given && self.policy != owner {
+            // Both searches take settings.
+            let owned =
+                self.policy == owner || (key == "settings" && self.policy == PolicyName::Mcts);
+            if given && !owned {
                 return Err(src.error(
                     &format!("{path}.{key}"),
                     format!(
@@ -152,6 +161,10 @@ impl OpponentToml {
             PolicyName::Greedy => OpponentPolicy::Greedy,
             PolicyName::Search => OpponentPolicy::Search(
                 SearchOptions::parse(self.settings.as_deref().unwrap_or(""))
+                    .map_err(|e| src.error(&format!("{path}.settings"), e))?,
+            ),
+            PolicyName::Mcts => OpponentPolicy::Mcts(
+                MctsOptions::parse(self.settings.as_deref().unwrap_or(""))
                     .map_err(|e| src.error(&format!("{path}.settings"), e))?,
             ),
             PolicyName::Fuzzy => OpponentPolicy::Fuzzy {
@@ -213,6 +226,9 @@ impl OpponentSpec {
             OpponentPolicy::Search(o) => {
                 (t.policy, t.settings) = (PolicyName::Search, Some(o.spec()));
             }
+            OpponentPolicy::Mcts(o) => {
+                (t.policy, t.settings) = (PolicyName::Mcts, Some(o.spec()));
+            }
             OpponentPolicy::Fuzzy { p, base } => {
                 t.policy = PolicyName::Fuzzy;
                 t.p = Some(*p);
@@ -250,6 +266,7 @@ impl OpponentPolicy {
             OpponentPolicy::Optimal => "optimal".into(),
             OpponentPolicy::Greedy => "greedy".into(),
             OpponentPolicy::Search(o) => format!("search {}", o.spec()),
+            OpponentPolicy::Mcts(o) => format!("mcts {}", o.spec()),
             OpponentPolicy::Fuzzy { p, base } => format!("fuzzy {p} {}", base.describe()),
             OpponentPolicy::Agent(file) => format!("agent {}", file.display()),
             OpponentPolicy::Frozen { refresh, play } => match play {
@@ -277,6 +294,7 @@ impl OpponentPolicy {
             | OpponentPolicy::Greedy
             | OpponentPolicy::Search(_)
             | OpponentPolicy::Agent(_)
+            | OpponentPolicy::Mcts(_)
             | OpponentPolicy::Frozen { .. } => false,
         }
     }
@@ -294,6 +312,7 @@ impl OpponentPolicy {
             OpponentPolicy::Random => Box::new(RandomPolicy),
             OpponentPolicy::Greedy => Box::new(GreedyPolicy),
             OpponentPolicy::Search(o) => Box::new(SearchPolicy::new(o.clone())),
+            OpponentPolicy::Mcts(o) => Box::new(MctsPolicy::new(o.clone())),
             OpponentPolicy::Optimal => match oracle {
                 Some(oracle) => Box::new(OptimalPolicy::new(oracle)),
                 None => unreachable!("opponents that need an oracle are refused without one"),

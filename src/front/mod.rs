@@ -377,7 +377,7 @@ impl DynGame {
 }
 
 /// A computer player of a [`DynGame`], by name: `optimal` (perfect play from the game's exact
-/// solver; the FoxBox AI in Fox & Hounds), `greedy`, `random`, or search settings
+/// solver; the FoxBox AI in Fox & Hounds), `greedy`, `random`, `mcts` with its settings, or search settings
 /// (`depth=3`), as `solvedgym play --ai` names them; with `fuzz`, a random move with that
 /// probability.
 pub struct DynPlayer {

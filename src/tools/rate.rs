@@ -45,6 +45,9 @@ pub enum QualityError {
     Eval(#[from] EvalError),
     #[error("search settings {settings}: {why}")]
     Settings { settings: String, why: String },
+    /// A position asked for that no player moves at or that the start does not reach.
+    #[error("no player moves at this position, or the start does not reach it:\n{0}")]
+    Position(String),
 }
 
 impl From<SolveError> for QualityError {

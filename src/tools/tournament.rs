@@ -26,6 +26,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::ai::GreedyPolicy;
+use crate::ai::mcts::{MctsOptions, MctsPolicy};
 use crate::ai::search::{Search, SearchOptions};
 use crate::core::game::{Action, Game, Player, Returns};
 use crate::core::policy::{Policy, RandomPolicy};
@@ -46,6 +47,8 @@ pub enum Entrant {
     Greedy,
     /// A search with these settings ([`Search`]).
     Search(SearchOptions),
+    /// Monte-Carlo tree search with these settings ([`MctsPolicy`]).
+    Mcts(MctsOptions),
     /// Perfect play: the strongest player of the game's exact solver
     /// ([`Oracle::strong_policy`]), for games small enough to solve.
     Optimal,
@@ -61,6 +64,7 @@ impl Entrant {
             Entrant::Random => "random".into(),
             Entrant::Greedy => "greedy".into(),
             Entrant::Search(o) => o.spec(),
+            Entrant::Mcts(o) => format!("mcts,{}", o.spec()),
             Entrant::Optimal => "optimal".into(),
             Entrant::Agent(path) => format!("agent={}", path.display()),
         }
@@ -68,7 +72,8 @@ impl Entrant {
 }
 
 /// An entrant as written on the command line, as `play --ai` reads it: `optimal`, `random`,
-/// `greedy`, a saved agent (`agent=PATH`), or search settings (`depth=4`, `depth=8,cutoffs=0-0-8-8-4,mode=hybrid`; see
+/// `greedy`, MCTS (`mcts`, `mcts,sims=2000`; see [`MctsOptions::parse`]), a saved agent
+/// (`agent=PATH`), or search settings (`depth=4`, `depth=8,cutoffs=0-0-8-8-4,mode=hybrid`; see
 /// [`SearchOptions::parse`]).
 pub fn parse_entrant(spec: &str) -> Result<Entrant, String> {
     match spec.trim() {
@@ -82,6 +87,7 @@ pub fn parse_entrant(spec: &str) -> Result<Entrant, String> {
             "" => Err("agent=PATH: give the file of a saved agent".into()),
             path => Ok(Entrant::Agent(path.into())),
         },
+        s if MctsOptions::is_mcts(s) => MctsOptions::parse(s).map(Entrant::Mcts),
         s => SearchOptions::parse(s).map(Entrant::Search).map_err(|e| {
             format!("{e} (an entrant is optimal, greedy, random, or search settings)")
         }),
@@ -232,7 +238,7 @@ pub struct EntrantRow {
     pub mean_rank_high: f64,
     /// Player moves per game (every seat's; chance draws not counted), over its games.
     pub plies_per_game: f64,
-    /// Positions its search visited per move (`None`: not a search).
+    /// Positions its search visited per move (MCTS: simulations; `None`: not a search).
     pub nodes_per_move: Option<f64>,
     /// Wall-clock milliseconds per move of its search (`None`: not a search); depends on the
     /// machine and on what else runs on it.
@@ -354,6 +360,17 @@ fn choose<G: Game>(
                 Some(found.nodes),
             )
         }
+        Entrant::Mcts(options) => {
+            // The player `--ai mcts,...` names: seeded by the position, not the deal.
+            let found = MctsPolicy::new(options.clone()).search(game, state);
+            (
+                found
+                    .action
+                    .filter(|a| legal.contains(a))
+                    .or_else(|| legal.first().copied()),
+                Some(found.sims),
+            )
+        }
     }
 }
 
@@ -370,7 +387,8 @@ fn play_one<G: Game>(
         let player = &players[seating[p]];
         let cost = &mut costs[p];
         cost.moves += 1;
-        let started = matches!(player.entrant, Entrant::Search(_)).then(Instant::now);
+        let started =
+            matches!(player.entrant, Entrant::Search(_) | Entrant::Mcts(_)).then(Instant::now);
         let (action, nodes) = choose(game, player, state, legal, rng);
         if let Some(t) = started {
             cost.nanos += u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX);
@@ -497,7 +515,7 @@ pub fn run_solved<G: Game>(
             let [win_rate, win_rate_low, win_rate_high] = rate_interval(&s.wins, s.games as f64);
             let [mean_rank, mean_rank_low, mean_rank_high] =
                 interval(&s.ranks, Some((1.0, players as f64)));
-            let search = matches!(e, Entrant::Search(_));
+            let search = matches!(e, Entrant::Search(_) | Entrant::Mcts(_));
             EntrantRow {
                 entrant: e.name(),
                 games: s.games,
@@ -812,6 +830,26 @@ mod tests {
         );
         assert!(parse_entrant("depth=0").unwrap_err().contains("depth"));
         assert_eq!(parse_entrant("optimal"), Ok(Entrant::Optimal));
+        let mcts = parse_entrant("mcts,sims=50").unwrap();
+        assert_eq!(mcts.name(), "mcts,sims=50,c=2,rollouts=1");
+        assert!(
+            parse_entrant("mcts,depth=2")
+                .unwrap_err()
+                .starts_with("`depth=2`: not an MCTS setting")
+        );
+        // MCTS against random: it wins, and its simulations are counted per move.
+        let report = run(
+            &TicTacToe,
+            &entrants(&["mcts,sims=200", "random"]),
+            5,
+            1,
+            &|_| {},
+        )
+        .unwrap();
+        let row = &report.rows[0];
+        assert_eq!(row.entrant, "mcts,sims=200,c=2,rollouts=1");
+        assert!(row.win_rate > 0.7, "{row:?}");
+        assert!(row.nodes_per_move.unwrap() > 0.0 && row.nodes_per_move.unwrap() <= 200.0);
         assert!(
             parse_entrant("bogus")
                 .unwrap_err()

@@ -591,3 +591,49 @@ fn hase_und_igel_fills_in_the_carrots_its_players_imply() {
     assert_eq!(game["deck"].as_str(), Some("2008"));
     assert_eq!(game["end"].as_str(), Some("first"));
 }
+
+#[test]
+fn an_mcts_opponent_takes_its_settings_and_refuses_bad_ones_by_key_and_line() {
+    let mcts = GOOD.replace(
+        "policy = \"random\"",
+        "policy = \"mcts\"\nsettings = \"sims=50,c=1.5\"",
+    );
+    let c = parse_str(&mcts).unwrap();
+    assert_eq!(c.opponents[0].name, "mcts sims=50,c=1.5,rollouts=1");
+    let resolved = c.resolved_toml();
+    assert!(
+        resolved.contains("policy = \"mcts\"\nsettings = \"sims=50,c=1.5,rollouts=1\""),
+        "{resolved}"
+    );
+    assert_eq!(parse_str(&resolved).unwrap(), c);
+    // No settings: the defaults.
+    let plain = GOOD.replace("policy = \"random\"", "policy = \"mcts\"");
+    assert_eq!(
+        parse_str(&plain).unwrap().opponents[0].name,
+        "mcts sims=1000,c=2,rollouts=1"
+    );
+    for (opponent, says) in [
+        (
+            "policy = \"mcts\"\nsettings = \"sims=lots\"",
+            "opponents[0].settings",
+        ),
+        (
+            "policy = \"mcts\"\nsettings = \"depth=2\"",
+            "`depth=2`: not an MCTS setting",
+        ),
+        (
+            "policy = \"random\"\nsettings = \"sims=2\"",
+            "`settings` belongs to policy = \"search\", not \"random\"",
+        ),
+        (
+            "policy = \"mcts\"\np = 0.5",
+            "`p` belongs to policy = \"fuzzy\", not \"mcts\"",
+        ),
+    ] {
+        let text = GOOD.replace("policy = \"random\"", opponent);
+        let e = format!("{}", parse_str(&text).unwrap_err());
+        assert!(e.contains(says), "{opponent}: {e}");
+        // The line of the key at fault (the table's second line).
+        assert!(e.starts_with("test.toml:16:"), "{opponent}: {e}");
+    }
+}
