@@ -183,13 +183,30 @@ pub fn save_agent<G: Game>(
 fn frame<G: Game>(game: &G, snapshot: &Snapshot<G>) -> Result<DataFrame> {
     let (mut part, mut position, mut action, mut mv, mut value) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for row in &snapshot.rows {
+    // Rows in one order whatever the learner's table layout (the game played from its graph
+    // or by its rules gives the same file): by part, as the snapshot first names them, then by
+    // the position's notation.
+    let mut parts: Vec<&str> = Vec::new();
+    let mut order = Vec::with_capacity(snapshot.rows.len());
+    for (i, row) in snapshot.rows.iter().enumerate() {
         let text = position_text(game, &row.state).ok_or_else(|| {
             anyhow!(
                 "{} has no notation for a position the learner holds",
                 game.name()
             )
         })?;
+        let rank = match parts.iter().position(|p| *p == row.part) {
+            Some(r) => r,
+            None => {
+                parts.push(&row.part);
+                parts.len() - 1
+            }
+        };
+        order.push((rank, text, i));
+    }
+    order.sort_unstable();
+    for (_, text, i) in order {
+        let row = &snapshot.rows[i];
         if row.actions.is_empty() {
             ensure!(row.values.len() == 1, "a row without moves holds one value");
             part.push(row.part.as_str());
