@@ -63,7 +63,7 @@ class Game:
     def solve(self, max_states: int = 50_000_000) -> "Solution":
         """Every reachable position with its exact truth (refused with the numbers where too big)."""
     def computer(self, ai: str = "random", fuzz: float = 0.0) -> "Computer":
-        """A computer player: "optimal", "greedy", "random", MCTS ("mcts,sims=500") or search settings ("depth=3")."""
+        """A computer player: "optimal", "greedy", "random", MCTS ("mcts,sims=500"), a saved agent ("agent=PATH") or search settings ("depth=3")."""
 
 def games() -> List[Dict[str, Any]]:
     """The registered games: name, aliases, summary and params (name -> (help, default))."""

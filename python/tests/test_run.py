@@ -16,6 +16,7 @@ TINY = ROOT / "tests" / "data" / "tiny.toml"
 pl = pytest.importorskip("polars", reason="solvedgym.run's curves are a polars DataFrame")
 
 FILES = {
+    "agents",
     "config.toml",
     "curves.csv",
     "curves.parquet",
@@ -113,6 +114,10 @@ def test_the_same_files_as_the_binary(tiny, tmp_path):
     assert {p.name for p in theirs.iterdir()} == FILES
     assert (theirs / "curves.csv").read_bytes() == (result.dir / "curves.csv").read_bytes()
     assert (theirs / "config.toml").read_bytes() == (result.dir / "config.toml").read_bytes()
+    # The same agents (their bytes too, where both were built from one commit).
+    names = sorted(p.name for p in (result.dir / "agents").iterdir())
+    assert names == sorted(p.name for p in (theirs / "agents").iterdir())
+    assert "her--optimal--seed-0.parquet" in names
     mine, cli = (json.loads((d / "summary.json").read_text()) for d in (result.dir, theirs))
     # What built each (a binary of another commit) may differ; nothing else may.
     for s in (mine, cli):

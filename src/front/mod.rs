@@ -377,9 +377,9 @@ impl DynGame {
 }
 
 /// A computer player of a [`DynGame`], by name: `optimal` (perfect play from the game's exact
-/// solver; the FoxBox AI in Fox & Hounds), `greedy`, `random`, `mcts` with its settings, or search settings
-/// (`depth=3`), as `solvedgym play --ai` names them; with `fuzz`, a random move with that
-/// probability.
+/// solver; the FoxBox AI in Fox & Hounds), `greedy`, `random`, `mcts` with its settings, a saved
+/// agent (`agent=PATH`), or search settings (`depth=3`), as `solvedgym play --ai` names them;
+/// with `fuzz`, a random move with that probability.
 pub struct DynPlayer {
     /// The [`DynGame::id`] of the game it plays.
     game: u64,
