@@ -600,9 +600,7 @@ impl<G: Game, L: LeafValue<G>> Policy<G> for MctsPolicy<L> {
         legal: &[Action],
         probs: &mut Vec<f64>,
     ) -> bool {
-        let pick = self.pick(game, state, legal);
-        probs.clear();
-        probs.extend(legal.iter().map(|&a| f64::from(u8::from(Some(a) == pick))));
+        crate::core::policy::point_mass(legal, self.pick(game, state, legal), probs);
         true
     }
 }

@@ -117,6 +117,13 @@ pub fn draw_outcome(outcomes: &[(Action, f64)], rng: &mut SgRng) -> Action {
     outcomes.last().expect("a chance state has outcomes").0
 }
 
+/// The distribution of a policy that plays `pick` for sure (a search's move): 1 on it, 0 on
+/// every other action of `legal`; all 0 (resignation) for `None`.
+pub fn point_mass(legal: &[Action], pick: Option<Action>, probs: &mut Vec<f64>) {
+    probs.clear();
+    probs.extend(legal.iter().map(|&a| f64::from(u8::from(Some(a) == pick))));
+}
+
 /// Samples an action from `probs`; mass left unassigned (beyond rounding) means resignation.
 pub fn sample(legal: &[Action], probs: &[f64], rng: &mut SgRng) -> Option<Action> {
     let total: f64 = probs.iter().sum();

@@ -1056,9 +1056,7 @@ impl<G: Game> Policy<G> for SearchPolicy {
         legal: &[Action],
         probs: &mut Vec<f64>,
     ) -> bool {
-        let pick = self.pick(game, state, legal);
-        probs.clear();
-        probs.extend(legal.iter().map(|&a| f64::from(u8::from(Some(a) == pick))));
+        crate::core::policy::point_mass(legal, self.pick(game, state, legal), probs);
         true
     }
 }
