@@ -236,6 +236,25 @@ pub fn epsilon_greedy_probabilities(values: &[f64], epsilon: f64, probs: &mut Ve
     }));
 }
 
+/// The ε-greedy distribution of an afterstate-value learner at `state`: over the values
+/// `values(mover)` gives its `legal` moves (TD's and the feature learners' policies); empty
+/// where nobody moves or nothing is legal.
+pub fn afterstate_probabilities<G: crate::core::game::Game>(
+    game: &G,
+    state: &G::State,
+    legal: &[crate::core::game::Action],
+    epsilon: f64,
+    probs: &mut Vec<f64>,
+    values: impl FnOnce(crate::core::game::Player) -> Vec<f64>,
+) {
+    match game.turn(state).player() {
+        Some(mover) if !legal.is_empty() => {
+            epsilon_greedy_probabilities(&values(mover), epsilon, probs);
+        }
+        _ => probs.clear(),
+    }
+}
+
 /// The ε-greedy distribution over a state's row of action values, uniform over its `n` legal
 /// actions when the state has no row (every value still initial, so all tie).
 pub fn row_probabilities(row: Option<&[f64]>, n: usize, epsilon: f64, probs: &mut Vec<f64>) {

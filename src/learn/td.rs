@@ -401,13 +401,9 @@ impl<G: Game> Policy<G> for TdPolicy<'_, G> {
         legal: &[Action],
         probs: &mut Vec<f64>,
     ) -> bool {
-        match game.turn(state).player() {
-            Some(mover) if !legal.is_empty() => {
-                let values = self.learner.move_values(game, state, mover, legal);
-                epsilon_greedy_probabilities(&values, self.epsilon, probs);
-            }
-            _ => probs.clear(),
-        }
+        super::backup::afterstate_probabilities(game, state, legal, self.epsilon, probs, |mover| {
+            self.learner.move_values(game, state, mover, legal)
+        });
         true
     }
 }

@@ -30,7 +30,7 @@ pub mod ntuple;
 
 use serde::{Deserialize, Serialize};
 
-use super::backup::{Backup, Pending, discount, epsilon_greedy, epsilon_greedy_probabilities};
+use super::backup::{Backup, Pending, afterstate_probabilities, discount, epsilon_greedy};
 use super::saved::Snapshot;
 use super::schedule::{Epsilon, Schedule};
 use super::{Decision, Learner, Metric};
@@ -581,13 +581,9 @@ impl<G: Game, A: Approximator<G>> Policy<G> for FeaturePolicy<'_, G, A> {
         legal: &[Action],
         probs: &mut Vec<f64>,
     ) -> bool {
-        match game.turn(state).player() {
-            Some(mover) if !legal.is_empty() => {
-                let values = self.learner.choice_values(game, state, mover, legal);
-                epsilon_greedy_probabilities(&values, self.epsilon, probs);
-            }
-            _ => probs.clear(),
-        }
+        afterstate_probabilities(game, state, legal, self.epsilon, probs, |mover| {
+            self.learner.choice_values(game, state, mover, legal)
+        });
         true
     }
 }
