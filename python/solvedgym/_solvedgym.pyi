@@ -60,6 +60,10 @@ class Game:
         """The state as a picture: shape (height, width, 3), dtype uint8 (RGB)."""
     def write_position(self, state: State) -> str: ...
     def read_position(self, text: str) -> State: ...
+    def write_state_key(self, state: State) -> str:
+        """The key naming the state exactly (a saved agent's `position`): the notation, and in
+        Hackenbush the board, standing edges and mover after ` @ `."""
+    def read_state_key(self, text: str) -> State: ...
     def solve(self, max_states: int = 50_000_000) -> "Solution":
         """Every reachable position with its exact truth (refused with the numbers where too big)."""
     def computer(self, ai: str = "random", fuzz: float = 0.0) -> "Computer":

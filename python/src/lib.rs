@@ -350,6 +350,18 @@ impl Game {
         Ok(self.wrap(s))
     }
 
+    /// The key that names the state exactly, as saved agents' `position` column holds it: the
+    /// notation, and in Hackenbush the board, standing edges and mover after ` @ `.
+    fn write_state_key(&self, state: &Bound<'_, State>) -> PyResult<String> {
+        self.inner.write_state_key(self.state(state)).map_err(to_py)
+    }
+
+    /// The state a key names (a saved agent's `position`), checked against the rules.
+    fn read_state_key(&self, text: &str) -> PyResult<State> {
+        let s = self.inner.read_state_key(text).map_err(to_py)?;
+        Ok(self.wrap(s))
+    }
+
     /// A computer player: "optimal" (perfect play from the exact solver; the FoxBox AI in
     /// Fox & Hounds), "greedy", "random", or search settings ("depth=3"), as `solvedgym play
     /// --ai` names them; with `fuzz`, a random move with that probability.

@@ -51,6 +51,7 @@ def test_random_games_play_through(name):
                 assert game.string_to_action(state, text) == action
             state = game.apply(state, action)
             assert isinstance(game.render(state), str)
+            assert game.read_state_key(game.write_state_key(state)) == state
             try:
                 text = game.write_position(state)
             except ValueError:

@@ -464,6 +464,23 @@ pub trait Game: Clone + Send + Sync + 'static {
         None
     }
 
+    /// The position as text that reads back to this very state ([`Game::read_state_key`]): the
+    /// key saved agents file their positions under. By default the position's notation; a game
+    /// whose notation may name two states (Hackenbush: a graph string names its graph up to
+    /// mirror images, and one graph may stand on two dealt boards) writes more.
+    fn write_state_key(&self, state: &Self::State) -> Option<String> {
+        match self.write_position(state)? {
+            serde_json::Value::String(s) => Some(s),
+            other => Some(other.to_string()),
+        }
+    }
+
+    /// The state [`Game::write_state_key`] wrote, checked against the rules; the error says
+    /// what is wrong. By default the position's notation, read.
+    fn read_state_key(&self, text: &str) -> Result<Self::State, String> {
+        self.read_position(text)
+    }
+
     /// A move in words ("forward 3 to cell 12 (number 3), pay 6"); by default its notation.
     fn describe_action(&self, state: &Self::State, action: Action) -> String {
         self.action_to_string(state, action)

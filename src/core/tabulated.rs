@@ -91,6 +91,8 @@ trait Inner: Send + Sync {
     fn inverse_symmetry(&self, sym: usize) -> usize;
     fn read_position(&self, text: &str) -> Result<StateId, String>;
     fn write_position(&self, id: StateId) -> Option<serde_json::Value>;
+    fn read_state_key(&self, text: &str) -> Result<StateId, String>;
+    fn write_state_key(&self, id: StateId) -> Option<String>;
     fn describe_action(&self, id: StateId, action: Action) -> String;
     fn move_event(&self, id: StateId, action: Action) -> Option<&'static str>;
     fn with_evaluation(&self, settings: &[(String, String)]) -> Result<Arc<dyn Inner>, String>;
@@ -168,6 +170,15 @@ impl<G: Game> Inner for Source<G> {
     }
     fn write_position(&self, id: StateId) -> Option<serde_json::Value> {
         self.game.write_position(self.state(id))
+    }
+    fn read_state_key(&self, text: &str) -> Result<StateId, String> {
+        let state = self.game.read_state_key(text)?;
+        self.graph
+            .id(&state)
+            .ok_or_else(|| "the position cannot be reached from the start".to_string())
+    }
+    fn write_state_key(&self, id: StateId) -> Option<String> {
+        self.game.write_state_key(self.state(id))
     }
     fn describe_action(&self, id: StateId, action: Action) -> String {
         self.game.describe_action(self.state(id), action)
@@ -559,6 +570,12 @@ impl Game for Tabulated {
     }
     fn write_position(&self, s: &Node) -> Option<serde_json::Value> {
         self.inner.write_position(s.id)
+    }
+    fn read_state_key(&self, text: &str) -> Result<Node, String> {
+        self.inner.read_state_key(text).map(|id| self.node(id))
+    }
+    fn write_state_key(&self, s: &Node) -> Option<String> {
+        self.inner.write_state_key(s.id)
     }
     fn describe_action(&self, s: &Node, action: Action) -> String {
         self.inner.describe_action(s.id, action)

@@ -374,6 +374,25 @@ impl DynGame {
             Ok(self.wrap(s))
         })
     }
+
+    /// The key that names the state exactly (what saved agents' `position` column holds): the
+    /// notation, and in Hackenbush the board, standing edges and mover after ` @ `.
+    pub fn write_state_key(&self, state: &DynState) -> Result<String, FrontError> {
+        with_game!(&self.game, g => {
+            let s = self.unwrap(g, state)?;
+            g.write_state_key(s).ok_or_else(|| {
+                FrontError::Notation(format!("{} has no position notation", g.name()))
+            })
+        })
+    }
+
+    /// The state a key names, checked against the rules.
+    pub fn read_state_key(&self, text: &str) -> Result<DynState, FrontError> {
+        with_game!(&self.game, g => {
+            let s = g.read_state_key(text).map_err(FrontError::Notation)?;
+            Ok(self.wrap(s))
+        })
+    }
 }
 
 /// A computer player of a [`DynGame`], by name: `optimal` (perfect play from the game's exact

@@ -8,7 +8,7 @@
 //! | column | type | meaning |
 //! |---|---|---|
 //! | `part` | string | which of the learner's tables: `q`, `q2` (Double Q's second), `counts` (Monte-Carlo's visits), `v` (afterstate values), `beads` (matchboxes), or a weight array's name |
-//! | `position` | string, null for weight arrays | the position in the game's notation (what `solvedgym moves` writes and `--state` reads) |
+//! | `position` | string, null for weight arrays | the position's key ([`Game::write_state_key`]): its notation (what `solvedgym moves` writes and `--state` reads), and in Hackenbush the exact edges after it |
 //! | `action` | u32, null for one value per position | the move's action id (a row lists the legal moves ascending; a matchbox its box's moves), or a weight's index in its array |
 //! | `move` | string, null where `action` is | the move in the game's notation |
 //! | `value` | f64 | the number |
@@ -17,7 +17,7 @@
 //! the format and its version, the learner's kind, label and every config key, the game and
 //! its parameters, the seats it trained at, its episodes, and where it was trained (the run,
 //! opponent, seed, the resolved config and its hash). Positions are keyed by their notation,
-//! not by an index of this build, so a file outlives the program that wrote it; a file is
+//! exact where the notation is not (Hackenbush), not by an index of this build, so a file outlives the program that wrote it; a file is
 //! refused, with both games named, when loaded against another game or other parameters.
 
 use std::path::Path;
@@ -185,11 +185,11 @@ fn frame<G: Game>(game: &G, snapshot: &Snapshot<G>) -> Result<DataFrame> {
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     // Rows in one order whatever the learner's table layout (the game played from its graph
     // or by its rules gives the same file): by part, as the snapshot first names them, then by
-    // the position's notation.
+    // the position's key.
     let mut parts: Vec<&str> = Vec::new();
     let mut order = Vec::with_capacity(snapshot.rows.len());
     for (i, row) in snapshot.rows.iter().enumerate() {
-        let text = position_text(game, &row.state).ok_or_else(|| {
+        let text = game.write_state_key(&row.state).ok_or_else(|| {
             anyhow!(
                 "{} has no notation for a position the learner holds",
                 game.name()
@@ -324,7 +324,7 @@ pub fn load_agent<G: Game>(game: &G, path: &Path) -> Result<Agent<G>> {
     })
 }
 
-/// The rows of the agent file at `path`, positions read in `game`'s notation.
+/// The rows of the agent file at `path`, positions read by `game`'s state keys.
 fn read_snapshot<G: Game>(game: &G, path: &Path, episodes: u64) -> Result<Snapshot<G>> {
     let df = crate::io::parquet::read_frame(path)?;
     let column = |name: &str| {
@@ -383,7 +383,7 @@ fn read_snapshot<G: Game>(game: &G, path: &Path, episodes: u64) -> Result<Snapsh
                     .is_some_and(|(lp, lpos)| lp == p && lpos == pos)
                     && a.is_some();
                 if !same {
-                    let state = game.read_position(pos).map_err(|e| {
+                    let state = game.read_state_key(pos).map_err(|e| {
                         anyhow!("{}: row {row}: position `{pos}`: {e}", path.display())
                     })?;
                     snapshot.rows.push(SavedRow {

@@ -571,18 +571,26 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
     /// Save → load gives the same policy bytes, for every learner kind and setting, on every
     /// table layout: tic-tac-toe from its state graph and by its rules, Hexapawn 4x4 (hashed
-    /// rows), the three-player dice race from its state graph.
+    /// rows), the three-player dice race from its state graph, and a Hackenbush deal (whose
+    /// notation may name two states: agents key them exactly) by its rules and from its graph.
     #[test]
     fn a_saved_agent_plays_as_the_learner_saved(
-        game in 0usize..4,
+        game in 0usize..6,
         config in learner_config(),
         episodes in 1usize..300,
         seed in any::<u64>(),
     ) {
         use crate::core::tabulated::Tabulated;
         use crate::games::{DiceRace, DiceRaceParams, Hexapawn, HexapawnParams, TicTacToe};
+        use crate::games::{Hackenbush, HackenbushParams};
         let race = DiceRace::new(DiceRaceParams { players: 3, goal: 5 }).unwrap();
+        let deal = Hackenbush::new(HackenbushParams {
+            random: 6, edges: 6, seed: 3, family: "graphs".into(), palette: "all".into(),
+            ..HackenbushParams::default()
+        }).unwrap();
         match game {
+            4 => saved_plays_as_trained(&deal, &config, episodes, seed),
+            5 => saved_plays_as_trained(&Tabulated::new(&deal, 1 << 20).unwrap(), &config, episodes, seed),
             0 => saved_plays_as_trained(&Tabulated::new(&TicTacToe, 1 << 20).unwrap(), &config, episodes, seed),
             1 => saved_plays_as_trained(&TicTacToe, &config, episodes, seed),
             2 => saved_plays_as_trained(&Hexapawn::new(HexapawnParams { rows: 4, cols: 4 }).unwrap(), &config, episodes, seed),

@@ -685,6 +685,97 @@ impl Game for Hackenbush {
     fn write_position(&self, s: &Cut) -> Option<serde_json::Value> {
         (s.board != DEAL).then(|| serde_json::Value::String(self.write_cut(s)))
     }
+    /// The notation for people, then after ` @ ` what names the state exactly: the board (0
+    /// unless the game deals), the standing edges as a hexadecimal number (bit `i`: edge `i`
+    /// in the order of the game's graph string) and the mover: `lrl right @ 0:7:right`; `deal`
+    /// before a deal. A graph string names its graph only up to mirror images, and a dealt
+    /// graph may stand on two boards: the key tells them apart.
+    fn write_state_key(&self, s: &Cut) -> Option<String> {
+        if s.board == DEAL {
+            return Some("deal".to_string());
+        }
+        let n = self.graph_of(s).edge_count();
+        let mut nibbles = vec![0u8; n.div_ceil(4).max(1)];
+        for e in s.alive.iter() {
+            nibbles[e / 4] |= 1 << (e % 4);
+        }
+        let hex: String = nibbles
+            .iter()
+            .rev()
+            .map(|&d| char::from_digit(u32::from(d), 16).expect("a nibble"))
+            .collect();
+        let mover = self.player_name(s.to_move as Player);
+        Some(format!("{} @ {}:{hex}:{mover}", self.write_cut(s), s.board))
+    }
+    fn read_state_key(&self, text: &str) -> Result<Cut, String> {
+        let text = text.trim();
+        if text == "deal" {
+            return if self.deals() {
+                Ok(self.initial_state())
+            } else {
+                Err("`deal`: this game does not deal (random < 2)".to_string())
+            };
+        }
+        let Some((_, key)) = text.rsplit_once(" @ ") else {
+            return Err(format!(
+                "`{text}` is not a state key: the notation, ` @ `, then board:edges:mover (`lrl right @ 0:7:right`)"
+            ));
+        };
+        let parts: Vec<&str> = key.trim().split(':').collect();
+        let [board, hex, mover] = parts[..] else {
+            return Err(format!("`{key}`: a state key ends in board:edges:mover"));
+        };
+        let board: usize = board
+            .parse()
+            .ok()
+            .filter(|&b| b < self.others.len())
+            .ok_or_else(|| {
+                format!(
+                    "`{key}`: board `{board}` is not one of the game's {} (0 to {})",
+                    self.others.len(),
+                    self.others.len() - 1
+                )
+            })?;
+        let to_move = match mover.to_ascii_lowercase().as_str() {
+            "left" | "blue" => LEFT,
+            "right" | "red" => RIGHT,
+            other => return Err(format!("`{key}`: the mover `{other}` is left or right")),
+        };
+        let graph = &self.others[board];
+        let n = graph.edge_count();
+        if hex.len() != n.div_ceil(4).max(1) {
+            return Err(format!(
+                "`{key}`: board {board} has {n} edges, written in {} hexadecimal digits, not {}",
+                n.div_ceil(4).max(1),
+                hex.len()
+            ));
+        }
+        let mut alive = graph.no_edges();
+        for (i, c) in hex.chars().rev().enumerate() {
+            let d = c
+                .to_digit(16)
+                .ok_or_else(|| format!("`{key}`: `{c}` is not a hexadecimal digit"))?;
+            for bit in 0..4 {
+                if d & (1 << bit) != 0 {
+                    let e = 4 * i + bit;
+                    if e >= n {
+                        return Err(format!("`{key}`: board {board} has no edge {e}"));
+                    }
+                    alive.insert(e);
+                }
+            }
+        }
+        if graph.reachable(&alive) != alive {
+            return Err(format!(
+                "`{key}`: edges stand that no longer touch the ground (they would have fallen)"
+            ));
+        }
+        Ok(Cut {
+            alive,
+            to_move: to_move as u8,
+            board: board as u8,
+        })
+    }
     fn observation_len(&self) -> usize {
         self.num_distinct_actions() + 1
     }
@@ -1136,6 +1227,54 @@ mod tests {
         );
         let e = g.read_cut("rrr").unwrap_err();
         assert!(e.contains("not this game's position `lrl`"), "{e}");
+    }
+
+    /// A state key names its state exactly where the notation cannot: mirror-image cuts of one
+    /// graph, and a graph standing on two dealt boards; hostile keys are refused with the reason.
+    #[test]
+    fn state_keys_name_states_exactly() {
+        for family in ["stalks", "trees", "graphs"] {
+            let deal = Hackenbush::new(HackenbushParams {
+                random: 6,
+                edges: 5,
+                family: family.into(),
+                ..HackenbushParams::default()
+            })
+            .unwrap();
+            let n = crate::core::notation::check_round_trips(&deal, 40, 100, 9, false).unwrap();
+            assert!(n > 100, "{family}: {n}");
+        }
+        // Mirror images: cutting either arm of a V leaves the same graph string.
+        let g = game("(l;l)".into()).unwrap();
+        let s = g.initial_state();
+        let (a, b) = (g.apply(&s, 0), g.apply(&s, 1));
+        assert_eq!(g.write_cut(&a), g.write_cut(&b));
+        let (ka, kb) = (
+            g.write_state_key(&a).unwrap(),
+            g.write_state_key(&b).unwrap(),
+        );
+        assert_ne!(ka, kb);
+        assert_eq!(g.read_state_key(&ka), Ok(a));
+        assert_eq!(g.read_state_key(&kb), Ok(b));
+        let g = game("lrl".into()).unwrap();
+        assert_eq!(
+            g.write_state_key(&g.initial_state()).unwrap(),
+            "lrl left @ 0:7:left"
+        );
+        for (key, says) in [
+            ("lrl left", "not a state key"),
+            ("lrl left @ 1:7:left", "not one of the game's 1"),
+            ("lrl left @ 0:7", "board:edges:mover"),
+            ("lrl left @ 0:17:left", "in 1 hexadecimal digits, not 2"),
+            ("lrl left @ 0:8:left", "has no edge 3"),
+            ("lrl left @ 0:g:left", "not a hexadecimal digit"),
+            ("lrl left @ 0:7:up", "the mover `up`"),
+            ("lrl left @ 0:6:left", "would have fallen"),
+            ("deal", "does not deal"),
+        ] {
+            let e = g.read_state_key(key).unwrap_err();
+            assert!(e.contains(says), "{key}: {e}");
+        }
     }
 
     /// `solve` says up front that a part is beyond the exact method, naming the position of a
