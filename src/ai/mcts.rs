@@ -24,6 +24,10 @@ use std::time::{Duration, Instant};
 
 use rand::RngExt;
 
+use std::any::Any;
+use std::sync::{Arc, OnceLock};
+
+use crate::ai::search::{LearnedValue, learned_value};
 use crate::core::game::{Action, Game, Returns, Turn};
 use crate::core::policy::Policy;
 use crate::core::random::{SgRng, derive_seed, rng};
@@ -45,6 +49,9 @@ pub struct MctsOptions {
     pub seed: u64,
     /// A time limit per move besides `sims` (depends on the machine).
     pub max_millis: Option<u64>,
+    /// A saved agent whose learned values replace the rollouts at the leaves
+    /// (`eval=agent:PATH`; [`LearnedLeaf`]).
+    pub agent: Option<std::path::PathBuf>,
 }
 
 impl Default for MctsOptions {
@@ -55,12 +62,13 @@ impl Default for MctsOptions {
             rollouts: 1,
             seed: 0,
             max_millis: None,
+            agent: None,
         }
     }
 }
 
 /// Every MCTS setting and what it does (the parser's errors and the help are written from it).
-pub const SETTINGS: [(&str, &str); 5] = [
+pub const SETTINGS: [(&str, &str); 6] = [
     (
         "sims=N",
         "simulations per move, 1 to 100,000,000 (default 1000)",
@@ -80,6 +88,11 @@ pub const SETTINGS: [(&str, &str); 5] = [
     (
         "ms=N",
         "also stop a move after N milliseconds (depends on the machine)",
+    ),
+    (
+        "eval=agent:PATH",
+        "a saved agent's learned values at the leaves in place of the rollouts (a value \
+         learner's file: a run's agents/*.parquet)",
     ),
 ];
 
@@ -163,6 +176,15 @@ impl MctsOptions {
                             })?,
                     );
                 }
+                "eval" if value.trim().starts_with("agent:") => {
+                    let path = value.trim()["agent:".len()..].trim();
+                    if path.is_empty() {
+                        return Err(bad(
+                            "eval=agent:PATH names a saved agent's file (a run's agents/*.parquet)",
+                        ));
+                    }
+                    o.agent = Some(path.into());
+                }
                 _ => {
                     return Err(bad(&format!(
                         "not an MCTS setting; the settings are {}",
@@ -187,7 +209,19 @@ impl MctsOptions {
         if let Some(ms) = self.max_millis {
             parts.push(format!("ms={ms}"));
         }
+        if let Some(path) = &self.agent {
+            parts.push(format!("eval=agent:{}", path.display()));
+        }
         parts.join(",")
+    }
+
+    /// Checks the settings against `game` before play: the agent of `eval=agent:PATH` loads
+    /// into it and learns values. The error says why not.
+    pub fn check<G: Game>(&self, game: &G) -> Result<(), String> {
+        match &self.agent {
+            Some(path) => learned_value(game, path).map(|_| ()),
+            None => Ok(()),
+        }
     }
 }
 
@@ -209,6 +243,21 @@ pub trait LeafValue<G: Game>: Send + Sync {
 impl<G: Game, F: Fn(&G, &G::State) -> Returns + Send + Sync> LeafValue<G> for F {
     fn value(&self, game: &G, state: &G::State, _: &mut SgRng, _: &mut Scratch) -> Returns {
         self(game, state)
+    }
+}
+
+/// A learned evaluation at the leaves: every seat's value by a saved agent's learner
+/// ([`LearnedValue`]), held within the returns' range [-1, 1].
+#[derive(Clone)]
+pub struct LearnedLeaf<G: Game>(pub Arc<dyn LearnedValue<G>>);
+
+impl<G: Game> LeafValue<G> for LearnedLeaf<G> {
+    fn value(&self, game: &G, state: &G::State, _: &mut SgRng, _: &mut Scratch) -> Returns {
+        let mut r = Returns::zeros(game.num_players());
+        for p in 0..game.num_players() {
+            r.set(p, self.0.value(game, state, p).clamp(-1.0, 1.0));
+        }
+        r
     }
 }
 
@@ -536,33 +585,88 @@ pub fn position_seed<S: Hash>(seed: u64, state: &S) -> u64 {
 pub struct MctsPolicy<L = Rollouts> {
     pub options: MctsOptions,
     pub leaf: L,
+    /// With `eval=agent:PATH`: the agent's learned leaf (a [`LearnedLeaf<G>`]), loaded at the
+    /// first move (one policy serves one game type).
+    learned: OnceLock<Box<dyn Any + Send + Sync>>,
 }
 
 impl MctsPolicy<Rollouts> {
-    /// The search with random rollouts at its leaves.
+    /// The search with random rollouts at its leaves, or the learned values of the agent the
+    /// options name (check them against the game first: [`MctsOptions::check`]).
     pub fn new(options: MctsOptions) -> Self {
         let leaf = Rollouts(options.rollouts);
-        MctsPolicy { options, leaf }
+        MctsPolicy {
+            options,
+            leaf,
+            learned: OnceLock::new(),
+        }
+    }
+}
+
+impl MctsPolicy<Rollouts> {
+    /// The search for `game`, the agent of `eval=agent:PATH` loaded now (refused with the
+    /// reason). Play in parallel with a player made so: one made by [`MctsPolicy::new`] loads
+    /// the agent at its first move, with polars' threads, whose wait may take up other work of
+    /// the same pool.
+    pub fn for_game<G: Game>(options: MctsOptions, game: &G) -> Result<Self, String> {
+        let policy = MctsPolicy::new(options);
+        if let Some(path) = &policy.options.agent {
+            let _ = policy
+                .learned
+                .set(Box::new(LearnedLeaf(learned_value(game, path)?)));
+        }
+        Ok(policy)
     }
 }
 
 impl<L> MctsPolicy<L> {
+    /// The search with `leaf` valuing its leaves.
+    pub fn with_leaf(options: MctsOptions, leaf: L) -> Self {
+        MctsPolicy {
+            options,
+            leaf,
+            learned: OnceLock::new(),
+        }
+    }
+
     /// The search at `state`, seeded by the position ([`position_seed`]), on this thread's tree.
     pub fn search<G: Game>(&self, game: &G, state: &G::State) -> MctsResult
     where
         L: LeafValue<G>,
     {
+        match &self.options.agent {
+            None => self.search_with(game, state, &self.leaf),
+            Some(path) => {
+                let learned = self.learned.get_or_init(|| {
+                    Box::new(LearnedLeaf(
+                        learned_value(game, path).expect("MCTS settings are checked before play"),
+                    ))
+                });
+                let leaf = learned
+                    .downcast_ref::<LearnedLeaf<G>>()
+                    .expect("an MCTS player plays one game");
+                self.search_with(game, state, leaf)
+            }
+        }
+    }
+
+    fn search_with<G: Game, V: LeafValue<G>>(
+        &self,
+        game: &G,
+        state: &G::State,
+        leaf: &V,
+    ) -> MctsResult {
         let mut rng = rng(position_seed(self.options.seed, state));
         TREE.with(|tree| match tree.try_borrow_mut() {
             Ok(mut tree) => {
-                let result = tree.search(game, state, &self.options, &self.leaf, &mut rng);
+                let result = tree.search(game, state, &self.options, leaf, &mut rng);
                 if tree.nodes.capacity() > KEEP_NODES {
                     tree.nodes = Vec::new();
                 }
                 result
             }
             // A leaf value that itself plays MCTS on this thread: a tree of its own.
-            Err(_) => Tree::new().search(game, state, &self.options, &self.leaf, &mut rng),
+            Err(_) => Tree::new().search(game, state, &self.options, leaf, &mut rng),
         })
     }
 
@@ -833,10 +937,7 @@ mod tests {
             }
             r
         };
-        let with_values = MctsPolicy {
-            options: MctsOptions::parse("sims=60").unwrap(),
-            leaf: exact,
-        };
+        let with_values = MctsPolicy::with_leaf(MctsOptions::parse("sims=60").unwrap(), exact);
         let (n, bad) = mistakes(&TicTacToe, &with_values);
         let (_, rollouts) = mistakes(&TicTacToe, &policy("mcts,sims=60"));
         assert_eq!(n, 4520);
@@ -847,11 +948,88 @@ mod tests {
             rollouts.len()
         );
         // A value that knows nothing still plays legal moves.
-        let blind = MctsPolicy {
-            options: MctsOptions::parse("sims=50").unwrap(),
-            leaf: |_: &TicTacToe, _: &<TicTacToe as Game>::State| Returns::zeros(2),
-        };
+        let blind = MctsPolicy::with_leaf(
+            MctsOptions::parse("sims=50").unwrap(),
+            |_: &TicTacToe, _: &<TicTacToe as Game>::State| Returns::zeros(2),
+        );
         assert_eq!(mistakes(&TicTacToe, &blind).0, 4520);
+    }
+
+    /// `eval=agent:PATH`: a saved agent's values at the leaves (every seat's, as each reads the
+    /// position). The settings' player plays the moves of the learned leaf made by hand, and a
+    /// learned value that is the exact one ([`LearnedLeaf`] over the solution) needs few
+    /// simulations; an agent that learns no values is refused.
+    #[test]
+    fn a_saved_agent_values_the_leaves() {
+        use crate::learn::LearnerConfig;
+        let solution = crate::truth::Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        struct Exact(crate::truth::Solution<TicTacToe>);
+        impl LearnedValue<TicTacToe> for Exact {
+            fn value(&self, _: &TicTacToe, s: &<TicTacToe as Game>::State, p: usize) -> f64 {
+                match self.0.value(s).map(|v| v.result_for(p)) {
+                    Some(crate::core::game::GameResult::Win) => 1.0,
+                    Some(crate::core::game::GameResult::Loss) => -1.0,
+                    _ => 0.0,
+                }
+            }
+        }
+        let options = MctsOptions::parse("sims=60").unwrap();
+        let exact =
+            MctsPolicy::with_leaf(options, LearnedLeaf::<TicTacToe>(Arc::new(Exact(solution))));
+        let (n, bad) = mistakes(&TicTacToe, &exact);
+        let (_, rollouts) = mistakes(&TicTacToe, &policy("mcts,sims=60"));
+        assert_eq!(n, 4520);
+        assert!(
+            bad.len() * 4 < rollouts.len(),
+            "{} {}",
+            bad.len(),
+            rollouts.len()
+        );
+
+        let dir = tempfile::tempdir().unwrap();
+        let save = |config: &LearnerConfig| {
+            let mut learner = config.build(&TicTacToe, "leaf".into());
+            crate::learn::tests::train_self_play(&TicTacToe, learner.as_mut(), 1000, 5);
+            let path = dir.path().join(format!("{}.parquet", config.kind()));
+            crate::learn::saved::save_agent(
+                &path,
+                &TicTacToe,
+                learner.as_ref(),
+                config,
+                "leaf",
+                &[0, 1],
+                None,
+            )
+            .unwrap();
+            path
+        };
+        let path = save(&LearnerConfig::Mlp(Default::default()));
+        let spec = format!("mcts,sims=40,eval=agent:{}", path.display());
+        let o = MctsOptions::parse(&spec).unwrap();
+        assert_eq!(MctsOptions::parse(&o.spec()).unwrap(), o);
+        o.check(&TicTacToe).unwrap();
+        let by_settings = MctsPolicy::new(o.clone());
+        let by_hand =
+            MctsPolicy::with_leaf(o, LearnedLeaf(learned_value(&TicTacToe, &path).unwrap()));
+        let graph = crate::core::graph::StateGraph::build(&TicTacToe, 1 << 20).unwrap();
+        for id in (0..graph.len() as StateId).step_by(7) {
+            if graph.turn(id).player().is_none() {
+                continue;
+            }
+            let (state, legal) = (graph.state(id), graph.actions(id));
+            assert_eq!(
+                by_settings.pick(&TicTacToe, state, legal),
+                by_hand.pick(&TicTacToe, state, legal)
+            );
+        }
+        let menace = save(&LearnerConfig::Matchbox(Default::default()));
+        let e = MctsOptions::parse(&format!("eval=agent:{}", menace.display()))
+            .unwrap()
+            .check(&TicTacToe)
+            .unwrap_err();
+        assert!(e.contains("learns no values"), "{e}");
+        let e = MctsOptions::parse("sims=5,eval=agent:").unwrap_err();
+        assert!(e.contains("names a saved agent's file"), "{e}");
     }
 
     #[test]

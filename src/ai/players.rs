@@ -72,21 +72,22 @@ pub fn computer_player<'a, G: Game>(
         }
         (spec, _) if MctsOptions::is_mcts(spec) => {
             let options = MctsOptions::parse(spec).map_err(|e| anyhow!("--ai {spec}: {e}"))?;
-            Ok(fuzzy(MctsPolicy::new(options), fuzz))
+            let policy =
+                MctsPolicy::for_game(options, game).map_err(|e| anyhow!("--ai {spec}: {e}"))?;
+            Ok(fuzzy(policy, fuzz))
         }
         (spec, _) => {
             let options = SearchOptions::parse(spec).map_err(|e| {
                 anyhow!("--ai {spec}: optimal, greedy, random, or search settings: {e}")
             })?;
             ensure!(
-                heuristic,
-                "--ai {spec}: {} has no heuristic to search with",
+                heuristic || options.agent.is_some(),
+                "--ai {spec}: {} has no heuristic to search with (eval=agent:PATH searches on a saved agent's values)",
                 game.name()
             );
-            options
-                .evaluator(game)
-                .map_err(|e| anyhow!("--ai {spec}: {e}"))?;
-            Ok(fuzzy(SearchPolicy::new(options), fuzz))
+            let policy =
+                SearchPolicy::for_game(options, game).map_err(|e| anyhow!("--ai {spec}: {e}"))?;
+            Ok(fuzzy(policy, fuzz))
         }
     }
 }
@@ -212,7 +213,7 @@ mod tests {
         );
         assert_eq!(
             refusal(&TicTacToe, "depth=3", 0.0, None),
-            "--ai depth=3: tictactoe has no heuristic to search with"
+            "--ai depth=3: tictactoe has no heuristic to search with (eval=agent:PATH searches on a saved agent's values)"
         );
         let unknown = refusal(&TicTacToe, "bogus", 0.0, None);
         assert!(

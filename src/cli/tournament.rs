@@ -28,8 +28,9 @@ pub struct Args {
     game: GameArgs,
     /// An entrant (at least two, each once): optimal (the exact solver's perfect play, for
     /// games small enough to solve), greedy (one ply on the game's heuristic), random, MCTS
-    /// ("mcts" or "mcts,sims=2000,c=1.4"), or search settings, e.g. "depth=4" or
-    /// "depth=8,order,cutoffs=0-0-8-8-4" (see below).
+    /// ("mcts" or "mcts,sims=2000,c=1.4"), a saved agent ("agent=PATH"), or search settings,
+    /// e.g. "depth=4", "depth=8,order,cutoffs=0-0-8-8-4" or "depth=3,eval=agent:PATH" (a saved
+    /// agent's values at the leaves; see below).
     #[arg(long = "ai", value_name = "AI", required = true)]
     ai: Vec<String>,
     /// Deals to play; each deal is played once per seating (see below).

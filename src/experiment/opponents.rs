@@ -311,8 +311,12 @@ impl OpponentPolicy {
         Ok(match self {
             OpponentPolicy::Random => Box::new(RandomPolicy),
             OpponentPolicy::Greedy => Box::new(GreedyPolicy),
-            OpponentPolicy::Search(o) => Box::new(SearchPolicy::new(o.clone())),
-            OpponentPolicy::Mcts(o) => Box::new(MctsPolicy::new(o.clone())),
+            OpponentPolicy::Search(o) => Box::new(
+                SearchPolicy::for_game(o.clone(), game).map_err(|e| anyhow::anyhow!("{e}"))?,
+            ),
+            OpponentPolicy::Mcts(o) => {
+                Box::new(MctsPolicy::for_game(o.clone(), game).map_err(|e| anyhow::anyhow!("{e}"))?)
+            }
             OpponentPolicy::Optimal => match oracle {
                 Some(oracle) => Box::new(OptimalPolicy::new(oracle)),
                 None => unreachable!("opponents that need an oracle are refused without one"),

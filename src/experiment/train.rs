@@ -612,7 +612,8 @@ fn evaluator<'t, G: Game>(
                 references.push(("optimal".into(), Some(Box::new(OptimalPolicy::new(oracle)))));
             }
             if let Some(options) = config.reference_ai() {
-                let ai = crate::ai::search::SearchPolicy::new(options.clone());
+                let ai = crate::ai::search::SearchPolicy::for_game(options.clone(), game)
+                    .map_err(|e| anyhow::anyhow!("[evaluation] ai: {e}"))?;
                 references.push(("ai".into(), Some(Box::new(ai))));
             }
             if let Some(o) = cond.opponent {

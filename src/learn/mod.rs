@@ -32,7 +32,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::core::env::{AecEnv, Env};
-use crate::core::game::{Action, Game, Player, Returns};
+use crate::core::game::{Action, Game, Player, Returns, Turn};
 use crate::core::policy::Policy;
 use crate::core::random::SgRng;
 pub use metric::{Metric, Role};
@@ -280,6 +280,34 @@ pub trait Learner<G: Game>: Send + Sync {
     fn value(&self, game: &G, state: &G::State) -> Option<f64> {
         let _ = (game, state);
         None
+    }
+    /// What the learner believes `state` is worth to `player` (`None`: it cannot say): a
+    /// learned evaluation at the leaves of a search or MCTS (`eval=agent:PATH`). Exact at the
+    /// end of the game; by default [`Learner::value`] of the player to move, negated for the
+    /// other player of a two-player game (every two-player game here is zero-sum), and the
+    /// expectation over a chance node's outcomes. A learner that reads a position from any
+    /// seat (the feature learners) answers for every player.
+    fn position_value(&self, game: &G, state: &G::State, player: Player) -> Option<f64> {
+        match game.turn(state) {
+            Turn::Terminal => Some(game.returns(state)[player]),
+            Turn::Player(mover) => {
+                let v = self.value(game, state)?;
+                if mover == player {
+                    Some(v)
+                } else if game.num_players() == 2 {
+                    Some(-v)
+                } else {
+                    None
+                }
+            }
+            Turn::Chance => {
+                let mut outcomes = Vec::new();
+                game.chance_outcomes(state, &mut outcomes);
+                outcomes.iter().try_fold(0.0, |sum, &(a, p)| {
+                    Some(sum + p * self.position_value(game, &game.apply(state, a), player)?)
+                })
+            }
+        }
     }
     /// The discount per ply its values use (1 = none).
     fn discount(&self) -> f64 {

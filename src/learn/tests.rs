@@ -680,3 +680,80 @@ fn a_saved_feature_learner_plays_as_the_learner_saved() {
         saved_plays_as_trained(&tabulated, &config, 300, 6);
     }
 }
+
+/// What a learner believes a position is worth to each player (the search's learned leaves): a
+/// table answers from the mover's value, negated for the other of two players, exactly at the
+/// end and as the expectation over a chance node; a feature learner reads it from each seat.
+#[test]
+fn position_values_answer_for_every_player() {
+    use crate::core::game::Turn;
+    use crate::core::graph::StateGraph;
+    use crate::games::{DiceRace, DiceRaceParams, TicTacToe};
+    let td = LearnerConfig::Td(Default::default());
+    let mut learner = td.build(&TicTacToe, "td".into());
+    train_self_play(&TicTacToe, learner.as_mut(), 500, 4);
+    let graph = StateGraph::build(&TicTacToe, 1 << 20).unwrap();
+    for id in 0..graph.len() as crate::core::graph::StateId {
+        let s = graph.state(id);
+        match graph.turn(id) {
+            Turn::Player(m) => {
+                let v = learner.value(&TicTacToe, s).unwrap();
+                assert_eq!(learner.position_value(&TicTacToe, s, m), Some(v));
+                assert_eq!(learner.position_value(&TicTacToe, s, 1 - m), Some(-v));
+            }
+            Turn::Terminal => {
+                let r = TicTacToe.returns(s);
+                assert_eq!(learner.position_value(&TicTacToe, s, 0), Some(r[0]));
+            }
+            Turn::Chance => unreachable!(),
+        }
+    }
+    // A chance node by the expectation over its outcomes (a two-player dice race).
+    let race = DiceRace::new(DiceRaceParams {
+        players: 2,
+        goal: 6,
+    })
+    .unwrap();
+    let mut learner = td.build(&race, "td".into());
+    train_self_play(&race, learner.as_mut(), 300, 5);
+    let graph = StateGraph::build(&race, 1 << 20).unwrap();
+    let mut chance = 0;
+    for id in 0..graph.len() as crate::core::graph::StateId {
+        if graph.turn(id) != Turn::Chance {
+            continue;
+        }
+        let s = graph.state(id);
+        let mut outcomes = Vec::new();
+        race.chance_outcomes(s, &mut outcomes);
+        for p in 0..2 {
+            let by_hand: f64 = outcomes
+                .iter()
+                .map(|&(a, pr)| pr * learner.position_value(&race, &race.apply(s, a), p).unwrap())
+                .sum();
+            assert_eq!(learner.position_value(&race, s, p), Some(by_hand));
+        }
+        chance += 1;
+    }
+    assert!(chance > 0);
+    // Three players: a table answers for the mover only.
+    let race = DiceRace::new(DiceRaceParams {
+        players: 3,
+        goal: 4,
+    })
+    .unwrap();
+    let learner = td.build(&race, "td".into());
+    let (mut s, mut outcomes) = (race.initial_state(), Vec::new());
+    while race.turn(&s) == Turn::Chance {
+        race.chance_outcomes(&s, &mut outcomes);
+        s = race.apply(&s, outcomes[0].0);
+    }
+    let mover = race.turn(&s).player().unwrap();
+    assert!(learner.position_value(&race, &s, mover).is_some());
+    assert_eq!(learner.position_value(&race, &s, (mover + 1) % 3), None);
+    let start = s;
+    // The feature learners answer for every seat.
+    let mlp = LearnerConfig::Mlp(Default::default()).build(&race, "mlp".into());
+    for p in 0..3 {
+        assert!(mlp.position_value(&race, &start, p).is_some());
+    }
+}

@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::ai::search::{Search, SearchOptions};
+use crate::ai::search::{Evaluator, SearchOptions};
 use crate::core::game::{Action, Game, Player, Turn};
 use crate::core::graph::{StateGraph, StateId};
 use crate::core::policy::Policy;
@@ -143,18 +143,21 @@ pub fn rate<G: Game + Sync>(
     let evaluators = entrants
         .iter()
         .map(|options| {
-            if options.eval.is_empty() {
-                Ok(game.clone())
-            } else {
-                options
-                    .evaluator(game)
-                    .map_err(|why| QualityError::Settings {
-                        settings: options.spec(),
-                        why,
-                    })
+            if !options.evaluates_apart() {
+                // The game's own heuristic, or none: a search to the end needs none.
+                return Ok(Evaluator {
+                    game: game.clone(),
+                    learned: None,
+                });
             }
+            options
+                .evaluator(game)
+                .map_err(|why| QualityError::Settings {
+                    settings: options.spec(),
+                    why,
+                })
         })
-        .collect::<Result<Vec<G>, _>>()?;
+        .collect::<Result<Vec<Evaluator<G>>, _>>()?;
     if progress {
         eprintln!("solving {} ...", game.name());
     }
@@ -267,7 +270,7 @@ impl<'g, G: Game> Chosen<'g, G> {
     /// depend on the number of threads.
     fn search(
         graph: &'g StateGraph<G>,
-        evaluator: &G,
+        evaluator: &Evaluator<G>,
         options: &SearchOptions,
         movers: &[StateId],
         bar: &ProgressBar,
@@ -276,7 +279,7 @@ impl<'g, G: Game> Chosen<'g, G> {
             .par_iter()
             .with_min_len(64)
             .map_init(
-                || Search::new(evaluator, options.clone()),
+                || evaluator.search(options.clone()),
                 |search, &id| {
                     let result = search.best_move(graph.state(id));
                     // As the search policy plays: the first legal move where the search has none.

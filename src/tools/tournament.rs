@@ -27,7 +27,7 @@ use thiserror::Error;
 
 use crate::ai::GreedyPolicy;
 use crate::ai::mcts::{MctsOptions, MctsPolicy};
-use crate::ai::search::{Search, SearchOptions};
+use crate::ai::search::{Evaluator, Search, SearchOptions};
 use crate::core::game::{Action, Game, Player, Returns};
 use crate::core::policy::{Policy, RandomPolicy};
 use crate::core::random::{SgRng, derive_seed, rng};
@@ -216,7 +216,9 @@ pub fn check<G: Game>(game: &G, entrants: &[Entrant], deals: u64) -> Result<(), 
 /// at depth 9). The command line warns.
 pub fn blind_search<G: Game>(game: &G, entrants: &[Entrant]) -> bool {
     game.heuristic(&game.initial_state(), 0).is_none()
-        && entrants.iter().any(|e| matches!(e, Entrant::Search(_)))
+        && entrants
+            .iter()
+            .any(|e| matches!(e, Entrant::Search(o) if o.agent.is_none()))
 }
 
 /// One entrant's results.
@@ -282,11 +284,13 @@ struct GameRecord {
 /// An entrant ready to play.
 struct Ready<'e, G: Game> {
     entrant: &'e Entrant,
-    /// For a search with evaluation settings: the game copy whose heuristic reads them
+    /// For a search with evaluation settings or a learned evaluation: what it evaluates with
     /// ([`SearchOptions::evaluator`]), made once before play.
-    evaluator: Option<G>,
+    evaluator: Option<Evaluator<G>>,
     /// For `optimal`: the solution's strongest player; for a saved agent, its play.
     policy: Option<Box<dyn Policy<G> + 'e>>,
+    /// For MCTS: the player, made once (a learned leaf is loaded at its first move).
+    mcts: Option<MctsPolicy>,
 }
 
 /// Makes every entrant ready; the error names the entrant whose settings the game refuses, or
@@ -318,7 +322,7 @@ fn prepare<'e, G: Game>(
                 _ => None,
             };
             let evaluator = match entrant {
-                Entrant::Search(o) if !o.eval.is_empty() => Some(o.evaluator(game).map_err(
+                Entrant::Search(o) if o.evaluates_apart() => Some(o.evaluator(game).map_err(
                     |why| TournamentError::Evaluation {
                         entrant: entrant.name(),
                         why,
@@ -326,10 +330,20 @@ fn prepare<'e, G: Game>(
                 )?),
                 _ => None,
             };
+            let mcts = match entrant {
+                Entrant::Mcts(o) => Some(MctsPolicy::for_game(o.clone(), game).map_err(|why| {
+                    TournamentError::Evaluation {
+                        entrant: entrant.name(),
+                        why,
+                    }
+                })?),
+                _ => None,
+            };
             Ok(Ready {
                 entrant,
                 evaluator,
                 policy,
+                mcts,
             })
         })
         .collect()
@@ -352,17 +366,20 @@ fn choose<G: Game>(
             (policy.choose(game, state, legal, rng), None)
         }
         Entrant::Search(options) => {
-            let on = player.evaluator.as_ref().unwrap_or(game);
-            let found = Search::new(on, options.clone()).best_move(state);
+            let found = match &player.evaluator {
+                Some(evaluator) => evaluator.search(options.clone()).best_move(state),
+                None => Search::new(game, options.clone()).best_move(state),
+            };
             // The search has no move only where the position has none to search; play on.
             (
                 found.action.or_else(|| legal.first().copied()),
                 Some(found.nodes),
             )
         }
-        Entrant::Mcts(options) => {
+        Entrant::Mcts(_) => {
             // The player `--ai mcts,...` names: seeded by the position, not the deal.
-            let found = MctsPolicy::new(options.clone()).search(game, state);
+            let mcts = player.mcts.as_ref().expect("prepared with its player");
+            let found = mcts.search(game, state);
             (
                 found
                     .action

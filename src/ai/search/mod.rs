@@ -19,6 +19,7 @@
 use crate::core::game::{Action, Game, MAX_PLAYERS, Player, Turn};
 use crate::core::policy::Policy;
 use crate::core::random::SgRng;
+use crate::learn::saved::{Agent, load_agent};
 
 /// Terminal returns outweigh any heuristic score.
 pub const TERMINAL_WEIGHT: f64 = 1e6;
@@ -105,6 +106,9 @@ pub struct SearchOptions {
     /// Settings for the game's evaluation (`key=value` the search does not read, e.g. Hase und
     /// Igel's `eval=FILE`, `kc=1.2`), handed to [`Game::with_evaluation`].
     pub eval: Vec<(String, String)>,
+    /// A saved agent whose learned values replace the game's heuristic at the leaves
+    /// (`eval=agent:PATH`; [`LearnedValue`]).
+    pub agent: Option<std::path::PathBuf>,
     /// Seeds the card draws of `chance=sample` (the only randomness of a search).
     pub seed: u64,
 }
@@ -123,6 +127,7 @@ impl Default for SearchOptions {
             max_nodes: None,
             max_millis: None,
             eval: Vec::new(),
+            agent: None,
             seed: 0,
         }
     }
@@ -130,7 +135,7 @@ impl Default for SearchOptions {
 
 /// Every search setting and what it does: the one list that the parser's errors and every
 /// command's help are written from ([`settings_help`]).
-pub const SETTINGS: [(&str, &str); 10] = [
+pub const SETTINGS: [(&str, &str); 11] = [
     ("depth=N", "plies to look ahead, 1 to 64 (default 4)"),
     (
         "order / no-order",
@@ -169,6 +174,11 @@ pub const SETTINGS: [(&str, &str); 10] = [
         "ms=N",
         "iterative deepening within N milliseconds (depends on the machine)",
     ),
+    (
+        "eval=agent:PATH",
+        "a saved agent's learned values at the leaves in place of the game's heuristic (a value \
+         learner's file: a run's agents/*.parquet)",
+    ),
 ];
 
 /// The settings in one line: `depth=N, order / no-order, ...`.
@@ -193,14 +203,31 @@ const EVAL_RESERVED: [&str; 15] = [
 ];
 
 impl SearchOptions {
-    /// The game these settings search with: `game` itself, or a copy whose heuristic reads the
-    /// evaluation settings ([`Game::with_evaluation`]); the error names a setting neither the
-    /// search nor the game takes. Call it once before play: it reads any evaluation file.
-    pub fn evaluator<G: Game>(&self, game: &G) -> Result<G, String> {
-        if game.heuristic(&game.initial_state(), 0).is_none() {
-            return Err(format!("{} has no heuristic to search with", game.name()));
+    /// What these settings search with: `game` itself, or a copy whose heuristic reads the
+    /// evaluation settings ([`Game::with_evaluation`]), and with `eval=agent:PATH` the saved
+    /// agent whose values replace the heuristic; the error names a setting neither the search
+    /// nor the game takes, or why the agent does not load. Call it once before play: it reads
+    /// any evaluation file and the agent.
+    pub fn evaluator<G: Game>(&self, game: &G) -> Result<Evaluator<G>, String> {
+        let learned = match &self.agent {
+            Some(path) => Some(learned_value(game, path)?),
+            None => None,
+        };
+        if learned.is_none() && game.heuristic(&game.initial_state(), 0).is_none() {
+            return Err(format!(
+                "{} has no heuristic to search with (eval=agent:PATH searches on a saved agent's values)",
+                game.name()
+            ));
         }
-        game.with_evaluation(&self.eval)
+        Ok(Evaluator {
+            game: game.with_evaluation(&self.eval)?,
+            learned,
+        })
+    }
+
+    /// Whether the search evaluates with anything but the game's own heuristic.
+    pub fn evaluates_apart(&self) -> bool {
+        !self.eval.is_empty() || self.agent.is_some()
     }
 
     /// Options from the text a person writes: comma-separated `depth=N`, `order` / `no-order`,
@@ -272,6 +299,15 @@ impl SearchOptions {
                 ("seed", v) => {
                     o.seed = v.parse().map_err(|_| bad("seed is a whole number"))?;
                 }
+                ("eval", v) if v.starts_with("agent:") => {
+                    let path = &v["agent:".len()..];
+                    if path.is_empty() {
+                        return Err(bad(
+                            "eval=agent:PATH names a saved agent's file (a run's agents/*.parquet)",
+                        ));
+                    }
+                    o.agent = Some(path.into());
+                }
                 (key, value) if !value.is_empty() && !EVAL_RESERVED.contains(&key) => {
                     o.eval.retain(|(k, _)| k != key);
                     o.eval.push((key.to_string(), value.to_string()));
@@ -322,10 +358,65 @@ impl SearchOptions {
         if let Some(ms) = self.max_millis {
             parts.push(format!("ms={ms}"));
         }
+        if let Some(path) = &self.agent {
+            parts.push(format!("eval=agent:{}", path.display()));
+        }
         for (k, v) in &self.eval {
             parts.push(format!("{k}={v}"));
         }
         parts.join(",")
+    }
+}
+
+/// A learned evaluation in place of the game's heuristic: what a position is worth to a player
+/// (by a saved agent: `eval=agent:PATH`). Its values stand where the heuristic's would, so the
+/// returns of a finished game ([`TERMINAL_WEIGHT`] each) still outweigh them.
+pub trait LearnedValue<G: Game>: Send + Sync {
+    fn value(&self, game: &G, state: &G::State, player: Player) -> f64;
+}
+
+/// A saved agent evaluates by what its learner believes a position is worth
+/// ([`crate::learn::Learner::position_value`]; 0 where it cannot say).
+impl<G: Game> LearnedValue<G> for Agent<G> {
+    fn value(&self, game: &G, state: &G::State, player: Player) -> f64 {
+        self.learner
+            .position_value(game, state, player)
+            .unwrap_or(0.0)
+    }
+}
+
+/// The saved agent at `path` as a learned evaluation for `game`: refused, with the reason, when
+/// it does not load into the game or learns no values (a matchbox).
+pub fn learned_value<G: Game>(
+    game: &G,
+    path: &std::path::Path,
+) -> Result<std::sync::Arc<dyn LearnedValue<G>>, String> {
+    let at = format!("eval=agent:{}", path.display());
+    let agent = load_agent(game, path).map_err(|e| format!("{at}: {e:#}"))?;
+    if !agent.learner.learns_values() {
+        return Err(format!(
+            "{at}: the agent ({}, kind {}) learns no values to evaluate with; save a value learner's \
+             (td, q-learning, monte-carlo, linear, mlp, ntuple)",
+            agent.header.label, agent.header.kind
+        ));
+    }
+    Ok(std::sync::Arc::new(agent))
+}
+
+/// What a search evaluates with ([`SearchOptions::evaluator`]): the game, its heuristic
+/// changed by the evaluation settings, and a learned evaluation in its place where one is given.
+#[derive(Clone)]
+pub struct Evaluator<G: Game> {
+    pub game: G,
+    pub learned: Option<std::sync::Arc<dyn LearnedValue<G>>>,
+}
+
+impl<G: Game> Evaluator<G> {
+    /// A searcher with these evaluations.
+    pub fn search(&self, options: SearchOptions) -> Search<'_, G> {
+        let mut search = Search::new(&self.game, options);
+        search.learned = self.learned.as_deref();
+        search
     }
 }
 
@@ -357,6 +448,8 @@ enum Bound {
 /// A searcher over one game.
 pub struct Search<'g, G: Game> {
     game: &'g G,
+    /// Learned values in place of the game's heuristic ([`Evaluator::search`]).
+    learned: Option<&'g dyn LearnedValue<G>>,
     options: SearchOptions,
     nodes: std::cell::Cell<u64>,
     /// Positions visited since the last look at the clock.
@@ -375,6 +468,7 @@ impl<'g, G: Game> Search<'g, G> {
     pub fn new(game: &'g G, options: SearchOptions) -> Self {
         Search {
             game,
+            learned: None,
             options,
             nodes: std::cell::Cell::new(0),
             visits: 0,
@@ -386,7 +480,17 @@ impl<'g, G: Game> Search<'g, G> {
         }
     }
 
-    /// Every seat's static score: exact returns at an end, else the game's heuristic.
+    /// `p`'s heuristic score of `state`: the learned value where the search has one, else the
+    /// game's heuristic.
+    #[inline]
+    fn heuristic(&self, state: &G::State, p: Player) -> f64 {
+        match self.learned {
+            Some(learned) => learned.value(self.game, state, p),
+            None => self.game.heuristic(state, p).unwrap_or(0.0),
+        }
+    }
+
+    /// Every seat's static score: exact returns at an end, else the heuristic.
     fn scores(&self, state: &G::State) -> Scores {
         let n = self.game.num_players();
         let mut s = [0.0; MAX_PLAYERS];
@@ -397,7 +501,7 @@ impl<'g, G: Game> Search<'g, G> {
             }
         } else {
             for (p, v) in s.iter_mut().enumerate().take(n) {
-                *v = self.game.heuristic(state, p).unwrap_or(0.0);
+                *v = self.heuristic(state, p);
             }
         }
         s
@@ -645,7 +749,7 @@ impl<'g, G: Game> Search<'g, G> {
     fn static_value(&self, state: &G::State, me: Player) -> f64 {
         match self.game.turn(state) {
             Turn::Terminal => TERMINAL_WEIGHT * self.game.returns(state)[me],
-            Turn::Player(_) => self.game.heuristic(state, me).unwrap_or(0.0),
+            Turn::Player(_) => self.heuristic(state, me),
             Turn::Chance => {
                 let outcomes = self.outcomes(state);
                 let values = outcomes
@@ -992,14 +1096,19 @@ impl<'g, G: Game> Search<'g, G> {
 #[derive(Debug, Default)]
 pub struct SearchPolicy {
     pub options: SearchOptions,
-    /// The game copy that evaluates with the options' evaluation settings, made at the first
-    /// move (a `G`; one policy serves one game type).
-    evaluator: std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>,
+    /// What it evaluates with (the options' evaluation settings, a saved agent), made at the
+    /// first move (an [`Evaluator<G>`]; one policy serves one game type).
+    evaluator: std::sync::OnceLock<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl Clone for SearchPolicy {
+    /// The same settings, sharing the evaluation made so far.
     fn clone(&self) -> Self {
-        SearchPolicy::new(self.options.clone())
+        let copy = SearchPolicy::new(self.options.clone());
+        if let Some(evaluator) = self.evaluator.get() {
+            let _ = copy.evaluator.set(evaluator.clone());
+        }
+        copy
     }
 }
 
@@ -1013,22 +1122,35 @@ impl SearchPolicy {
         }
     }
 
+    /// A search player for `game`, its evaluation (settings, a saved agent) made now: the error
+    /// says what the game refuses. Play in parallel with a player made so: one made by
+    /// [`SearchPolicy::new`] reads its evaluation at its first move, and a saved agent's file is
+    /// read with polars' threads, whose wait may take up other work of the same pool.
+    pub fn for_game<G: Game>(options: SearchOptions, game: &G) -> Result<Self, String> {
+        let policy = SearchPolicy::new(options);
+        if policy.options.evaluates_apart() {
+            let evaluator = policy.options.evaluator(game)?;
+            let _ = policy.evaluator.set(std::sync::Arc::new(evaluator));
+        }
+        Ok(policy)
+    }
+
     /// The searched move (the first legal one where the search has none).
     fn pick<G: Game>(&self, game: &G, state: &G::State, legal: &[Action]) -> Option<Action> {
-        let found = if self.options.eval.is_empty() {
+        let found = if !self.options.evaluates_apart() {
             Search::new(game, self.options.clone()).best_move(state)
         } else {
             let evaluator = self.evaluator.get_or_init(|| {
-                Box::new(
+                std::sync::Arc::new(
                     self.options
                         .evaluator(game)
                         .expect("search settings are checked before play"),
                 )
             });
             let evaluator = evaluator
-                .downcast_ref::<G>()
+                .downcast_ref::<Evaluator<G>>()
                 .expect("a search player plays one game");
-            Search::new(evaluator, self.options.clone()).best_move(state)
+            evaluator.search(self.options.clone()).best_move(state)
         };
         found.action.or_else(|| legal.first().copied())
     }

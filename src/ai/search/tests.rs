@@ -494,7 +494,7 @@ fn the_settings_table_is_what_the_parser_takes() {
             spellings += 1;
         }
     }
-    assert_eq!(spellings, 20);
+    assert_eq!(spellings, 21);
     for bad in ["chance=leaf", "bogus", "mode=greedy", "depth=65"] {
         let e = SearchOptions::parse(bad).unwrap_err();
         assert!(!e.is_empty(), "{bad}");
@@ -528,4 +528,107 @@ fn a_search_too_deep_to_finish_plays_within_the_unbudgeted_cap() {
     // A search that finishes below the cap is the plain search, move and count.
     let shallow = SearchOptions::default();
     assert!(Search::new(&game, shallow).best_move(&state).nodes < UNBUDGETED_NODES);
+}
+
+/// Trains a learner of `config` on tic-tac-toe by self-play and saves it under `dir`.
+fn saved_agent(dir: &std::path::Path, config: &crate::learn::LearnerConfig) -> std::path::PathBuf {
+    let game = TicTacToe;
+    let mut learner = config.build(&game, "leaf".into());
+    crate::learn::tests::train_self_play(&game, learner.as_mut(), 2000, 3);
+    let path = dir.join(format!("{}.parquet", config.kind()));
+    crate::learn::saved::save_agent(
+        &path,
+        &game,
+        learner.as_ref(),
+        config,
+        "leaf",
+        &[0, 1],
+        None,
+    )
+    .unwrap();
+    path
+}
+
+/// `eval=agent:PATH` puts a saved value learner's values at the leaves. At depth 1 the search
+/// picks, at every tic-tac-toe position, a move the agent's own greedy policy picks: both rank
+/// a move by the learned value of the position it leads to, read by the mover (a finished game
+/// by its return). An agent that learns no values, of another game, or no file, is refused.
+#[test]
+fn a_saved_agent_evaluates_the_leaves() {
+    use crate::learn::LearnerConfig;
+    let dir = tempfile::tempdir().unwrap();
+    let game = TicTacToe;
+    for config in [
+        LearnerConfig::Mlp(Default::default()),
+        LearnerConfig::Linear(Default::default()),
+    ] {
+        let path = saved_agent(dir.path(), &config);
+        let spec = format!("depth=1,eval=agent:{}", path.display());
+        let options = SearchOptions::parse(&spec).unwrap();
+        assert_eq!(options.agent.as_deref(), Some(path.as_path()));
+        assert_eq!(SearchOptions::parse(&options.spec()).unwrap(), options);
+        let evaluator = options.evaluator(&game).unwrap();
+        let agent = crate::learn::saved::load_agent(&game, &path).unwrap();
+        let greedy = agent.learner.greedy_policy();
+        let policy = SearchPolicy::new(options.clone());
+        let graph = crate::core::graph::StateGraph::build(&game, 1 << 20).unwrap();
+        let (mut probs, mut r) = (Vec::new(), crate::core::random::rng(0));
+        let mut checked = 0;
+        for id in 0..graph.len() as StateId {
+            if graph.turn(id).player().is_none() {
+                continue;
+            }
+            let (state, legal) = (graph.state(id), graph.actions(id));
+            let a = evaluator
+                .search(options.clone())
+                .best_move(state)
+                .action
+                .unwrap();
+            assert_eq!(policy.choose(&game, state, legal, &mut r), Some(a));
+            greedy.probabilities(&game, state, legal, &mut probs);
+            let k = legal.iter().position(|&b| b == a).unwrap();
+            assert!(
+                probs[k] > 0.0,
+                "{config:?}: {} at\n{}",
+                game.action_to_string(state, a),
+                game.render(state)
+            );
+            checked += 1;
+        }
+        assert_eq!(checked, 4520);
+    }
+    // Refusals, each with its reason.
+    let menace = saved_agent(dir.path(), &LearnerConfig::Matchbox(Default::default()));
+    let hexapawn = Hexapawn::new(HexapawnParams::default()).unwrap();
+    let mlp = dir.path().join("mlp.parquet");
+    for (game_is_ttt, spec, says) in [
+        (
+            true,
+            format!("eval=agent:{}", menace.display()),
+            "learns no values".to_string(),
+        ),
+        (
+            false,
+            format!("eval=agent:{}", mlp.display()),
+            "not of hexapawn".to_string(),
+        ),
+        (
+            true,
+            "eval=agent:/nowhere/agent.parquet".to_string(),
+            "/nowhere/agent.parquet".to_string(),
+        ),
+    ] {
+        let options = SearchOptions::parse(&spec).unwrap();
+        let e = if game_is_ttt {
+            options.evaluator(&game).err().unwrap()
+        } else {
+            options.evaluator(&hexapawn).err().unwrap()
+        };
+        assert!(
+            e.contains(&says) && e.contains("eval=agent:"),
+            "{spec}: {e}"
+        );
+    }
+    let e = SearchOptions::parse("depth=2,eval=agent:").unwrap_err();
+    assert!(e.contains("names a saved agent's file"), "{e}");
 }

@@ -482,6 +482,11 @@ fn evaluation_of(
             {
                 return Err(src.error(&format!("opponents[{i}].settings"), e));
             }
+            if let OpponentPolicy::Mcts(options) = &o.policy
+                && let Err(e) = with_game!(&entry.game, g => options.check(g))
+            {
+                return Err(src.error(&format!("opponents[{i}].settings"), e));
+            }
             if let OpponentPolicy::Agent(file) = &o.policy
                 && let Err(e) = with_game!(&entry.game, g => {
                     crate::learn::saved::load_agent(g, file).map(|_| ())

@@ -504,6 +504,12 @@ impl<G: Game, A: Approximator<G>> Learner<G> for FeatureTd<G, A> {
         ))
     }
 
+    /// `v̂` of the position as `player` reads it (the value of an afterstate of theirs), from
+    /// any seat: what the search's leaves ask (exact at the end).
+    fn position_value(&self, game: &G, state: &G::State, player: Player) -> Option<f64> {
+        Some(self.afterstate_value(game, state, player))
+    }
+
     fn discount(&self) -> f64 {
         self.settings.gamma
     }
