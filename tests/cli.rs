@@ -415,6 +415,16 @@ fn held_out_positions_are_evaluated_beside_the_training_ones() {
     assert!(held.iter().all(|&(_, r)| r == held[0].1), "{held:?}");
     let trained = curve(&csv, "TD(0)", "self-play", "greedy_optimal_rate_all");
     assert!(trained.last().unwrap().1 > trained[0].1, "{trained:?}");
+    // A saved agent evaluated again scores the held-out game as its run did at the end.
+    let agent = dir.join("agents/linear-td-0-5--self-play--seed-0.parquet");
+    let again = json(&solvedgym(&["evaluate", agent.to_str().unwrap(), "--json"]));
+    let metric = "greedy_optimal_rate_all_held_out";
+    let last = curve(&csv, "linear TD(0.5)", "self-play", metric);
+    let value = again["metrics"]
+        .as_array()
+        .and_then(|m| m.iter().find(|pair| pair[0] == metric))
+        .map(|pair| pair[1].as_f64().unwrap());
+    assert_eq!(value, Some(last.last().unwrap().1), "{again}");
     let _ = std::fs::remove_dir_all(&one);
     let _ = std::fs::remove_dir_all(&many);
 }
