@@ -372,6 +372,63 @@ fn feature_learners_run_through_the_runner_the_same_on_any_thread_count() {
     let _ = std::fs::remove_dir_all(&many);
 }
 
+const TINY_HELD_OUT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny-held-out.toml");
+
+/// A held-out game is evaluated beside the training game at every evaluation, the same on any
+/// thread count; a table never meets a held-out position, so its figures there never move.
+#[test]
+fn held_out_positions_are_evaluated_beside_the_training_ones() {
+    let one = temp_dir("heldout1");
+    let many = temp_dir("heldout2");
+    run_ok(TINY_HELD_OUT, &one, &["--threads", "1", "--quiet", "--csv"]);
+    run_ok(
+        TINY_HELD_OUT,
+        &many,
+        &["--threads", "2", "--quiet", "--csv"],
+    );
+    same_bytes(
+        &one.join("tiny-held-out"),
+        &many.join("tiny-held-out"),
+        &["curves.csv", "summary.json"],
+        "differs between 1 and 2 threads",
+    );
+    let dir = one.join("tiny-held-out");
+    assert!(dir.join("greedy_optimal_rate_all_held_out.png").is_file());
+    let csv = std::fs::read_to_string(dir.join("curves.csv")).unwrap();
+    for learner in ["linear TD(0.5)", "TD(0)"] {
+        for metric in [
+            "greedy_optimal_rate_all",
+            "greedy_optimal_rate_all_held_out",
+        ] {
+            let rates = curve(&csv, learner, "self-play", metric);
+            assert_eq!(rates.len(), 4, "{learner} {metric}: {rates:?}");
+            assert!(rates.iter().all(|&(_, r)| (0.0..=1.0).contains(&r)));
+        }
+    }
+    // The table's held-out figures stay at their start; on the training boards it learns.
+    let held = curve(
+        &csv,
+        "TD(0)",
+        "self-play",
+        "greedy_optimal_rate_all_held_out",
+    );
+    assert!(held.iter().all(|&(_, r)| r == held[0].1), "{held:?}");
+    let trained = curve(&csv, "TD(0)", "self-play", "greedy_optimal_rate_all");
+    assert!(trained.last().unwrap().1 > trained[0].1, "{trained:?}");
+    // A saved agent evaluated again scores the held-out game as its run did at the end.
+    let agent = dir.join("agents/linear-td-0-5--self-play--seed-0.parquet");
+    let again = json(&solvedgym(&["evaluate", agent.to_str().unwrap(), "--json"]));
+    let metric = "greedy_optimal_rate_all_held_out";
+    let last = curve(&csv, "linear TD(0.5)", "self-play", metric);
+    let value = again["metrics"]
+        .as_array()
+        .and_then(|m| m.iter().find(|pair| pair[0] == metric))
+        .map(|pair| pair[1].as_f64().unwrap());
+    assert_eq!(value, Some(last.last().unwrap().1), "{again}");
+    let _ = std::fs::remove_dir_all(&one);
+    let _ = std::fs::remove_dir_all(&many);
+}
+
 const TINY_REGIMES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny-regimes.toml");
 
 /// `metric` of (learner, opponent, seed 0) by episode, from curves.csv.

@@ -357,7 +357,9 @@ fn run_game_tabulated<G: Solve>(
     progress: &Progress,
 ) -> Result<Option<RunSummary>> {
     let finish = options.shard.is_none();
-    if !options.own_rules && enumerates(game, config) {
+    // A held-out game's positions are its own: the learner meets both by the rules.
+    let held_out = config.held_out_game().is_some();
+    if !options.own_rules && !held_out && enumerates(game, config) {
         progress.note(format_args!("enumerating {} ...", game.name()));
         match Tabulated::new(game, DEFAULT_STATE_LIMIT) {
             Ok(tabulated) => {
@@ -425,6 +427,7 @@ fn evaluate_agent_on<G: Solve>(
     progress: &Progress,
 ) -> Result<Vec<(String, f64)>> {
     if enumerates(game, config)
+        && config.held_out_game().is_none()
         && let Ok(tabulated) = Tabulated::new(game, DEFAULT_STATE_LIMIT)
     {
         let agent = crate::learn::saved::load_agent(&tabulated, path)?;

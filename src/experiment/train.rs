@@ -28,7 +28,7 @@ use crate::core::policy::{Policy, RandomPolicy, SharedPolicy};
 use crate::core::random::{derive_seed, rng};
 use crate::eval::exact::{ExactEvaluator, ExactTruth};
 use crate::eval::matches::{MatchEvaluator, Reference};
-use crate::eval::{Evaluator, ExpectedResult, Metric, Profile, Role};
+use crate::eval::{Evaluator, ExpectedResult, FrozenPolicy, Metric, Profile, Role};
 use crate::io::files::write_atomic;
 use crate::io::version::{COMMIT, VERSION};
 use crate::learn::saved::{Origin, save_agent};
@@ -158,6 +158,9 @@ struct Truth<'s, G: Game> {
     oracle: Option<&'s dyn Oracle<G>>,
     /// The state graph frozen copies are tabulated over.
     graph: Option<&'s StateGraph<G>>,
+    /// The held-out game's truth (`[evaluation] held_out`): every evaluation also scores the
+    /// learner's play there.
+    held_out: Option<ExactTruth<'s, G>>,
     /// The fixed training opponent of each condition, tabulated for the exact evaluator, with
     /// perfect play's result against it at each seat (the reference lines of the results
     /// against it).
@@ -464,6 +467,25 @@ fn with_truth<G: Solve, R>(
     } else {
         None
     };
+    let held_game = held_out_game(game, config)?;
+    let held_solution = match &held_game {
+        Some(held) => {
+            progress.note(format_args!("solving the held-out {} ...", held.name()));
+            let solution = crate::truth::enumerate(held, DEFAULT_STATE_LIMIT)
+                .with_context(|| format!("solving the held-out {}", held.name()))?;
+            progress.note(format_args!(
+                "  held out: {} states, {}",
+                crate::core::text::group(&solution.graph().len().to_string()),
+                solution.describe_start(),
+            ));
+            Some(solution)
+        }
+        None => None,
+    };
+    let held_out = match &held_solution {
+        Some(s) => Some(ExactTruth::new(s.graph(), s.as_oracle())?),
+        None => None,
+    };
     let oracle: Option<&dyn Oracle<G>> = match (&solution, &own) {
         (Some(s), _) => Some(s.as_oracle()),
         (None, Some(o)) => Some(o.as_ref()),
@@ -489,6 +511,7 @@ fn with_truth<G: Solve, R>(
         oracle,
         graph: solution.as_ref().map(|s| s.graph()),
         opponents,
+        held_out,
     };
     let mut report = oracle.map(|o| o.report());
     if let Some(r) = &mut report {
@@ -496,6 +519,69 @@ fn with_truth<G: Solve, R>(
         r.seconds = None;
     }
     f(&truth, report)
+}
+
+/// The held-out game of `config` (`[evaluation] held_out`) as the type of `game`: a game of the
+/// registry, played by its own rules (runs with a held-out game are not played from a table,
+/// whose positions are one game's numbers).
+fn held_out_game<G: Game>(game: &G, config: &ExperimentConfig) -> Result<Option<G>> {
+    let Some(held) = config.held_out_game() else {
+        return Ok(None);
+    };
+    let held = held.context("`evaluation.held_out`: building the held-out game")?;
+    let typed = with_game!(&held, g => (g as &dyn std::any::Any).downcast_ref::<G>().cloned());
+    typed.map(Some).with_context(|| {
+        format!(
+            "the held-out {} is played by its own rules, not from a table",
+            game.name()
+        )
+    })
+}
+
+/// Every metric of `evaluator` measured on the held-out game: its name with
+/// [`config::HELD_OUT_SUFFIX`], its title saying so, and no role (the thresholds, the summary's
+/// columns and perfect play read the training game's figures).
+struct WithHeldOut<'t, G: Game> {
+    trained: Box<dyn Evaluator<G> + 't>,
+    held_out: Box<dyn Evaluator<G> + 't>,
+    metrics: Vec<Metric>,
+}
+
+impl<'t, G: Game> WithHeldOut<'t, G> {
+    fn new(trained: Box<dyn Evaluator<G> + 't>, held_out: Box<dyn Evaluator<G> + 't>) -> Self {
+        let mut metrics = trained.metrics().to_vec();
+        metrics.extend(held_out.metrics().iter().map(|m| {
+            let mut m = m.clone();
+            m.name.push_str(config::HELD_OUT_SUFFIX);
+            m.title.push_str(" (held-out positions)");
+            if let Some((low, high)) = &mut m.interval {
+                low.push_str(config::HELD_OUT_SUFFIX);
+                high.push_str(config::HELD_OUT_SUFFIX);
+            }
+            m.role = Role::Plain;
+            m
+        }));
+        WithHeldOut {
+            trained,
+            held_out,
+            metrics,
+        }
+    }
+}
+
+impl<G: Game> Evaluator<G> for WithHeldOut<'_, G> {
+    fn metrics(&self) -> &[Metric] {
+        &self.metrics
+    }
+    fn evaluate(
+        &self,
+        learner: &dyn Learner<G>,
+        copy: Option<&FrozenPolicy<'_, G>>,
+    ) -> Result<Vec<f64>, crate::eval::EvalError> {
+        let mut values = self.trained.evaluate(learner, copy)?;
+        values.extend(self.held_out.evaluate(learner, None)?);
+        Ok(values)
+    }
 }
 
 /// The folder of a finished run's saved agents.
@@ -583,6 +669,34 @@ fn runner_metrics<G: Game>(game: &G, truth: &Truth<G>, cond: &Condition) -> Vec<
 /// The evaluator of condition `c` for the job seeded `seed` (the match evaluator's deals come
 /// from it); `learner` tells whether the learner learns values.
 fn evaluator<'t, G: Game>(
+    game: &G,
+    config: &ExperimentConfig,
+    truth: &'t Truth<'t, G>,
+    c: usize,
+    cond: &Condition,
+    seed: u64,
+    learner: &dyn Learner<G>,
+) -> Result<Box<dyn Evaluator<G> + 't>> {
+    let seats = cond.learner.seat.players(game.num_players());
+    let trained = trained_evaluator(game, config, truth, c, cond, seed, learner)?;
+    Ok(match &truth.held_out {
+        // The learner's play on positions it never trained on: no training opponent there.
+        Some(held) => Box::new(WithHeldOut::new(
+            trained,
+            Box::new(ExactEvaluator::new(
+                held,
+                seats,
+                None,
+                false,
+                learner.learns_values(),
+            )),
+        )),
+        None => trained,
+    })
+}
+
+/// The evaluator of condition `c` on the training game (see [`evaluator`]).
+fn trained_evaluator<'t, G: Game>(
     game: &G,
     config: &ExperimentConfig,
     truth: &'t Truth<'t, G>,

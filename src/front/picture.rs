@@ -654,7 +654,12 @@ impl Layout {
 fn hackenbush(g: &Hackenbush, s: &Cut) -> Result<Picture, FrontError> {
     let (width, height) = HACKENBUSH_SIZE;
     if s.board == DEAL {
-        let deal = g.positions();
+        // The positions nature deals (with some held out, only those of the game's split),
+        // each under its own index.
+        let deal: Vec<(
+            usize,
+            &std::sync::Arc<crate::games::hackenbush::graph::Graph>,
+        )> = g.dealt().map(|i| (i, &g.positions()[i])).collect();
         return paint(width, height, |area| {
             header(
                 area,
@@ -664,12 +669,12 @@ fn hackenbush(g: &Hackenbush, s: &Cut) -> Result<Picture, FrontError> {
             )?;
             ground(area, width)?;
             let shown = 24;
-            for (i, graph) in deal.iter().take(shown).enumerate() {
+            for (row, (i, graph)) in deal.iter().take(shown).enumerate() {
                 let line = format!("position {i}: {}", graph.to_cgsuite());
                 area.draw_text(
                     &fit(&line, width - 40, 14.0),
                     &text(14.0, INK, HPos::Left, VPos::Top),
-                    (20, HEADER as i32 + 8 + 20 * i as i32),
+                    (20, HEADER as i32 + 8 + 20 * row as i32),
                 )?;
             }
             if deal.len() > shown {

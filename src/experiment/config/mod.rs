@@ -65,6 +65,9 @@ struct EvaluationToml {
     games: Option<NonZeroU64>,
     /// Search settings of an AI the match evaluator also plays against (reference "ai").
     ai: Option<String>,
+    /// Game parameters that make the held-out game: the training game with these changed
+    /// (Hackenbush's `deal = "held-out"`). Every exact evaluation also scores the learner there.
+    held_out: Option<toml::Table>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -202,9 +205,21 @@ pub struct ExperimentConfig {
     evaluation: Evaluation,
     /// The search AI the match evaluator plays as a reference (`[evaluation] ai`).
     reference_ai: Option<crate::ai::search::SearchOptions>,
+    /// `[evaluation] held_out`: the keys as given, and the held-out game's parameters (the
+    /// game's with them changed, every default filled in).
+    held_out: Option<(toml::Table, toml::Table)>,
 }
 
+/// The suffix of every metric measured on the held-out game (`[evaluation] held_out`).
+pub const HELD_OUT_SUFFIX: &str = "_held_out";
+
 impl ExperimentConfig {
+    /// The held-out game (`[evaluation] held_out`), if the config names one: the training game
+    /// with some of its parameters changed, where every exact evaluation also scores the learner.
+    pub fn held_out_game(&self) -> Option<Result<AnyGame, GameSpecError>> {
+        let (_, params) = self.held_out.as_ref()?;
+        Some(AnyGame::from_spec(&self.game_name, params.clone()))
+    }
     /// The evaluator the run uses (chosen from the game's capabilities unless the config says).
     pub fn evaluation(&self) -> Evaluation {
         self.evaluation
@@ -368,6 +383,10 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
                 Some(options)
             }
         };
+        let held_out = match &top.evaluation.held_out {
+            None => None,
+            Some(keys) => Some(held_out_of(&src, keys, &entry, evaluation)?),
+        };
         // Learners at several seats record per-seat results (`_as_<player>`).
         let one_seat = learners.iter().all(|(_, seat, _)| {
             !matches!(
@@ -428,6 +447,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
             band: top.plots.band,
             evaluation,
             reference_ai,
+            held_out,
         };
         out.push((config, entry.game));
     }
@@ -502,6 +522,65 @@ fn evaluation_of(
         ));
     }
     Ok(evaluation)
+}
+
+/// `[evaluation] held_out`: the keys as given and the held-out game's parameters, checked: the
+/// game builds with them, differs from the training game, is evaluated exactly, and is observed
+/// and acted in alike (a learner made for the one reads the other).
+fn held_out_of(
+    src: &Source,
+    keys: &toml::Table,
+    entry: &GameEntry,
+    evaluation: Evaluation,
+) -> Result<(toml::Table, toml::Table), ConfigError> {
+    const KEY: &str = "evaluation.held_out";
+    if evaluation != Evaluation::Exact {
+        return Err(src.error(
+            KEY,
+            "a held-out game is measured by the exact evaluator (every position enumerated); remove evaluator = \"match\"",
+        ));
+    }
+    if keys.is_empty() {
+        return Err(src.error(
+            KEY,
+            "give the game parameters that make the held-out game, e.g. held_out = { deal = \"held-out\" }",
+        ));
+    }
+    let mut params = entry.params.clone();
+    params.extend(keys.clone());
+    let error = |e: GameSpecError| match &e {
+        GameSpecError::BadParams { key: Some(k), .. } => {
+            src.error(&format!("{KEY}.{k}"), e.to_string())
+        }
+        _ => src.error(KEY, e.to_string()),
+    };
+    let game = AnyGame::from_spec(&entry.name, params.clone()).map_err(error)?;
+    let params = game.resolved_params(&entry.name, params).map_err(error)?;
+    if params == entry.params {
+        return Err(src.error(
+            KEY,
+            "these parameters make the training game itself; change one (e.g. deal = \"held-out\")",
+        ));
+    }
+    let shape = |g: &AnyGame| with_game!(g, g => (g.num_players(), g.num_distinct_actions(), g.observation_len()));
+    let (trained, held) = (shape(&entry.game), shape(&game));
+    if trained != held {
+        return Err(src.error(
+            KEY,
+            format!(
+                "the held-out game must be played and observed alike: it has {} players, {} actions and observations of {} numbers, the training game {}, {} and {}",
+                held.0, held.1, held.2, trained.0, trained.1, trained.2
+            ),
+        ));
+    }
+    let caps = with_game!(&game, g => g.capabilities());
+    if let Some(why) = caps.enumeration_refusal(crate::truth::DEFAULT_STATE_LIMIT) {
+        return Err(src.error(
+            KEY,
+            format!("the held-out game cannot be evaluated exactly: {why}"),
+        ));
+    }
+    Ok((keys.clone(), params))
 }
 
 /// The paths of `[one]` or of each `[[many]]` table (`what`: how to write them).
@@ -767,11 +846,13 @@ impl ExperimentConfig {
                     evaluator: Some(EvaluatorName::Exact),
                     games: None,
                     ai: None,
+                    held_out: self.held_out.as_ref().map(|(keys, _)| keys.clone()),
                 },
                 Evaluation::Match { games } => EvaluationToml {
                     evaluator: Some(EvaluatorName::Match),
                     games: Some(games),
                     ai: self.reference_ai.as_ref().map(|o| o.spec()),
+                    held_out: None,
                 },
             },
         };

@@ -549,7 +549,15 @@ fn the_resolved_config_names_every_default_and_round_trips() {
         let resolved = c.resolved_toml();
         let table: toml::Table = resolved.parse().unwrap();
         let game_table = table["game"].as_table().unwrap();
-        for (key, _) in info.fields {
+        // A parameter that is absent unless given (Hackenbush's `held_out`: no default, and the
+        // game reports none) has no default to name.
+        let defaults = info.defaults();
+        let reported = with_game!(&game, g => g.params());
+        for (key, _) in info
+            .fields
+            .iter()
+            .filter(|(k, _)| defaults.contains_key(*k) || reported.get(*k).is_some())
+        {
             assert!(
                 game_table.contains_key(*key),
                 "{}: {key} missing from\n{resolved}",
@@ -635,5 +643,98 @@ fn an_mcts_opponent_takes_its_settings_and_refuses_bad_ones_by_key_and_line() {
         assert!(e.contains(says), "{opponent}: {e}");
         // The line of the key at fault (the table's second line).
         assert!(e.starts_with("test.toml:16:"), "{opponent}: {e}");
+    }
+}
+
+const HELD_OUT: &str = r#"
+name = "h"
+episodes = 10
+
+[game]
+name = "hackenbush"
+random = 6
+held_out = 2
+edges = 5
+family = "trees"
+palette = "blue-red"
+observation = "summary"
+
+[evaluation]
+held_out = { deal = "held-out" }
+
+[learner]
+kind = "linear"
+"#;
+
+/// `[evaluation] held_out` makes the held-out game from the training game's parameters, keeps
+/// the keys as given in the resolved config (which reads back), and is absent from it otherwise.
+#[test]
+fn a_held_out_game_resolves_and_round_trips() {
+    let c = parse_str(HELD_OUT).unwrap();
+    let (keys, params) = c.held_out.as_ref().unwrap();
+    assert_eq!(keys.len(), 1);
+    assert_eq!(params["deal"].as_str(), Some("held-out"));
+    assert_eq!(params["held_out"].as_integer(), Some(2));
+    assert!(c.held_out_game().unwrap().is_ok());
+    let resolved = c.resolved_toml();
+    assert!(resolved.contains("[evaluation.held_out]"), "{resolved}");
+    assert_eq!(parse_str(&resolved).unwrap(), c);
+    let plain = parse_str(GOOD).unwrap();
+    assert!(plain.held_out_game().is_none());
+    assert!(!plain.resolved_toml().contains("held_out"));
+}
+
+/// A held-out game that cannot be made, is the training game, is not played and observed alike,
+/// or is not measured exactly is refused, naming the key.
+#[test]
+fn held_out_mistakes_name_the_key() {
+    for (from, to, key, says) in [
+        (
+            r#"held_out = { deal = "held-out" }"#,
+            r#"held_out = { deal = "test" }"#,
+            "evaluation.held_out.deal",
+            "train (the first",
+        ),
+        (
+            r#"held_out = { deal = "held-out" }"#,
+            r#"held_out = { deal = "train" }"#,
+            "evaluation.held_out",
+            "the training game itself",
+        ),
+        (
+            r#"held_out = { deal = "held-out" }"#,
+            r#"held_out = { edges = 9 }"#,
+            "evaluation.held_out",
+            "played and observed alike",
+        ),
+        (
+            r#"held_out = { deal = "held-out" }"#,
+            r#"held_out = { colour = 1 }"#,
+            "evaluation.held_out.colour",
+            "unknown field",
+        ),
+        (
+            r#"held_out = { deal = "held-out" }"#,
+            r#"held_out = {}"#,
+            "evaluation.held_out",
+            "give the game parameters",
+        ),
+        (
+            r#"held_out = { deal = "held-out" }"#,
+            "evaluator = \"match\"\nheld_out = { deal = \"held-out\" }",
+            "evaluation.held_out",
+            "exact evaluator",
+        ),
+        (
+            "held_out = 2\n",
+            "held_out = 6\n",
+            "game.held_out",
+            "hold out 1 to 5",
+        ),
+    ] {
+        let bad = HELD_OUT.replace(from, to);
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some(key), "{to}: {e}");
+        assert!(e.message.contains(says), "{to}: {e}");
     }
 }

@@ -16,6 +16,7 @@
 //!   the winner for each first mover and every move's value. The enumerated solution still
 //!   serves small positions (the exact evaluator, `play`).
 
+pub mod features;
 pub mod graph;
 pub mod positions;
 pub mod shortcuts;
@@ -54,6 +55,12 @@ game_params! {
         pub palette: String = "all".to_string(),
         /// Childish Hackenbush (CGSuite's variant): a blue or red edge may be cut only if no other edge falls
         pub childish: bool = false,
+        /// hold out the last this many of the `random` positions (none by default): nature deals only the others, or with deal = "held-out" only these, so a learner can be measured on positions it never trained on
+        pub held_out: Option<u32> = None,
+        /// with held_out: which positions nature deals, train (the first random − held_out; the default) or held-out (the last held_out)
+        pub deal: Option<String> = None,
+        /// what `observe` writes: edges (a flag per edge id; the default) or summary (counts of standing edges by colour, seen from the observer's side, and by height, cycles and free cuts: the same numbers for any numbering of the edges, so a value can carry from one graph to another)
+        pub observation: Option<String> = None,
     }
 }
 
@@ -78,6 +85,10 @@ pub struct Hackenbush {
     params: HackenbushParams,
     /// The random positions when `random > 0` (the game is played on the first).
     others: Arc<Vec<Arc<Graph>>>,
+    /// The boards nature deals (all of `others` unless some are held out).
+    dealt: std::ops::Range<usize>,
+    /// `observation = "summary"`: [`features::summary`] rather than a flag per edge.
+    summary: bool,
 }
 
 /// A position: the edges still standing, who is to move, and which of the game's positions
@@ -189,12 +200,71 @@ impl Hackenbush {
         } else {
             vec![Arc::new(Self::position(&params.position)?)]
         };
+        let dealt = Self::split(&params)?;
+        let summary = match params.observation.as_deref() {
+            None | Some("edges") => false,
+            Some("summary") => true,
+            Some(other) => {
+                return Err(InvalidParams::new(
+                    "observation",
+                    other,
+                    "edges (a flag per edge id) or summary (counts that do not depend on the edge numbers)",
+                ));
+            }
+        };
         Ok(Hackenbush {
             graph: graphs[0].clone(),
             first,
             params,
             others: Arc::new(graphs),
+            dealt,
+            summary,
         })
+    }
+
+    /// The boards nature deals: all `random` of them, or with `held_out = M` the first
+    /// `random − M` (`deal = "train"`) or the last M (`deal = "held-out"`). Both splits keep
+    /// every board's index, so a state of a held-out board is never a state of a training one.
+    fn split(params: &HackenbushParams) -> Result<std::ops::Range<usize>, InvalidParams> {
+        let n = params.random.max(1) as usize;
+        let Some(m) = params.held_out else {
+            if let Some(deal) = &params.deal {
+                return Err(InvalidParams::new(
+                    "deal",
+                    deal,
+                    "chooses between the training and the held-out positions: add held_out = M",
+                ));
+            }
+            return Ok(0..n);
+        };
+        if params.random < 2 {
+            return Err(InvalidParams::new(
+                "held_out",
+                m,
+                "holds out some of the random positions: add random = N (at least 2, more than held_out)",
+            ));
+        }
+        if m == 0 || m >= params.random {
+            return Err(InvalidParams::new(
+                "held_out",
+                m,
+                format!(
+                    "hold out 1 to {} of the {} random positions (random − 1: at least one is left to train on)",
+                    params.random - 1,
+                    params.random
+                ),
+            ));
+        }
+        let train = n - m as usize;
+        match params.deal.as_deref() {
+            None | Some("train") => Ok(0..train),
+            Some("held-out") => Ok(train..n),
+            Some(other) => Err(InvalidParams::new(
+                "deal",
+                other,
+                "train (the first random − held_out positions) or held-out (the last held_out)",
+            )),
+        }
     }
 
     /// A named position or a graph string.
@@ -240,7 +310,22 @@ impl Hackenbush {
             graph: graph.clone(),
             first: LEFT,
             others: Arc::new(vec![graph]),
+            dealt: 0..1,
+            summary: false,
         }
+    }
+
+    /// The same game observed by [`features::summary`] (`observation = "summary"`) or by a flag
+    /// per edge.
+    pub fn with_summary(mut self, summary: bool) -> Self {
+        self.summary = summary;
+        self.params.observation = summary.then(|| "summary".to_string());
+        self
+    }
+
+    /// The boards nature deals (every board unless some are held out: [`HackenbushParams::held_out`]).
+    pub fn dealt(&self) -> std::ops::Range<usize> {
+        self.dealt.clone()
     }
 
     /// The same position with `first` to move first.
@@ -311,8 +396,7 @@ impl Hackenbush {
     /// has exactly as many standing sets as rooted subtrees (counted bottom-up), a part with
     /// cycles at most 2^edges.
     pub fn state_bound(&self) -> u64 {
-        let dealt: u128 = self
-            .others
+        let dealt: u128 = self.others[self.dealt.clone()]
             .iter()
             .map(|g| Self::bound_of(g) as u128)
             .fold(0u128, |a, b| a.saturating_add(b));
@@ -514,6 +598,13 @@ impl Game for Hackenbush {
             p["edges"] = serde_json::json!(r.edges);
             p["family"] = serde_json::json!(r.family);
             p["palette"] = serde_json::json!(r.palette);
+            if let Some(m) = r.held_out {
+                p["held_out"] = serde_json::json!(m);
+                p["deal"] = serde_json::json!(r.deal.as_deref().unwrap_or("train"));
+            }
+        }
+        if self.summary {
+            p["observation"] = serde_json::json!("summary");
         }
         p
     }
@@ -553,8 +644,8 @@ impl Game for Hackenbush {
     fn chance_outcomes(&self, s: &Cut, out: &mut Vec<(Action, f64)>) {
         out.clear();
         if s.board == DEAL {
-            let p = 1.0 / self.others.len() as f64;
-            out.extend((0..self.others.len()).map(|i| (i as Action, p)));
+            let p = 1.0 / self.dealt.len() as f64;
+            out.extend(self.dealt.clone().map(|i| (i as Action, p)));
         }
     }
     fn turn(&self, s: &Cut) -> Turn {
@@ -632,8 +723,9 @@ impl Game for Hackenbush {
     }
     fn render(&self, s: &Cut) -> String {
         if s.board == DEAL {
-            let mut out = format!("a deal of {} positions:\n", self.others.len());
-            for (i, g) in self.others.iter().enumerate() {
+            let mut out = format!("a deal of {} positions:\n", self.dealt.len());
+            for i in self.dealt.clone() {
+                let g = &self.others[i];
                 out.push_str(&format!("  position {i}: {}\n", g.to_cgsuite()));
             }
             return out + "nature deals one";
@@ -776,10 +868,33 @@ impl Game for Hackenbush {
             board: board as u8,
         })
     }
+    /// A flag per edge id and the mover's flag, or with `observation = "summary"` the
+    /// [`features::summary`] of the standing edges.
     fn observation_len(&self) -> usize {
+        if self.summary {
+            return features::SUMMARY_LEN;
+        }
         self.num_distinct_actions() + 1
     }
+    fn observation_bounds(&self, low: &mut [f32], high: &mut [f32]) {
+        if self.summary {
+            let edges = self.others.iter().map(|g| g.edge_count()).max();
+            features::summary_bounds(edges.unwrap_or(0), low, high);
+        } else {
+            low.fill(0.0);
+            high.fill(1.0);
+        }
+    }
     fn observe(&self, s: &Cut, player: Player, out: &mut [f32]) {
+        if self.summary {
+            // Before the deal nothing stands (the first board serves as any graph would).
+            let graph: &Graph = match s.board {
+                DEAL => &self.graph,
+                _ => self.graph_of(s),
+            };
+            features::summary(graph, &s.alive, player, s.to_move as Player, out);
+            return;
+        }
         out.fill(0.0);
         for e in s.alive.iter() {
             out[e] = 1.0;
@@ -964,7 +1079,7 @@ impl crate::truth::oracle::Oracle<Hackenbush> for ValueOracle {
     }
     fn describe(&self, state: &Cut) -> Option<String> {
         if state.board == DEAL {
-            return Some(format!("a deal of {} positions", self.game.others.len()));
+            return Some(format!("a deal of {} positions", self.game.dealt.len()));
         }
         let (value, winning, _) = self.values_at(state);
         Some(match &self.solution {
@@ -1032,7 +1147,9 @@ impl crate::truth::oracle::Oracle<Hackenbush> for ValueOracle {
         }
         let init = self.game.initial_state();
         let starts: Vec<Cut> = if self.game.deals() {
-            (0..self.game.others.len())
+            self.game
+                .dealt
+                .clone()
                 .map(|i| self.game.apply(&init, i as Action))
                 .collect()
         } else {
@@ -1275,6 +1392,164 @@ mod tests {
             let e = g.read_state_key(key).unwrap_err();
             assert!(e.contains(says), "{key}: {e}");
         }
+    }
+
+    /// A deal of 12 random 8-edge blue-red trees, with the keys of `extra` (TOML values) added.
+    fn deal(extra: &[(&str, &str)]) -> Result<Hackenbush, InvalidParams> {
+        let mut text = String::new();
+        let base = [
+            ("random", "12"),
+            ("edges", "8"),
+            ("family", "\"trees\""),
+            ("palette", "\"blue-red\""),
+        ];
+        for (k, v) in base
+            .iter()
+            .filter(|(k, _)| !extra.iter().any(|(e, _)| e == k))
+            .chain(extra)
+        {
+            text.push_str(&format!("{k} = {v}\n"));
+        }
+        Hackenbush::new(toml::from_str::<HackenbushParams>(&text).expect("the test's keys"))
+    }
+
+    /// The boards a game's start deals, by chance and by the state graph.
+    fn boards_dealt(g: &Hackenbush) -> Vec<u8> {
+        let mut out = Vec::new();
+        g.chance_outcomes(&g.initial_state(), &mut out);
+        let total: f64 = out.iter().map(|&(_, p)| p).sum();
+        assert!((total - 1.0).abs() < 1e-12);
+        out.iter()
+            .map(|&(a, _)| g.apply(&g.initial_state(), a).board)
+            .collect()
+    }
+
+    /// With `held_out = M` nature deals only the first N − M boards; `deal = "held-out"` only
+    /// the last M, under their own indices, so no state of one split is a state of the other;
+    /// the boards themselves are the same as without a split.
+    #[test]
+    fn a_held_out_split_deals_disjoint_boards() {
+        let all = deal(&[]).unwrap();
+        let train = deal(&[("held_out", "4")]).unwrap();
+        let held = deal(&[("held_out", "4"), ("deal", "\"held-out\"")]).unwrap();
+        assert_eq!(boards_dealt(&all), (0..12).collect::<Vec<u8>>());
+        assert_eq!(boards_dealt(&train), (0..8).collect::<Vec<u8>>());
+        assert_eq!(boards_dealt(&held), (8..12).collect::<Vec<u8>>());
+        assert_eq!(
+            deal(&[("held_out", "4"), ("deal", "\"train\"")])
+                .unwrap()
+                .dealt(),
+            0..8
+        );
+        for (a, b) in all.positions().iter().zip(held.positions()) {
+            assert_eq!(a.to_cgsuite(), b.to_cgsuite());
+        }
+        // Every state reachable in either split stands on a board of that split only.
+        for (g, boards) in [(&train, 0..8u8), (&held, 8..12u8)] {
+            let graph = crate::core::graph::StateGraph::build(g, 1_000_000).unwrap();
+            for id in 0..graph.len() {
+                let s = graph.state(id as crate::core::graph::StateId);
+                assert!(s.board == DEAL || boards.contains(&s.board), "{s:?}");
+            }
+        }
+        // Training never deals a held-out board, whatever the seed of the environment.
+        let mut env = crate::core::env::AecEnv::new(train.clone(), 3);
+        for _ in 0..200 {
+            env.reset(None);
+            let s = env.state();
+            assert!(s.board < 8, "{s:?}");
+        }
+        assert_eq!(train.params()["held_out"], 4);
+        assert_eq!(held.params()["deal"], "held-out");
+        assert!(all.params().get("held_out").is_none());
+        // The state bound counts only the boards dealt.
+        assert!(train.state_bound() < all.state_bound());
+    }
+
+    /// Hostile split and observation values are refused, naming the key and what it takes.
+    #[test]
+    fn hostile_splits_are_refused_by_key() {
+        for (extra, key, says) in [
+            (
+                vec![("held_out", "12")],
+                "held_out",
+                "hold out 1 to 11 of the 12",
+            ),
+            (vec![("held_out", "40")], "held_out", "hold out 1 to 11"),
+            (vec![("held_out", "0")], "held_out", "hold out 1 to 11"),
+            (
+                vec![("random", "1"), ("held_out", "1")],
+                "held_out",
+                "at least 2",
+            ),
+            (vec![("deal", "\"held-out\"")], "deal", "add held_out = M"),
+            (
+                vec![("held_out", "2"), ("deal", "\"test\"")],
+                "deal",
+                "train (the first",
+            ),
+            (
+                vec![("observation", "\"pixels\"")],
+                "observation",
+                "edges (a flag per edge id) or summary",
+            ),
+        ] {
+            let e = deal(&extra).unwrap_err();
+            assert_eq!(e.key, key, "{extra:?}: {e}");
+            assert!(e.to_string().contains(says), "{extra:?}: {e}");
+        }
+        let e = game_with_held_out().unwrap_err();
+        assert_eq!(e.key, "held_out");
+    }
+
+    fn game_with_held_out() -> Result<Hackenbush, InvalidParams> {
+        Hackenbush::new(HackenbushParams {
+            held_out: Some(1),
+            ..HackenbushParams::default()
+        })
+    }
+
+    /// The summary observation passes the environment checker, has the same length on every
+    /// board, stays within its bounds, and is the same for a board and its renumbered copy
+    /// standing in a game; the edge flags are unchanged when it is not asked for.
+    #[test]
+    fn the_summary_observation_is_checked_and_bounded() {
+        let g = deal(&[("observation", "\"summary\""), ("held_out", "3")]).unwrap();
+        crate::core::check::check_game(&g, &crate::core::check::CheckOptions::default()).unwrap();
+        assert_eq!(g.observation_len(), features::SUMMARY_LEN);
+        let (mut low, mut high) = (
+            vec![0.0; features::SUMMARY_LEN],
+            vec![0.0; features::SUMMARY_LEN],
+        );
+        g.observation_bounds(&mut low, &mut high);
+        let graph = crate::core::graph::StateGraph::build(&g, 1_000_000).unwrap();
+        let mut x = vec![0.0; features::SUMMARY_LEN];
+        for id in 0..graph.len() {
+            let s = graph.state(id as crate::core::graph::StateId);
+            for p in [LEFT, RIGHT] {
+                g.observe(s, p, &mut x);
+                assert!(
+                    x.iter()
+                        .zip(&low)
+                        .zip(&high)
+                        .all(|((v, l), h)| l <= v && v <= h),
+                    "{s:?}: {x:?}"
+                );
+            }
+        }
+        let plain = deal(&[]).unwrap();
+        assert_eq!(plain.observation_len(), plain.num_distinct_actions() + 1);
+        // Edge order does not reach the summary: `(l;rl)` and `(rl;l)` are one graph.
+        let a = Hackenbush::on(Graph::parse("(l;rl)").unwrap()).with_summary(true);
+        let b = Hackenbush::on(Graph::parse("(rl;l)").unwrap()).with_summary(true);
+        let (mut xa, mut xb) = (
+            vec![0.0; features::SUMMARY_LEN],
+            vec![0.0; features::SUMMARY_LEN],
+        );
+        a.observe(&a.initial_state(), LEFT, &mut xa);
+        b.observe(&b.initial_state(), LEFT, &mut xb);
+        assert_eq!(xa, xb);
+        assert_eq!(a.params()["observation"], "summary");
     }
 
     /// `solve` says up front that a part is beyond the exact method, naming the position of a
