@@ -917,6 +917,20 @@ mod tests {
         assert!(choices.iter().all(|&c| c > 0), "{choices:?}");
     }
 
+    /// `policy`, 60 simulations on the exact value at its leaves, loses the value at fewer than
+    /// a quarter of the tic-tac-toe positions where the rollouts' search does.
+    fn few_mistakes_at_60_simulations(policy_with_values: &dyn Policy<TicTacToe>) {
+        let (n, bad) = mistakes(&TicTacToe, policy_with_values);
+        let (_, rollouts) = mistakes(&TicTacToe, &policy("mcts,sims=60"));
+        assert_eq!(n, 4520);
+        assert!(
+            bad.len() * 4 < rollouts.len(),
+            "{} {}",
+            bad.len(),
+            rollouts.len()
+        );
+    }
+
     #[test]
     fn a_leaf_value_replaces_the_rollouts() {
         // The exact value at the leaves: few simulations suffice.
@@ -938,15 +952,7 @@ mod tests {
             r
         };
         let with_values = MctsPolicy::with_leaf(MctsOptions::parse("sims=60").unwrap(), exact);
-        let (n, bad) = mistakes(&TicTacToe, &with_values);
-        let (_, rollouts) = mistakes(&TicTacToe, &policy("mcts,sims=60"));
-        assert_eq!(n, 4520);
-        assert!(
-            bad.len() * 4 < rollouts.len(),
-            "{} {}",
-            bad.len(),
-            rollouts.len()
-        );
+        few_mistakes_at_60_simulations(&with_values);
         // A value that knows nothing still plays legal moves.
         let blind = MctsPolicy::with_leaf(
             MctsOptions::parse("sims=50").unwrap(),
@@ -976,32 +982,11 @@ mod tests {
         let options = MctsOptions::parse("sims=60").unwrap();
         let exact =
             MctsPolicy::with_leaf(options, LearnedLeaf::<TicTacToe>(Arc::new(Exact(solution))));
-        let (n, bad) = mistakes(&TicTacToe, &exact);
-        let (_, rollouts) = mistakes(&TicTacToe, &policy("mcts,sims=60"));
-        assert_eq!(n, 4520);
-        assert!(
-            bad.len() * 4 < rollouts.len(),
-            "{} {}",
-            bad.len(),
-            rollouts.len()
-        );
+        few_mistakes_at_60_simulations(&exact);
 
         let dir = tempfile::tempdir().unwrap();
         let save = |config: &LearnerConfig| {
-            let mut learner = config.build(&TicTacToe, "leaf".into());
-            crate::learn::tests::train_self_play(&TicTacToe, learner.as_mut(), 1000, 5);
-            let path = dir.path().join(format!("{}.parquet", config.kind()));
-            crate::learn::saved::save_agent(
-                &path,
-                &TicTacToe,
-                learner.as_ref(),
-                config,
-                "leaf",
-                &[0, 1],
-                None,
-            )
-            .unwrap();
-            path
+            crate::learn::tests::saved_tictactoe_agent(dir.path(), config, 1000, 5)
         };
         let path = save(&LearnerConfig::Mlp(Default::default()));
         let spec = format!("mcts,sims=40,eval=agent:{}", path.display());

@@ -514,6 +514,31 @@ proptest! {
     }
 }
 
+/// A learner of `config` trained on tic-tac-toe by `episodes` self-play games (seeded by
+/// `seed`) and saved as `<kind>.parquet` under `dir`: an agent for the tests of its users.
+pub fn saved_tictactoe_agent(
+    dir: &std::path::Path,
+    config: &LearnerConfig,
+    episodes: u64,
+    seed: u64,
+) -> std::path::PathBuf {
+    let game = crate::games::TicTacToe;
+    let mut learner = config.build(&game, "saved".into());
+    train_self_play(&game, learner.as_mut(), episodes, seed);
+    let path = dir.join(format!("{}.parquet", config.kind()));
+    saved::save_agent(
+        &path,
+        &game,
+        learner.as_ref(),
+        config,
+        "saved",
+        &[0, 1],
+        None,
+    )
+    .unwrap();
+    path
+}
+
 /// Trains a learner of `config` on `game`, saves it, loads it back into `game`, and checks
 /// that the loaded learner answers every position of the game bit for bit as the one saved
 /// (behaviour and greedy policies, value) and reports the same statistics.

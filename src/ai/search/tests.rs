@@ -530,23 +530,9 @@ fn a_search_too_deep_to_finish_plays_within_the_unbudgeted_cap() {
     assert!(Search::new(&game, shallow).best_move(&state).nodes < UNBUDGETED_NODES);
 }
 
-/// Trains a learner of `config` on tic-tac-toe by self-play and saves it under `dir`.
+/// A learner of `config` trained on tic-tac-toe and saved under `dir`.
 fn saved_agent(dir: &std::path::Path, config: &crate::learn::LearnerConfig) -> std::path::PathBuf {
-    let game = TicTacToe;
-    let mut learner = config.build(&game, "leaf".into());
-    crate::learn::tests::train_self_play(&game, learner.as_mut(), 2000, 3);
-    let path = dir.join(format!("{}.parquet", config.kind()));
-    crate::learn::saved::save_agent(
-        &path,
-        &game,
-        learner.as_ref(),
-        config,
-        "leaf",
-        &[0, 1],
-        None,
-    )
-    .unwrap();
-    path
+    crate::learn::tests::saved_tictactoe_agent(dir, config, 2000, 3)
 }
 
 /// `eval=agent:PATH` puts a saved value learner's values at the leaves. At depth 1 the search
