@@ -722,3 +722,92 @@ fn the_dice_race_is_listed_solved_with_chance_and_learned_by_matches() {
         "{summary}"
     );
 }
+
+/// The exact figures beside the matches (`all_positions`, `best_response`) on Fox & Hounds 6x6,
+/// which the exact evaluator can also measure: the rate over every position the game's solver
+/// lists is the exact evaluator's `greedy_optimal_rate_all` at every evaluation, and the best
+/// response's figures are there for each seat.
+#[test]
+fn exact_figures_beside_the_matches_agree_with_the_exact_evaluator() {
+    let dir = temp_dir("beside");
+    let config = |evaluation: &str| {
+        format!(
+            r#"
+name = "beside"
+episodes = 300
+eval_interval = 100
+
+[game]
+name = "fox-hounds"
+size = 6
+
+[learner]
+kind = "ntuple"
+label = "n-tuple"
+seat = "self-play"
+tuples = 8
+length = 4
+
+[evaluation]
+{evaluation}
+
+[plots]
+metrics = ["greedy_optimal_rate_all"]
+"#
+        )
+    };
+    let mut rates = Vec::new();
+    for (name, evaluation) in [
+        ("exact", "evaluator = \"exact\""),
+        (
+            "match",
+            "evaluator = \"match\"\ngames = 20\nall_positions = true\nbest_response = true",
+        ),
+    ] {
+        let file = dir.join(format!("{name}.toml"));
+        std::fs::write(&file, config(evaluation)).unwrap();
+        let out = dir.join(name);
+        run_ok(file.to_str().unwrap(), &out, &["--quiet", "--csv"]);
+        let csv = std::fs::read_to_string(out.join("beside/curves.csv")).unwrap();
+        rates.push(curve(
+            &csv,
+            "n-tuple",
+            "self-play",
+            "greedy_optimal_rate_all",
+        ));
+        if name == "match" {
+            for seat in ["fox", "hounds"] {
+                let worst = curve(
+                    &csv,
+                    "n-tuple",
+                    "self-play",
+                    &format!("greedy_worst_case_return_as_{seat}"),
+                );
+                assert_eq!(worst.len(), 4, "{seat}: {worst:?}");
+                assert!(worst.iter().all(|&(_, r)| (-1.0..=1.0).contains(&r)));
+                let faced = curve(
+                    &csv,
+                    "n-tuple",
+                    "self-play",
+                    &format!("greedy_optimal_rate_faced_as_{seat}"),
+                );
+                assert!(faced.iter().all(|&(_, r)| (0.0..=1.0).contains(&r)));
+            }
+            // The fox wins 6x6 with perfect play, so the hounds lose against a best response
+            // whatever they learn.
+            let hounds = curve(
+                &csv,
+                "n-tuple",
+                "self-play",
+                "greedy_worst_case_return_as_hounds",
+            );
+            assert!(hounds.iter().all(|&(_, r)| r == -1.0), "{hounds:?}");
+        }
+    }
+    assert_eq!(rates[0].len(), 4, "{rates:?}");
+    for (exact, listed) in rates[0].iter().zip(&rates[1]) {
+        assert_eq!(exact.0, listed.0);
+        assert!((exact.1 - listed.1).abs() < 1e-12, "{rates:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -52,16 +52,40 @@ impl<G: Game> StateGraph<G> {
     /// [`StateGraph::build`], counting the states found on the terminal when `progress`
     /// ("enumerating hase-und-igel: 1,234,567 states 12s").
     pub fn build_showing(game: &G, limit: usize, progress: bool) -> Result<Self, GraphError> {
-        let counter = crate::io::progress::CountProgress::new(
-            progress,
-            &format!("enumerating {}", game.name()),
-        );
         if let Some(why) = game.capabilities().size_refusal(limit) {
             return Err(GraphError::TooLarge {
                 game: game.name().to_string(),
                 why,
             });
         }
+        Self::build_with(game, limit, progress, |_, _, _| {})
+    }
+
+    /// The states reachable from the start when some players' moves are restricted: at every
+    /// state where a player is to move, `restrict(state, player, actions)` may drop actions
+    /// from the legal ones (keeping their order); the graph holds only the edges kept. The
+    /// positions a fixed policy can face, with every move of the other seats, are such a graph
+    /// (the best-response evaluation reads them: a few thousand positions of a game of
+    /// millions). The game's size bound is not asked (it bounds the whole graph); the limit and
+    /// the memory budget are.
+    pub fn build_restricted(
+        game: &G,
+        limit: usize,
+        restrict: impl FnMut(&G::State, crate::core::game::Player, &mut Vec<Action>),
+    ) -> Result<Self, GraphError> {
+        Self::build_with(game, limit, false, restrict)
+    }
+
+    fn build_with(
+        game: &G,
+        limit: usize,
+        progress: bool,
+        mut restrict: impl FnMut(&G::State, crate::core::game::Player, &mut Vec<Action>),
+    ) -> Result<Self, GraphError> {
+        let counter = crate::io::progress::CountProgress::new(
+            progress,
+            &format!("enumerating {}", game.name()),
+        );
         let start = game.initial_state();
         let mut states = vec![start.clone()];
         let mut index = FxHashMap::default();
@@ -106,8 +130,9 @@ impl<G: Game> StateGraph<G> {
             turns.push(turn);
             outcomes.clear();
             match turn {
-                Turn::Player(_) => {
+                Turn::Player(p) => {
                     game.legal_actions(&state, &mut actions);
+                    restrict(&state, p, &mut actions);
                     outcomes.extend(actions.iter().map(|&a| (a, 1.0)));
                 }
                 Turn::Chance => game.chance_outcomes(&state, &mut outcomes),
@@ -203,6 +228,18 @@ impl<G: Game> StateGraph<G> {
     }
     pub fn states(&self) -> &[G::State] {
         &self.states
+    }
+    /// In how many parts [`StateGraph::for_each_state`] lists the states (65,536 a part).
+    pub fn state_parts(&self) -> usize {
+        self.states.len().div_ceil(1 << 16)
+    }
+    /// Calls `f` with every state of part `part`, in the order of their ids.
+    pub fn for_each_state(&self, part: usize, f: &mut dyn FnMut(&G::State)) {
+        self.states
+            .iter()
+            .skip(part << 16)
+            .take(1 << 16)
+            .for_each(f);
     }
     pub fn id(&self, state: &G::State) -> Option<StateId> {
         self.index.get(state).copied()

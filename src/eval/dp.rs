@@ -582,7 +582,7 @@ pub struct ExpectedResult {
 }
 
 impl ExpectedResult {
-    fn of(result: GameResult, ret: f64) -> Self {
+    pub(crate) fn of(result: GameResult, ret: f64) -> Self {
         let mut r = ExpectedResult {
             expected_return: ret,
             ..Default::default()
@@ -594,7 +594,7 @@ impl ExpectedResult {
         }
         r
     }
-    fn add_scaled(&mut self, other: &Self, w: f64) {
+    pub(crate) fn add_scaled(&mut self, other: &Self, w: f64) {
         self.win += w * other.win;
         self.draw += w * other.draw;
         self.loss += w * other.loss;

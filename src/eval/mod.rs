@@ -3,13 +3,16 @@
 //! everything by dynamic programming over the state graph (the programs are in `dp.rs`, their
 //! items re-exported here: [`GraphTruth`], [`Profile`], [`evaluate_policy`],
 //! [`expected_result`], [`worst_case`], ...), and [`matches::MatchEvaluator`] plays seeded games
-//! against reference policies where no graph can be enumerated. Both record typed [`Metric`]s.
+//! against reference policies where no graph can be enumerated; beside it,
+//! [`response::ResponseEvaluator`] measures the greedy policy exactly against a best response
+//! over the positions it can face (`[evaluation] best_response`). All record typed [`Metric`]s.
 //! An [`EvalError`] is a dynamic program's failure (a graph too large, a policy without a
 //! distribution, a position the oracle does not know), so it is defined beside them.
 
 mod dp;
 pub mod exact;
 pub mod matches;
+pub mod response;
 pub mod stats;
 
 pub use crate::learn::{Metric, Role};

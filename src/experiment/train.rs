@@ -28,6 +28,7 @@ use crate::core::policy::{Policy, RandomPolicy, SharedPolicy};
 use crate::core::random::{derive_seed, rng};
 use crate::eval::exact::{ExactEvaluator, ExactTruth};
 use crate::eval::matches::{MatchEvaluator, Reference};
+use crate::eval::response::ResponseEvaluator;
 use crate::eval::{Evaluator, ExpectedResult, FrozenPolicy, Metric, Profile, Role};
 use crate::io::files::write_atomic;
 use crate::io::version::{COMMIT, VERSION};
@@ -437,7 +438,9 @@ fn with_truth<G: Solve, R>(
     let exact = config.evaluation() == Evaluation::Exact;
     let needs_oracle = conditions
         .iter()
-        .any(|c| c.opponent.is_some_and(|o| o.policy.needs_oracle()));
+        .any(|c| c.opponent.is_some_and(|o| o.policy.needs_oracle()))
+        || config.best_response().is_some()
+        || config.all_positions();
     let solution = if enumerates(game, config) {
         progress.note(format_args!("solving {} ...", game.name()));
         let solution = crate::truth::enumerate(game, DEFAULT_STATE_LIMIT)
@@ -580,6 +583,36 @@ impl<G: Game> Evaluator<G> for WithHeldOut<'_, G> {
     ) -> Result<Vec<f64>, crate::eval::EvalError> {
         let mut values = self.trained.evaluate(learner, copy)?;
         values.extend(self.held_out.evaluate(learner, None)?);
+        Ok(values)
+    }
+}
+
+/// Evaluators recorded side by side: each one's metrics in turn.
+struct Beside<'t, G: Game> {
+    parts: Vec<Box<dyn Evaluator<G> + 't>>,
+    metrics: Vec<Metric>,
+}
+
+impl<'t, G: Game> Beside<'t, G> {
+    fn new(parts: Vec<Box<dyn Evaluator<G> + 't>>) -> Self {
+        let metrics = parts.iter().flat_map(|p| p.metrics().to_vec()).collect();
+        Beside { parts, metrics }
+    }
+}
+
+impl<G: Game> Evaluator<G> for Beside<'_, G> {
+    fn metrics(&self) -> &[Metric] {
+        &self.metrics
+    }
+    fn evaluate(
+        &self,
+        learner: &dyn Learner<G>,
+        copy: Option<&FrozenPolicy<'_, G>>,
+    ) -> Result<Vec<f64>, crate::eval::EvalError> {
+        let mut values = Vec::with_capacity(self.metrics.len());
+        for part in &self.parts {
+            values.extend(part.evaluate(learner, copy)?);
+        }
         Ok(values)
     }
 }
@@ -737,13 +770,21 @@ fn trained_evaluator<'t, G: Game>(
                 };
                 references.push(("opponent".into(), policy));
             }
-            Box::new(MatchEvaluator::new(
+            let matches: Box<dyn Evaluator<G> + 't> = Box::new(MatchEvaluator::new(
                 game,
-                seats,
+                seats.clone(),
                 references,
                 games,
                 derive_seed(seed, 3),
-            ))
+            ));
+            let (limit, all) = (config.best_response(), config.all_positions());
+            if limit.is_none() && !all {
+                matches
+            } else {
+                let response = ResponseEvaluator::new(game, seats, truth.oracle, limit, all)
+                    .map_err(|e| anyhow::anyhow!("[evaluation]: {e}"))?;
+                Box::new(Beside::new(vec![matches, Box::new(response)]))
+            }
         }
     })
 }

@@ -365,6 +365,35 @@ pub const METRICS: &[Entry] = &[
         Kind::Return,
         Source::GameValue,
     ),
+    // The best-response evaluator (`[evaluation] best_response`).
+    entry(
+        "greedy_worst_case_return",
+        "Exact return of the greedy policy against its strongest opponent (a best response)",
+        RETURN_UNIT,
+        Kind::Return,
+        Source::GameValue,
+    ),
+    entry(
+        "greedy_states_faced",
+        "Positions the greedy policy can face",
+        "positions",
+        Kind::Count,
+        Source::None,
+    ),
+    entry(
+        "greedy_blunders",
+        "Blunders of the greedy policy: won positions it may throw away",
+        "positions",
+        Kind::Count,
+        Source::None,
+    ),
+    entry(
+        "greedy_perfect",
+        "Perfect: no opponent does better against the greedy policy than against perfect play",
+        "1 = perfect, 0 = not",
+        Kind::Rate,
+        Source::None,
+    ),
     // The match evaluator.
     entry(
         "greedy_return_vs_<ref>",

@@ -147,6 +147,12 @@ impl<G: Game> Oracle<G> for ExpectSolution<G> {
     fn game(&self) -> &G {
         self.graph.game()
     }
+    fn state_parts(&self) -> usize {
+        self.graph.state_parts()
+    }
+    fn for_each_state(&self, part: usize, f: &mut dyn FnMut(&G::State)) {
+        self.graph.for_each_state(part, f)
+    }
     fn value(&self, _state: &G::State) -> Option<Value> {
         None
     }

@@ -97,6 +97,20 @@ pub trait Oracle<G: Game>: Send + Sync {
 
     /// The figures `solvedgym solve` prints.
     fn report(&self) -> SolveReport;
+
+    /// In how many parts [`Oracle::for_each_state`] lists every position the oracle knows
+    /// (every reachable one); 0 where it cannot list them. An evaluator walks the parts in
+    /// parallel: a game's own solver lists tens of millions of positions it never built a
+    /// graph of.
+    fn state_parts(&self) -> usize {
+        0
+    }
+
+    /// Calls `f` with every position of part `part` (`0..state_parts()`), each position in
+    /// exactly one part, in the same order on every call.
+    fn for_each_state(&self, part: usize, f: &mut dyn FnMut(&G::State)) {
+        let _ = (part, f);
+    }
 }
 
 /// A truth that enumerated every reachable state: the exact evaluator tabulates it over its

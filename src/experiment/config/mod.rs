@@ -68,6 +68,21 @@ struct EvaluationToml {
     /// Game parameters that make the held-out game: the training game with these changed
     /// (Hackenbush's `deal = "held-out"`). Every exact evaluation also scores the learner there.
     held_out: Option<toml::Table>,
+    /// The greedy policy measured exactly against a best response over the positions it can
+    /// face (match evaluator): `true`, or the most positions an evaluation may enumerate per
+    /// seat.
+    best_response: Option<BestResponseToml>,
+    /// The greedy policy's optimal-move rate over every position the game's own solver lists
+    /// (match evaluator).
+    all_positions: Option<bool>,
+}
+
+/// `best_response = true | false | <positions>`.
+#[derive(Clone, Copy, Deserialize, Serialize)]
+#[serde(untagged)]
+enum BestResponseToml {
+    On(bool),
+    Limit(u64),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -208,6 +223,11 @@ pub struct ExperimentConfig {
     /// `[evaluation] held_out`: the keys as given, and the held-out game's parameters (the
     /// game's with them changed, every default filled in).
     held_out: Option<(toml::Table, toml::Table)>,
+    /// `[evaluation] best_response`: the most positions the best-response evaluator may
+    /// enumerate per seat, if it runs.
+    best_response: Option<usize>,
+    /// `[evaluation] all_positions`.
+    all_positions: bool,
 }
 
 /// The suffix of every metric measured on the held-out game (`[evaluation] held_out`).
@@ -227,6 +247,16 @@ impl ExperimentConfig {
     /// The search AI the match evaluator plays as a reference ("ai"), if the config names one.
     pub fn reference_ai(&self) -> Option<&crate::ai::search::SearchOptions> {
         self.reference_ai.as_ref()
+    }
+    /// The most positions the best-response evaluator enumerates per seat, if the config asks
+    /// for it (`[evaluation] best_response`).
+    pub fn best_response(&self) -> Option<usize> {
+        self.best_response
+    }
+    /// Whether the greedy policy is rated over every position the game's own solver lists
+    /// (`[evaluation] all_positions`).
+    pub fn all_positions(&self) -> bool {
+        self.all_positions
     }
     /// The run's name, which names its folder (`study/label` for a game of a study).
     pub fn name(&self) -> &str {
@@ -387,6 +417,30 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
             None => None,
             Some(keys) => Some(held_out_of(&src, keys, &entry, evaluation)?),
         };
+        let best_response = match top.evaluation.best_response {
+            None | Some(BestResponseToml::On(false)) => None,
+            Some(_) if evaluation == Evaluation::Exact => {
+                return Err(src.error(
+                    "evaluation.best_response",
+                    "the exact evaluator measures every position already (`worst_case_return`); best_response is for evaluator = \"match\"",
+                ));
+            }
+            Some(BestResponseToml::On(true)) => Some(crate::eval::response::DEFAULT_RESPONSE_LIMIT),
+            Some(BestResponseToml::Limit(0)) => {
+                return Err(src.error(
+                    "evaluation.best_response",
+                    "give true, false or the most positions an evaluation may enumerate (at least 1)",
+                ));
+            }
+            Some(BestResponseToml::Limit(n)) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+        };
+        let all_positions = top.evaluation.all_positions == Some(true);
+        if all_positions && evaluation == Evaluation::Exact {
+            return Err(src.error(
+                "evaluation.all_positions",
+                "the exact evaluator rates every position already (`greedy_optimal_rate_all`); all_positions is for evaluator = \"match\"",
+            ));
+        }
         // Learners at several seats record per-seat results (`_as_<player>`).
         let one_seat = learners.iter().all(|(_, seat, _)| {
             !matches!(
@@ -448,6 +502,8 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
             evaluation,
             reference_ai,
             held_out,
+            best_response,
+            all_positions,
         };
         out.push((config, entry.game));
     }
@@ -847,12 +903,18 @@ impl ExperimentConfig {
                     games: None,
                     ai: None,
                     held_out: self.held_out.as_ref().map(|(keys, _)| keys.clone()),
+                    best_response: None,
+                    all_positions: None,
                 },
                 Evaluation::Match { games } => EvaluationToml {
                     evaluator: Some(EvaluatorName::Match),
                     games: Some(games),
                     ai: self.reference_ai.as_ref().map(|o| o.spec()),
                     held_out: None,
+                    best_response: self
+                        .best_response
+                        .map(|n| BestResponseToml::Limit(n as u64)),
+                    all_positions: self.all_positions.then_some(true),
                 },
             },
         };

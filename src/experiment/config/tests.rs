@@ -738,3 +738,75 @@ fn held_out_mistakes_name_the_key() {
         assert!(e.message.contains(says), "{to}: {e}");
     }
 }
+
+#[test]
+fn exact_figures_beside_the_matches_resolve_and_their_mistakes_are_named() {
+    let base = r#"
+name = "t"
+episodes = 10
+
+[game]
+name = "fox-hounds"
+size = 4
+
+[learner]
+kind = "ntuple"
+seat = "self-play"
+
+[evaluation]
+evaluator = "match"
+all_positions = true
+best_response = true
+"#;
+    let c = parse_str(base).unwrap();
+    assert!(c.all_positions());
+    assert_eq!(
+        c.best_response(),
+        Some(crate::eval::response::DEFAULT_RESPONSE_LIMIT)
+    );
+    // The resolved config names the limit, and reads back to the same.
+    let resolved = c.resolved_toml();
+    assert!(resolved.contains("best_response = 10000000"), "{resolved}");
+    assert!(resolved.contains("all_positions = true"), "{resolved}");
+    let again = parse_str(&resolved).unwrap();
+    assert_eq!(again.resolved_toml(), resolved);
+    let off = parse_str(
+        &base
+            .replace("best_response = true", "best_response = false")
+            .replace("all_positions = true", "all_positions = false"),
+    )
+    .unwrap();
+    assert_eq!((off.best_response(), off.all_positions()), (None, false));
+    assert!(!off.resolved_toml().contains("best_response"));
+    for (from, to, key, says) in [
+        (
+            "evaluator = \"match\"\n",
+            "",
+            "evaluation.best_response",
+            "evaluator = \"match\"",
+        ),
+        (
+            "evaluator = \"match\"\nall_positions = true\nbest_response = true\n",
+            "all_positions = true\n",
+            "evaluation.all_positions",
+            "evaluator = \"match\"",
+        ),
+        (
+            "best_response = true",
+            "best_response = 0",
+            "evaluation.best_response",
+            "at least 1",
+        ),
+        (
+            "best_response = true",
+            "best_response = \"yes\"",
+            "evaluation.best_response",
+            "",
+        ),
+    ] {
+        let bad = base.replace(from, to);
+        let e = parse_str(&bad).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some(key), "{to}: {e}");
+        assert!(e.message.contains(says), "{to}: {e}");
+    }
+}

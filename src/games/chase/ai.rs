@@ -112,6 +112,12 @@ impl Oracle<Chase> for FastSolution {
     fn report(&self) -> SolveReport {
         FastSolution::report(self)
     }
+    fn state_parts(&self) -> usize {
+        FastSolution::state_parts(self)
+    }
+    fn for_each_state(&self, part: usize, f: &mut dyn FnMut(&ChaseState)) {
+        FastSolution::for_each_state(self, part, f)
+    }
 }
 
 /// `p + (1 − p)·[kept]`, normalised.

@@ -747,6 +747,30 @@ impl FastSolution {
         let side = s.to_move as usize;
         self.reach[side].id(d).map(|i| (side, i as usize))
     }
+    /// Dense indices per part of [`FastSolution::for_each_state`].
+    const PART: u64 = 1 << 22;
+
+    /// In how many parts [`FastSolution::for_each_state`] lists the reachable positions: each
+    /// side to move's dense index cut into runs of 4,194,304.
+    pub fn state_parts(&self) -> usize {
+        2 * (self.reach[0].words.len() as u64 * 64).div_ceil(Self::PART) as usize
+    }
+
+    /// Calls `f` with every reachable position of part `part`, in the order of the dense index.
+    pub fn for_each_state(&self, part: usize, f: &mut dyn FnMut(&ChaseState)) {
+        let side = part % 2;
+        let words = &self.reach[side].words;
+        let start = (part / 2) as u64 * Self::PART;
+        let end = (start + Self::PART).min(words.len() as u64 * 64);
+        let squares = self.sets.squares as u64;
+        for_ones(words, start..end, |d| {
+            f(&ChaseState {
+                pawns: self.sets.sets[(d / squares) as usize],
+                runner: (d % squares) as u8,
+                to_move: side as u8,
+            })
+        });
+    }
     /// Whether `s` is reachable from the start.
     pub fn is_reachable(&self, s: &ChaseState) -> bool {
         self.id(s).is_some()
