@@ -186,7 +186,7 @@ impl Profile {
         })
     }
 
-    fn probs<'a, G: Game>(&'a self, graph: &StateGraph<G>, id: StateId) -> &'a [f64] {
+    pub(crate) fn probs<'a, G: Game>(&'a self, graph: &StateGraph<G>, id: StateId) -> &'a [f64] {
         &self.edge[graph.edge_range(id)]
     }
 

@@ -367,6 +367,13 @@ pub const METRICS: &[Entry] = &[
     ),
     // The best-response evaluator (`[evaluation] best_response`).
     entry(
+        "greedy_optimal_rate_decisive",
+        "Optimal-move rate of the greedy policy over the positions it wins or draws",
+        RATE_UNIT,
+        Kind::Rate,
+        Source::AllOptimal,
+    ),
+    entry(
         "greedy_worst_case_return",
         "Exact return of the greedy policy against its strongest opponent (a best response)",
         RETURN_UNIT,

@@ -259,6 +259,18 @@ fn feature_learners_resolve_and_their_mistakes_are_named() {
     for key in ["tuple_seed", "trace_cutoff", "init_seed", "activation"] {
         assert!(resolved.contains(key), "{key} in\n{resolved}");
     }
+    // TD(λ), the default target, is left out of the resolved config (its hash as before the
+    // key); Q-learning is written and labelled.
+    assert!(!resolved.contains("target"), "{resolved}");
+    let q = parse_str(&FEATURE_LEARNERS.replace("tuples = 8", "tuples = 8\ntarget = \"greedy\""))
+        .unwrap();
+    assert_eq!(q.learners[0].label, "n-tuple 8x5 Q(0.5)");
+    assert!(q.resolved_toml().contains("target = \"greedy\""));
+    assert_eq!(parse_str(&q.resolved_toml()).unwrap(), q);
+    let e = parse_str(&FEATURE_LEARNERS.replace("tuples = 8", "tuples = 8\ntarget = \"max\""))
+        .unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("learners[0].target"), "{e}");
+    assert!(e.message.contains("played"), "{e}");
     for (from, to, line, key, says) in [
         (
             "length = 5",

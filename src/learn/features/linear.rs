@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Approximator, FeatureTd, Output, TdSettings};
+use super::{Approximator, FeatureTd, Output, Target, TdSettings};
 use crate::core::game::{Game, Player};
 use crate::learn::schedule::{Schedule, checked};
 use crate::learn::{Learner, LearnerSpec, NoNote};
@@ -30,6 +30,10 @@ pub struct LinearConfig {
     /// Traces smaller than this are dropped (0: keep all).
     #[serde(deserialize_with = "checked_cutoff")]
     pub trace_cutoff: f64,
+    /// What an afterstate's value moves toward: `played` (TD(λ)) or `greedy` (Q-learning,
+    /// Watkins's Q(λ)).
+    #[serde(skip_serializing_if = "Target::is_played")]
+    pub target: Target,
 }
 
 impl Default for LinearConfig {
@@ -41,6 +45,7 @@ impl Default for LinearConfig {
             epsilon: Schedule::Constant(0.1),
             gamma: 1.0,
             trace_cutoff: 0.001,
+            target: Target::Played,
         }
     }
 }
@@ -65,6 +70,7 @@ impl LinearConfig {
             epsilon: self.epsilon,
             gamma: self.gamma,
             trace_cutoff: self.trace_cutoff,
+            target: self.target,
         }
     }
 }
@@ -72,9 +78,9 @@ impl LinearConfig {
 impl LearnerSpec for LinearConfig {
     type Note = NoNote;
     const KIND: &'static str = "linear";
-    const KEYS: &'static str = "output = \"tanh\" | \"linear\", lambda, alpha, epsilon, gamma, trace_cutoff (linear value of the observation, TD(λ) on afterstates)";
+    const KEYS: &'static str = "output = \"tanh\" | \"linear\", lambda, alpha, epsilon, gamma, trace_cutoff, target = \"played\" | \"greedy\" (linear value of the observation, TD(λ) or Q-learning on afterstates)";
     fn default_label(&self) -> String {
-        format!("linear TD({})", self.lambda)
+        format!("linear {}({})", self.target.method(), self.lambda)
     }
     fn build<G: Game>(&self, game: &G, label: String) -> Box<dyn Learner<G>> {
         Box::new(FeatureTd::new(

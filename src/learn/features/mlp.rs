@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Approximator, FeatureTd, Output, TdSettings};
+use super::{Approximator, FeatureTd, Output, Target, TdSettings};
 use crate::core::game::{Game, Player};
 use crate::core::random::rng;
 use crate::learn::schedule::{Schedule, checked};
@@ -50,6 +50,10 @@ pub struct MlpConfig {
     /// Traces smaller than this are dropped (0: keep all).
     #[serde(deserialize_with = "super::linear::checked_cutoff")]
     pub trace_cutoff: f64,
+    /// What an afterstate's value moves toward: `played` (TD(λ)) or `greedy` (Q-learning,
+    /// Watkins's Q(λ)).
+    #[serde(skip_serializing_if = "Target::is_played")]
+    pub target: Target,
 }
 
 impl Default for MlpConfig {
@@ -64,6 +68,7 @@ impl Default for MlpConfig {
             epsilon: Schedule::Constant(0.1),
             gamma: 1.0,
             trace_cutoff: 0.001,
+            target: Target::Played,
         }
     }
 }
@@ -87,6 +92,7 @@ impl MlpConfig {
             epsilon: self.epsilon,
             gamma: self.gamma,
             trace_cutoff: self.trace_cutoff,
+            target: self.target,
         }
     }
 }
@@ -94,10 +100,15 @@ impl MlpConfig {
 impl LearnerSpec for MlpConfig {
     type Note = NoNote;
     const KIND: &'static str = "mlp";
-    const KEYS: &'static str = "hidden = [32], activation = \"tanh\" | \"relu\", init_seed, output, lambda, alpha, epsilon, gamma, trace_cutoff (perceptron on the observation, TD(λ) on afterstates)";
+    const KEYS: &'static str = "hidden = [32], activation = \"tanh\" | \"relu\", init_seed, output, lambda, alpha, epsilon, gamma, trace_cutoff, target = \"played\" | \"greedy\" (perceptron on the observation, TD(λ) or Q-learning on afterstates)";
     fn default_label(&self) -> String {
         let widths: Vec<String> = self.hidden.iter().map(|w| w.to_string()).collect();
-        format!("MLP {} TD({})", widths.join("-"), self.lambda)
+        format!(
+            "MLP {} {}({})",
+            widths.join("-"),
+            self.target.method(),
+            self.lambda
+        )
     }
     fn build<G: Game>(&self, game: &G, label: String) -> Box<dyn Learner<G>> {
         Box::new(FeatureTd::new(

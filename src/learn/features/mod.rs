@@ -71,6 +71,37 @@ pub struct TdSettings {
     pub epsilon: Schedule,
     pub gamma: f64,
     pub trace_cutoff: f64,
+    pub target: Target,
+}
+
+/// What an afterstate's value moves toward (`target` in a config).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Target {
+    /// The value of the move the mover plays next, exploratory or not: TD(λ) on afterstates,
+    /// on-policy (Sarsa(λ) on afterstates; TD-Gammon's scheme).
+    #[default]
+    Played,
+    /// The value of the best move at the next decision, whatever is played: Q-learning with
+    /// function approximation, off-policy, as Watkins's Q(λ): after an exploratory move the
+    /// traces are cut, so no return of a move the greedy policy would not play flows back.
+    /// (On afterstates `Q(s, a) = V(s ∘ a)`: the network values the position a move makes.)
+    Greedy,
+}
+
+impl Target {
+    /// The default, left out of a resolved config (configs written before the key read to the
+    /// same hash).
+    pub fn is_played(&self) -> bool {
+        *self == Target::Played
+    }
+    /// "TD" or "Q", for labels.
+    pub fn method(self) -> &'static str {
+        match self {
+            Target::Played => "TD",
+            Target::Greedy => "Q",
+        }
+    }
 }
 
 /// A differentiable value `v̂(x; w)` of a position's features `x`, with parameters `w`.
@@ -442,10 +473,31 @@ impl<G: Game, A: Approximator<G>> Learner<G> for FeatureTd<G, A> {
         } else {
             output.squash(self.values[choice] as f32).0 as f64
         };
-        // The afterstate chosen before moves toward ±γ^k v̂ of the one chosen now.
+        // Q-learning's target: the best move's value, and whether the move chosen is not one.
+        let (value, explored) = match self.settings.target {
+            Target::Played => (value, false),
+            Target::Greedy => {
+                let best = (0..self.values.len())
+                    .max_by(|&a, &b| self.values[a].total_cmp(&self.values[b]))
+                    .expect("a decision has moves");
+                let greedy = if any_end {
+                    self.values[best]
+                } else {
+                    output.squash(self.values[best] as f32).0 as f64
+                };
+                (greedy, self.values[choice] < self.values[best])
+            }
+        };
+        // The afterstate chosen before moves toward ±γ^k v̂ of the one chosen now (or of the
+        // best one).
         if let Some(b) = self.pending.take_previous(d.seat, d.ply) {
             let link = b.sign * discount(self.settings.gamma, b.plies);
             self.backup(b.seat, link * value, link);
+        }
+        if explored {
+            let c = if self.two_player { 0 } else { d.seat };
+            self.chains[c].clear();
+            self.by_steps[c].clear();
         }
         if !self.ends_game[choice] {
             std::mem::swap(&mut self.held[d.seat], &mut self.inputs[choice]);

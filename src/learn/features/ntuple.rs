@@ -17,7 +17,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Approximator, FeatureTd, Output, TdSettings};
+use super::{Approximator, FeatureTd, Output, Target, TdSettings};
 use crate::core::game::{Game, Player, Turn};
 use crate::core::random::{SgRng, rng};
 use crate::learn::schedule::{Schedule, checked};
@@ -56,6 +56,10 @@ pub struct NTupleConfig {
     /// Traces smaller than this are dropped (0: keep all).
     #[serde(deserialize_with = "super::linear::checked_cutoff")]
     pub trace_cutoff: f64,
+    /// What an afterstate's value moves toward: `played` (TD(λ)) or `greedy` (Q-learning,
+    /// Watkins's Q(λ)).
+    #[serde(skip_serializing_if = "Target::is_played")]
+    pub target: Target,
 }
 
 impl Default for NTupleConfig {
@@ -71,6 +75,7 @@ impl Default for NTupleConfig {
             epsilon: Schedule::Constant(0.1),
             gamma: 1.0,
             trace_cutoff: 0.001,
+            target: Target::Played,
         }
     }
 }
@@ -108,6 +113,7 @@ impl NTupleConfig {
             epsilon: self.epsilon,
             gamma: self.gamma,
             trace_cutoff: self.trace_cutoff,
+            target: self.target,
         }
     }
 }
@@ -115,11 +121,14 @@ impl NTupleConfig {
 impl LearnerSpec for NTupleConfig {
     type Note = NoNote;
     const KIND: &'static str = "ntuple";
-    const KEYS: &'static str = "tuples, length, tuple_seed, symmetry, output = \"tanh\" | \"linear\", lambda, alpha, epsilon, gamma, trace_cutoff (n-tuple network, TD(λ) on afterstates)";
+    const KEYS: &'static str = "tuples, length, tuple_seed, symmetry, output = \"tanh\" | \"linear\", lambda, alpha, epsilon, gamma, trace_cutoff, target = \"played\" | \"greedy\" (n-tuple network, TD(λ) or Q-learning on afterstates)";
     fn default_label(&self) -> String {
         format!(
-            "n-tuple {}x{} TD({})",
-            self.tuples, self.length, self.lambda
+            "n-tuple {}x{} {}({})",
+            self.tuples,
+            self.length,
+            self.target.method(),
+            self.lambda
         )
     }
     fn build<G: Game>(&self, game: &G, label: String) -> Box<dyn Learner<G>> {

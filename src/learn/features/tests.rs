@@ -325,3 +325,51 @@ fn a_fresh_learner_names_the_metrics_of_a_trained_one() {
         );
     }
 }
+
+/// Q-learning over features (`target = "greedy"`, Watkins's Q(λ) on afterstates): with no
+/// exploration every move is a best one, so it is TD(λ) bit for bit; with exploration it backs
+/// up other values (and cuts its traces), and it learns Hexapawn by self-play to play
+/// perfectly, measured exactly.
+#[test]
+fn q_learning_over_features_learns_and_is_td_without_exploration() {
+    use crate::learn::tests::Inspect;
+    let hexapawn = Hexapawn::new(HexapawnParams::default()).unwrap();
+    let weights = |target: Target, epsilon: f64| {
+        let config = NTupleConfig {
+            target,
+            epsilon: crate::learn::schedule::Schedule::Constant(epsilon),
+            ..NTupleConfig::default()
+        };
+        let mut l = FeatureTd::new(
+            &hexapawn,
+            "n-tuple",
+            config.settings(),
+            NTuple::new(&hexapawn, &config),
+        );
+        train_self_play(&hexapawn, &mut l, 2_000, 7);
+        l.tables()
+    };
+    assert_eq!(
+        weights(Target::Greedy, 0.0),
+        weights(Target::Played, 0.0),
+        "without exploration the targets are the same"
+    );
+    assert_ne!(weights(Target::Greedy, 0.2), weights(Target::Played, 0.2));
+    let q = config("ntuple", "target = \"greedy\"");
+    assert_eq!(q.default_label(), "n-tuple 12x4 Q(0.5)");
+    let mut failures = Vec::new();
+    failures.extend(
+        learns(
+            &hexapawn,
+            trained(&hexapawn, &q, 10_000).as_ref(),
+            "n-tuple Q",
+        )
+        .err(),
+    );
+    let linear = config("linear", "target = \"greedy\"");
+    let after = rates(&hexapawn, trained(&hexapawn, &linear, 10_000).as_ref());
+    if after.1 < 0.99 {
+        failures.push(format!("linear Q on hexapawn: {after:?}"));
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
