@@ -811,3 +811,71 @@ metrics = ["greedy_optimal_rate_all"]
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `[evaluation] agent`: a saved agent every evaluation measures the learner against. Trained
+/// against that same agent, the learner's exact results against it (`return_vs_agent`) are
+/// its results against its training opponent at every evaluation; the match evaluator plays
+/// it as the reference `agent`; an agent of another game is refused by key.
+#[test]
+fn a_saved_agent_is_an_evaluation_reference() {
+    let dir = temp_dir("agentref");
+    // An agent: White's matchboxes on Hexapawn.
+    let first = dir.join("first.toml");
+    std::fs::write(
+        &first,
+        "name = \"first\"\nepisodes = 20\nseeds = 1\n[game]\nname = \"hexapawn\"\n[learner]\nkind = \"matchbox\"\nseat = \"white\"\n[[opponents]]\npolicy = \"random\"\n",
+    )
+    .unwrap();
+    run_ok(first.to_str().unwrap(), &dir, &["--quiet"]);
+    let agents: Vec<_> = std::fs::read_dir(dir.join("first/agents"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(agents.len(), 1, "{agents:?}");
+    let agent = agents[0].display().to_string();
+    let second = |evaluation: &str| {
+        format!(
+            "name = \"second\"\nepisodes = 30\neval_interval = 10\nseeds = 1\n[game]\nname = \"hexapawn\"\n[learner]\nkind = \"td\"\nlabel = \"td\"\nseat = \"black\"\n[[opponents]]\nname = \"saved\"\npolicy = \"agent\"\nagent = {agent:?}\n[evaluation]\n{evaluation}agent = {agent:?}\n"
+        )
+    };
+    let file = dir.join("second.toml");
+    std::fs::write(&file, second("")).unwrap();
+    run_ok(file.to_str().unwrap(), &dir, &["--quiet", "--csv"]);
+    let csv = std::fs::read_to_string(dir.join("second/curves.csv")).unwrap();
+    for what in ["return", "win_prob", "loss_prob"] {
+        let against_agent = curve(&csv, "td", "saved", &format!("{what}_vs_agent"));
+        let against_opponent = curve(&csv, "td", "saved", &format!("{what}_vs_opponent"));
+        assert_eq!(against_agent.len(), 4, "{what}: {against_agent:?}");
+        assert_eq!(against_agent, against_opponent, "{what}");
+    }
+    // The match evaluator plays it.
+    std::fs::write(&file, second("evaluator = \"match\"\ngames = 10\n")).unwrap();
+    run_ok(
+        file.to_str().unwrap(),
+        &dir,
+        &["--quiet", "--csv", "--fresh"],
+    );
+    let csv = std::fs::read_to_string(dir.join("second/curves.csv")).unwrap();
+    let rates = curve(&csv, "td", "saved", "greedy_win_rate_vs_agent");
+    assert_eq!(rates.len(), 4, "{rates:?}");
+    // An agent of another game is refused by its key.
+    let ttt = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("name = \"hexapawn\"", "name = \"tictactoe\"")
+        .replace("seat = \"black\"", "seat = \"o\"")
+        .replace(
+            &format!("name = \"saved\"\npolicy = \"agent\"\nagent = {agent:?}\n"),
+            "policy = \"random\"\n",
+        );
+    std::fs::write(&file, ttt).unwrap();
+    let out = solvedgym(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("evaluation.agent"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -93,6 +93,8 @@ pub struct ExactEvaluator<'t, 'g, G: Game> {
     opponent: Option<&'t Profile>,
     /// Whether the learner trains against a frozen copy of itself.
     copy: bool,
+    /// A saved agent it is measured against too (`[evaluation] agent`), tabulated.
+    agent: Option<&'t Profile>,
     values: bool,
     metrics: Vec<Metric>,
     /// Working room of the backward passes, kept from evaluation to evaluation (hundreds of
@@ -190,10 +192,48 @@ impl<'t, 'g, G: Game> ExactEvaluator<'t, 'g, G> {
             seats,
             opponent,
             copy,
+            agent: None,
             values,
             metrics,
             scratch: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Measures the learner against `agent` too (a saved agent, tabulated, with perfect play's
+    /// results against it at each seat): `return_vs_agent`, `win_prob_vs_agent` and
+    /// `loss_prob_vs_agent` at each seat, after the results against the training opponent.
+    pub fn with_agent(mut self, agent: Option<(&'t Profile, &'t [ExpectedResult])>) -> Self {
+        let Some((profile, perfect)) = agent else {
+            return self;
+        };
+        let game = self.truth.graph.game();
+        let several = self.seats.len() > 1;
+        for &seat in &self.seats.clone() {
+            let at = several.then_some(seat);
+            let suffix = at.map_or(String::new(), |p| format!("_as_{}", game.player_name(p)));
+            // Before the seat's greedy result and worst case, where `evaluate` puts them.
+            let end = self
+                .metrics
+                .iter()
+                .position(|m| m.name == format!("greedy_return_vs_optimal{suffix}"))
+                .expect("every seat has its greedy result");
+            let rows: Vec<Metric> = ["return", "win_prob", "loss_prob"]
+                .into_iter()
+                .map(|what| {
+                    let m = Metric::of(format!("{what}_vs_agent{suffix}")).seat(at);
+                    let r = perfect[seat];
+                    let line = match what {
+                        "win_prob" => r.win,
+                        "loss_prob" => r.loss,
+                        _ => r.expected_return,
+                    };
+                    m.reference_at(line)
+                })
+                .collect();
+            self.metrics.splice(end..end, rows);
+        }
+        self.agent = Some(profile);
+        self
     }
 
     /// The learner's behaviour and greedy policies tabulated at its seats, and (when values
@@ -331,9 +371,14 @@ impl<G: Game> Evaluator<G> for ExactEvaluator<'_, '_, G> {
         // against perfect play, and the behaviour's worst case (an adversary lane).
         let mut lanes = Vec::with_capacity(5 * self.seats.len());
         for &seat in &self.seats {
-            for theirs in [Some(&t.optimal), Some(&t.random), trained_against]
-                .into_iter()
-                .flatten()
+            for theirs in [
+                Some(&t.optimal),
+                Some(&t.random),
+                trained_against,
+                self.agent,
+            ]
+            .into_iter()
+            .flatten()
             {
                 lanes.push(Lane {
                     seat,

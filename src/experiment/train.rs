@@ -166,6 +166,9 @@ struct Truth<'s, G: Game> {
     /// perfect play's result against it at each seat (the reference lines of the results
     /// against it).
     opponents: Vec<Option<(Profile, Vec<ExpectedResult>)>>,
+    /// The saved agent of `[evaluation] agent`, tabulated for the exact evaluator, with perfect
+    /// play's result against it at each seat.
+    agent: Option<(Profile, Vec<ExpectedResult>)>,
 }
 
 /// Whether the runs of `game` enumerate its positions: for the exact evaluator, or wherever the
@@ -290,7 +293,7 @@ pub(super) fn run_game<G: Solve>(
                 std::fs::create_dir_all(parent)
                     .with_context(|| format!("creating {}", parent.display()))?;
                 let seats = cond.learner.seat.players(game.num_players());
-                save_agent(
+                let saved = save_agent(
                     &path,
                     game,
                     learner.as_ref(),
@@ -298,7 +301,25 @@ pub(super) fn run_game<G: Solve>(
                     &cond.learner.label,
                     &seats,
                     Some(origin),
-                )?;
+                );
+                // A table too large to write on this machine costs its agent, not its run: the
+                // figures are kept, and the refusal says what it needed.
+                match saved {
+                    Err(e)
+                        if e.downcast_ref::<crate::io::memory::MemoryRefusal>()
+                            .is_some() =>
+                    {
+                        progress.bar.suspend(|| {
+                            eprintln!(
+                                "warning: {} (seed {seed}): its agent is not saved: {e:#}",
+                                cond.learner.label
+                            )
+                        });
+                    }
+                    other => {
+                        other?;
+                    }
+                }
             }
             drop(learner);
             plan.store.save(run_id(&conditions, &jobs, run), &job)?;
@@ -509,11 +530,23 @@ fn with_truth<G: Solve, R>(
             _ => Ok(None),
         })
         .collect::<Result<_>>()?;
+    // The saved agent every evaluation plays (`[evaluation] agent`), tabulated once for the
+    // exact evaluator with perfect play's results against it.
+    let agent = match (&exact_truth, config.reference_agent()) {
+        (Some(t), Some(file)) => {
+            let policy = crate::learn::saved::load_agent(game, file)?;
+            let profile = t.tabulate(&policy)?;
+            let perfect = t.perfect_against(&profile)?;
+            Some((profile, perfect))
+        }
+        _ => None,
+    };
     let truth = Truth {
         exact: exact_truth,
         oracle,
         graph: solution.as_ref().map(|s| s.graph()),
         opponents,
+        agent,
         held_out,
     };
     let mut report = oracle.map(|o| o.report());
@@ -741,13 +774,16 @@ fn trained_evaluator<'t, G: Game>(
     let seats = cond.learner.seat.players(game.num_players());
     let copy = cond.opponent.is_some_and(|o| o.frozen().is_some());
     Ok(match (config.evaluation(), &truth.exact) {
-        (Evaluation::Exact, Some(exact)) => Box::new(ExactEvaluator::new(
-            exact,
-            seats,
-            truth.opponents[c].as_ref().map(|(p, r)| (p, r.as_slice())),
-            copy,
-            learner.learns_values(),
-        )),
+        (Evaluation::Exact, Some(exact)) => Box::new(
+            ExactEvaluator::new(
+                exact,
+                seats,
+                truth.opponents[c].as_ref().map(|(p, r)| (p, r.as_slice())),
+                copy,
+                learner.learns_values(),
+            )
+            .with_agent(truth.agent.as_ref().map(|(p, r)| (p, r.as_slice()))),
+        ),
         (evaluation, _) => {
             let games = match evaluation {
                 Evaluation::Match { games } => games.get(),
@@ -757,6 +793,10 @@ fn trained_evaluator<'t, G: Game>(
                 vec![("random".into(), Some(Box::new(RandomPolicy)))];
             if let Some(oracle) = truth.oracle {
                 references.push(("optimal".into(), Some(Box::new(OptimalPolicy::new(oracle)))));
+            }
+            if let Some(file) = config.reference_agent() {
+                let agent = crate::learn::saved::load_agent(game, file)?;
+                references.push(("agent".into(), Some(Box::new(agent))));
             }
             if let Some(options) = config.reference_ai() {
                 let ai = crate::ai::search::SearchPolicy::for_game(options.clone(), game)

@@ -24,7 +24,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail, ensure};
 use polars::prelude::{
-    Column, DataFrame, IntoColumn, NewChunkedArray, StringChunked, UInt32Chunked,
+    Column, DataFrame, IntoColumn, NewChunkedArray, StringChunkedBuilder, UInt32Chunked,
 };
 use serde::{Deserialize, Serialize};
 
@@ -181,8 +181,6 @@ pub fn save_agent<G: Game>(
 
 /// The long table of a snapshot.
 fn frame<G: Game>(game: &G, snapshot: &Snapshot<G>) -> Result<DataFrame> {
-    let (mut part, mut position, mut action, mut mv, mut value) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     // Rows in one order whatever the learner's table layout (the game played from its graph
     // or by its rules gives the same file): by part, as the snapshot first names them, then by
     // the position's key.
@@ -205,14 +203,36 @@ fn frame<G: Game>(game: &G, snapshot: &Snapshot<G>) -> Result<DataFrame> {
         order.push((rank, text, i));
     }
     order.sort_unstable();
-    for (_, text, i) in order {
-        let row = &snapshot.rows[i];
+    // The columns built in place (a position's key is copied once per move into the column's
+    // buffer, not held as a string of its own per row): a table of millions of positions takes
+    // its file's worth of memory a few times over, not ten. Checked before it is built.
+    let rows: usize = snapshot
+        .rows
+        .iter()
+        .map(|r| r.actions.len().max(1))
+        .sum::<usize>()
+        + snapshot.arrays.iter().map(|(_, v)| v.len()).sum::<usize>();
+    let key_bytes: usize = order
+        .iter()
+        .map(|(_, text, i)| text.len() * snapshot.rows[*i].actions.len().max(1))
+        .sum();
+    crate::io::memory::check(
+        || format!("writing the agent's table ({rows} rows)"),
+        2 * (key_bytes + rows * 64) as u64,
+    )?;
+    let mut part = StringChunkedBuilder::new("part".into(), rows);
+    let mut position = StringChunkedBuilder::new("position".into(), rows);
+    let mut action: Vec<Option<u32>> = Vec::with_capacity(rows);
+    let mut mv = StringChunkedBuilder::new("move".into(), rows);
+    let mut value: Vec<f64> = Vec::with_capacity(rows);
+    for (_, text, i) in &order {
+        let row = &snapshot.rows[*i];
         if row.actions.is_empty() {
             ensure!(row.values.len() == 1, "a row without moves holds one value");
-            part.push(row.part.as_str());
-            position.push(Some(text));
+            part.append_value(&row.part);
+            position.append_value(text);
             action.push(None);
-            mv.push(None);
+            mv.append_null();
             value.push(row.values[0]);
             continue;
         }
@@ -221,32 +241,33 @@ fn frame<G: Game>(game: &G, snapshot: &Snapshot<G>) -> Result<DataFrame> {
             "a row holds a value per move"
         );
         for (&a, &v) in row.actions.iter().zip(&row.values) {
-            part.push(row.part.as_str());
-            position.push(Some(text.clone()));
+            part.append_value(&row.part);
+            position.append_value(text);
             action.push(Some(a));
-            mv.push(Some(game.action_to_string(&row.state, a)));
+            mv.append_value(game.action_to_string(&row.state, a));
             value.push(v);
         }
     }
+    drop(order);
     for (name, values) in &snapshot.arrays {
         for (i, &v) in values.iter().enumerate() {
-            part.push(name.as_str());
-            position.push(None);
+            part.append_value(name);
+            position.append_null();
             action.push(Some(
                 u32::try_from(i).context("an array of over 2^32 weights")?,
             ));
-            mv.push(None);
+            mv.append_null();
             value.push(v);
         }
     }
-    let n = part.len();
+    let n = value.len();
     DataFrame::new(
         n,
         vec![
-            StringChunked::from_iter_values("part".into(), part.into_iter()).into_column(),
-            StringChunked::from_iter_options("position".into(), position.into_iter()).into_column(),
+            part.finish().into_column(),
+            position.finish().into_column(),
             UInt32Chunked::from_iter_options("action".into(), action.into_iter()).into_column(),
-            StringChunked::from_iter_options("move".into(), mv.into_iter()).into_column(),
+            mv.finish().into_column(),
             Column::new("value".into(), value),
         ],
     )

@@ -65,6 +65,8 @@ struct EvaluationToml {
     games: Option<NonZeroU64>,
     /// Search settings of an AI the match evaluator also plays against (reference "ai").
     ai: Option<String>,
+    /// A saved agent every evaluation measures the learner against (reference "agent").
+    agent: Option<String>,
     /// Game parameters that make the held-out game: the training game with these changed
     /// (Hackenbush's `deal = "held-out"`). Every exact evaluation also scores the learner there.
     held_out: Option<toml::Table>,
@@ -223,6 +225,8 @@ pub struct ExperimentConfig {
     /// `[evaluation] held_out`: the keys as given, and the held-out game's parameters (the
     /// game's with them changed, every default filled in).
     held_out: Option<(toml::Table, toml::Table)>,
+    /// `[evaluation] agent`: a saved agent every evaluation measures the learner against.
+    reference_agent: Option<std::path::PathBuf>,
     /// `[evaluation] best_response`: the most positions the best-response evaluator may
     /// enumerate per seat, if it runs.
     best_response: Option<usize>,
@@ -247,6 +251,11 @@ impl ExperimentConfig {
     /// The search AI the match evaluator plays as a reference ("ai"), if the config names one.
     pub fn reference_ai(&self) -> Option<&crate::ai::search::SearchOptions> {
         self.reference_ai.as_ref()
+    }
+    /// The saved agent every evaluation measures the learner against (reference "agent"), if
+    /// the config names one (`[evaluation] agent`).
+    pub fn reference_agent(&self) -> Option<&std::path::Path> {
+        self.reference_agent.as_deref()
     }
     /// The most positions the best-response evaluator enumerates per seat, if the config asks
     /// for it (`[evaluation] best_response`).
@@ -434,6 +443,17 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
             }
             Some(BestResponseToml::Limit(n)) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
         };
+        let reference_agent = match &top.evaluation.agent {
+            None => None,
+            Some(file) => {
+                let path = std::path::PathBuf::from(file);
+                with_game!(&entry.game, g => {
+                    crate::learn::saved::load_agent(g, &path).map(|_| ())
+                })
+                .map_err(|e| src.error("evaluation.agent", format!("{e:#}")))?;
+                Some(path)
+            }
+        };
         let all_positions = top.evaluation.all_positions == Some(true);
         if all_positions && evaluation == Evaluation::Exact {
             return Err(src.error(
@@ -502,6 +522,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
             evaluation,
             reference_ai,
             held_out,
+            reference_agent,
             best_response,
             all_positions,
         };
@@ -856,6 +877,12 @@ struct ResolvedPlots<'a> {
 }
 
 impl ExperimentConfig {
+    /// `[evaluation] agent` as the resolved config writes it.
+    fn agent_spec(&self) -> Option<String> {
+        self.reference_agent
+            .as_ref()
+            .map(|p| p.display().to_string())
+    }
     /// The config with every default filled in, as TOML (written beside the results; it runs
     /// again to the same bytes).
     pub fn resolved_toml(&self) -> String {
@@ -902,6 +929,7 @@ impl ExperimentConfig {
                     evaluator: Some(EvaluatorName::Exact),
                     games: None,
                     ai: None,
+                    agent: self.agent_spec(),
                     held_out: self.held_out.as_ref().map(|(keys, _)| keys.clone()),
                     best_response: None,
                     all_positions: None,
@@ -910,6 +938,7 @@ impl ExperimentConfig {
                     evaluator: Some(EvaluatorName::Match),
                     games: Some(games),
                     ai: self.reference_ai.as_ref().map(|o| o.spec()),
+                    agent: self.agent_spec(),
                     held_out: None,
                     best_response: self
                         .best_response
