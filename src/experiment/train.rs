@@ -574,20 +574,30 @@ fn held_out_game<G: Game>(game: &G, config: &ExperimentConfig) -> Result<Option<
     })
 }
 
-/// Every metric of `evaluator` measured on the held-out game: its name with
-/// [`config::HELD_OUT_SUFFIX`], its title saying so, and no role (the thresholds, the summary's
-/// columns and perfect play read the training game's figures).
-struct WithHeldOut<'t, G: Game> {
-    trained: Box<dyn Evaluator<G> + 't>,
-    held_out: Box<dyn Evaluator<G> + 't>,
+/// Evaluators recorded side by side: each one's metrics in turn. A part of another game (the
+/// held-out one) is not handed the frozen copy of the training opponent.
+struct Beside<'t, G: Game> {
+    parts: Vec<(Box<dyn Evaluator<G> + 't>, bool)>,
     metrics: Vec<Metric>,
 }
 
-impl<'t, G: Game> WithHeldOut<'t, G> {
-    fn new(trained: Box<dyn Evaluator<G> + 't>, held_out: Box<dyn Evaluator<G> + 't>) -> Self {
-        let mut metrics = trained.metrics().to_vec();
-        metrics.extend(held_out.metrics().iter().map(|m| {
-            let mut m = m.clone();
+impl<'t, G: Game> Beside<'t, G> {
+    /// `parts`, each with whether it reads the frozen copy (its game is the training game).
+    fn new(parts: Vec<(Box<dyn Evaluator<G> + 't>, bool)>) -> Self {
+        let metrics = parts
+            .iter()
+            .flat_map(|(p, _)| p.metrics().to_vec())
+            .collect();
+        Beside { parts, metrics }
+    }
+
+    /// `trained` and, beside it, every metric of `held_out` measured on the held-out game: its
+    /// name with [`config::HELD_OUT_SUFFIX`], its title saying so, and no role (the thresholds,
+    /// the summary's columns and perfect play read the training game's figures).
+    fn held_out(trained: Box<dyn Evaluator<G> + 't>, held_out: Box<dyn Evaluator<G> + 't>) -> Self {
+        let first = trained.metrics().len();
+        let mut beside = Beside::new(vec![(trained, true), (held_out, false)]);
+        for m in &mut beside.metrics[first..] {
             m.name.push_str(config::HELD_OUT_SUFFIX);
             m.title.push_str(" (held-out positions)");
             if let Some((low, high)) = &mut m.interval {
@@ -595,41 +605,8 @@ impl<'t, G: Game> WithHeldOut<'t, G> {
                 high.push_str(config::HELD_OUT_SUFFIX);
             }
             m.role = Role::Plain;
-            m
-        }));
-        WithHeldOut {
-            trained,
-            held_out,
-            metrics,
         }
-    }
-}
-
-impl<G: Game> Evaluator<G> for WithHeldOut<'_, G> {
-    fn metrics(&self) -> &[Metric] {
-        &self.metrics
-    }
-    fn evaluate(
-        &self,
-        learner: &dyn Learner<G>,
-        copy: Option<&FrozenPolicy<'_, G>>,
-    ) -> Result<Vec<f64>, crate::eval::EvalError> {
-        let mut values = self.trained.evaluate(learner, copy)?;
-        values.extend(self.held_out.evaluate(learner, None)?);
-        Ok(values)
-    }
-}
-
-/// Evaluators recorded side by side: each one's metrics in turn.
-struct Beside<'t, G: Game> {
-    parts: Vec<Box<dyn Evaluator<G> + 't>>,
-    metrics: Vec<Metric>,
-}
-
-impl<'t, G: Game> Beside<'t, G> {
-    fn new(parts: Vec<Box<dyn Evaluator<G> + 't>>) -> Self {
-        let metrics = parts.iter().flat_map(|p| p.metrics().to_vec()).collect();
-        Beside { parts, metrics }
+        beside
     }
 }
 
@@ -643,8 +620,8 @@ impl<G: Game> Evaluator<G> for Beside<'_, G> {
         copy: Option<&FrozenPolicy<'_, G>>,
     ) -> Result<Vec<f64>, crate::eval::EvalError> {
         let mut values = Vec::with_capacity(self.metrics.len());
-        for part in &self.parts {
-            values.extend(part.evaluate(learner, copy)?);
+        for (part, reads_copy) in &self.parts {
+            values.extend(part.evaluate(learner, copy.filter(|_| *reads_copy))?);
         }
         Ok(values)
     }
@@ -747,7 +724,7 @@ fn evaluator<'t, G: Game>(
     let trained = trained_evaluator(game, config, truth, c, cond, seed, learner)?;
     Ok(match &truth.held_out {
         // The learner's play on positions it never trained on: no training opponent there.
-        Some(held) => Box::new(WithHeldOut::new(
+        Some(held) => Box::new(Beside::held_out(
             trained,
             Box::new(ExactEvaluator::new(
                 held,
@@ -823,7 +800,10 @@ fn trained_evaluator<'t, G: Game>(
             } else {
                 let response = ResponseEvaluator::new(game, seats, truth.oracle, limit, all)
                     .map_err(|e| anyhow::anyhow!("[evaluation]: {e}"))?;
-                Box::new(Beside::new(vec![matches, Box::new(response)]))
+                Box::new(Beside::new(vec![
+                    (matches, true),
+                    (Box::new(response), true),
+                ]))
             }
         }
     })
