@@ -879,3 +879,40 @@ fn a_saved_agent_is_an_evaluation_reference() {
     assert!(err.contains("evaluation.agent"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// MCTS as the match evaluator's reference `ai` (`[evaluation] ai = "mcts,..."`): its games
+/// are recorded at every evaluation, and the same on any thread count.
+#[test]
+fn mcts_is_a_match_evaluation_reference() {
+    let dir = temp_dir("mctsref");
+    let file = dir.join("mcts.toml");
+    std::fs::write(
+        &file,
+        "name = \"mcts-ref\"\nepisodes = 200\neval_interval = 100\nseeds = 1\n[game]\nname = \"tictactoe\"\n[learner]\nkind = \"q-learning\"\nlabel = \"Q\"\nseat = \"x\"\n[[opponents]]\npolicy = \"random\"\n[evaluation]\nevaluator = \"match\"\ngames = 20\nai = \"mcts,sims=50,seed=3\"\n",
+    )
+    .unwrap();
+    let (one, two) = (dir.join("one"), dir.join("two"));
+    run_ok(
+        file.to_str().unwrap(),
+        &one,
+        &["--quiet", "--csv", "--threads", "1"],
+    );
+    run_ok(
+        file.to_str().unwrap(),
+        &two,
+        &["--quiet", "--csv", "--threads", "2"],
+    );
+    same_bytes(
+        &one.join("mcts-ref"),
+        &two.join("mcts-ref"),
+        &["curves.csv"],
+        "differs between 1 and 2 threads",
+    );
+    let csv = std::fs::read_to_string(one.join("mcts-ref/curves.csv")).unwrap();
+    let rates = curve(&csv, "Q", "random", "greedy_win_rate_vs_ai");
+    assert_eq!(rates.len(), 3, "{rates:?}");
+    assert!(rates.iter().all(|&(_, r)| (0.0..=1.0).contains(&r)));
+    let config = std::fs::read_to_string(one.join("mcts-ref/config.toml")).unwrap();
+    assert!(config.contains("ai = \"mcts,sims=50,"), "{config}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -775,10 +775,18 @@ fn trained_evaluator<'t, G: Game>(
                 let agent = crate::learn::saved::load_agent(game, file)?;
                 references.push(("agent".into(), Some(Box::new(agent))));
             }
-            if let Some(options) = config.reference_ai() {
-                let ai = crate::ai::search::SearchPolicy::for_game(options.clone(), game)
-                    .map_err(|e| anyhow::anyhow!("[evaluation] ai: {e}"))?;
-                references.push(("ai".into(), Some(Box::new(ai))));
+            if let Some(ai) = config.reference_ai() {
+                let policy: Box<dyn crate::core::policy::Policy<G>> = match ai {
+                    config::ReferenceAi::Search(o) => Box::new(
+                        crate::ai::search::SearchPolicy::for_game(o.clone(), game)
+                            .map_err(|e| anyhow::anyhow!("[evaluation] ai: {e}"))?,
+                    ),
+                    config::ReferenceAi::Mcts(o) => Box::new(
+                        crate::ai::mcts::MctsPolicy::for_game(o.clone(), game)
+                            .map_err(|e| anyhow::anyhow!("[evaluation] ai: {e}"))?,
+                    ),
+                };
+                references.push(("ai".into(), Some(policy)));
             }
             if let Some(o) = cond.opponent {
                 let policy = match copy {

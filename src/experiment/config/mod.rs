@@ -221,7 +221,7 @@ pub struct ExperimentConfig {
     band: BandSpec,
     evaluation: Evaluation,
     /// The search AI the match evaluator plays as a reference (`[evaluation] ai`).
-    reference_ai: Option<crate::ai::search::SearchOptions>,
+    reference_ai: Option<ReferenceAi>,
     /// `[evaluation] held_out`: the keys as given, and the held-out game's parameters (the
     /// game's with them changed, every default filled in).
     held_out: Option<(toml::Table, toml::Table)>,
@@ -232,6 +232,24 @@ pub struct ExperimentConfig {
     best_response: Option<usize>,
     /// `[evaluation] all_positions`.
     all_positions: bool,
+}
+
+/// The AI the match evaluator plays as reference "ai" (`[evaluation] ai`): the search AI, or
+/// MCTS (`"mcts,sims=500"`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReferenceAi {
+    Search(crate::ai::search::SearchOptions),
+    Mcts(crate::ai::mcts::MctsOptions),
+}
+
+impl ReferenceAi {
+    /// Its settings as `--ai` writes them (every default filled in), read back to the same.
+    pub fn spec(&self) -> String {
+        match self {
+            ReferenceAi::Search(o) => o.spec(),
+            ReferenceAi::Mcts(o) => format!("mcts,{}", o.spec()),
+        }
+    }
 }
 
 /// The suffix of every metric measured on the held-out game (`[evaluation] held_out`).
@@ -249,7 +267,7 @@ impl ExperimentConfig {
         self.evaluation
     }
     /// The search AI the match evaluator plays as a reference ("ai"), if the config names one.
-    pub fn reference_ai(&self) -> Option<&crate::ai::search::SearchOptions> {
+    pub fn reference_ai(&self) -> Option<&ReferenceAi> {
         self.reference_ai.as_ref()
     }
     /// The saved agent every evaluation measures the learner against (reference "agent"), if
@@ -415,11 +433,17 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
                     "an AI reference is played by the match evaluator; add evaluator = \"match\"",
                 ));
             }
+            Some(spec) if crate::ai::mcts::MctsOptions::is_mcts(spec) => {
+                let options = crate::ai::mcts::MctsOptions::parse(spec)
+                    .and_then(|o| with_game!(&entry.game, g => o.check(g).map(|_| o)))
+                    .map_err(|e| src.error("evaluation.ai", e))?;
+                Some(ReferenceAi::Mcts(options))
+            }
             Some(spec) => {
                 let options = crate::ai::search::SearchOptions::parse(spec)
                     .and_then(|o| with_game!(&entry.game, g => o.evaluator(g).map(|_| o)))
                     .map_err(|e| src.error("evaluation.ai", e))?;
-                Some(options)
+                Some(ReferenceAi::Search(options))
             }
         };
         let held_out = match &top.evaluation.held_out {

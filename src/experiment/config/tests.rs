@@ -527,6 +527,17 @@ ai = "depth=2,kc=1.5"
         "{e}"
     );
     assert!(e.message.contains("kz"), "{e}");
+    // MCTS is a reference too: its settings filled in, read back to the same, refused by key.
+    let mcts = parse_str(&hase.replace("depth=2,kc=1.5", "mcts,sims=50")).unwrap();
+    let spec = mcts.reference_ai().unwrap().spec();
+    assert!(spec.starts_with("mcts,sims=50,c="), "{spec}");
+    assert_eq!(
+        parse_str(&mcts.resolved_toml()).unwrap().reference_ai(),
+        mcts.reference_ai()
+    );
+    let e = parse_str(&hase.replace("depth=2,kc=1.5", "mcts,sims=0")).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("evaluation.ai"), "{e}");
+    assert!(e.message.contains("sims"), "{e}");
     let exact = format!("{GOOD}\n[evaluation]\nai = \"depth=2\"\n");
     let e = parse_str(&exact).unwrap_err();
     assert_eq!(e.key.as_deref(), Some("evaluation.ai"), "{e}");
