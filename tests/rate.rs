@@ -133,6 +133,9 @@ fn mistakes_are_refused_with_the_reason() {
     refused(&["--ai", "depth=2,sideways"], "--ai depth=2,sideways");
     refused(&["--ai", "order", "--depths", "3-1"], "--depths 3-1");
     refused(&["--ai", "order", "--plot", "rate.txt"], ".svg or .png");
+    // Players other than the search are sent to the commands that measure them.
+    refused(&["--ai", "agent=a.parquet"], "solvedgym evaluate a.parquet");
+    refused(&["--ai", "mcts,sims=10"], "solvedgym bench mcts");
     // The full board is far too large to solve.
     let out = solvedgym(&["rate", "hase-und-igel", "--ai", "depth=1"]);
     assert!(!out.status.success());

@@ -111,6 +111,17 @@ pub fn exec(args: Args) -> Result<()> {
 fn entrants(ai: &[String], depths: Option<RangeInclusive<u32>>) -> Result<Vec<SearchOptions>> {
     let mut entrants = Vec::new();
     for spec in ai {
+        // The other players `--ai` names elsewhere are measured by their own commands.
+        if let Some(path) = spec.trim().strip_prefix("agent=") {
+            bail!(
+                "--ai {spec}: `rate` rates search settings; a saved agent is measured against the exact solution by `solvedgym evaluate {path}`, and its values guide a search here with --ai depth=N,eval=agent:{path}"
+            );
+        }
+        if solvedgym::ai::mcts::MctsOptions::is_mcts(spec) {
+            bail!(
+                "--ai {spec}: `rate` rates search settings; MCTS is rated against the exact solution by `solvedgym bench mcts` (docs/mcts.md)"
+            );
+        }
         let parse = |text: &str| {
             SearchOptions::parse(text).map_err(|e| anyhow::anyhow!("--ai {spec}: {e}"))
         };
