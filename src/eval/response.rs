@@ -139,6 +139,32 @@ pub fn worst_case_search<G: Game>(
     oracle: Option<&dyn Oracle<G>>,
     limit: usize,
 ) -> Result<Option<(ExpectedResult, usize)>, EvalError> {
+    search(game, seat, policy, None, oracle, limit)
+}
+
+/// `policy` at `seat` against `others` at every other seat, by the same search with no
+/// adversary: the exact result distribution (as [`crate::eval::expected_result`] finds it over
+/// a whole graph), over only the positions the two policies reach. Against the solver's
+/// optimal policy, the exact result against perfect play on a game too large for a graph.
+pub fn result_search<G: Game>(
+    game: &G,
+    seat: Player,
+    policy: &dyn Policy<G>,
+    others: &dyn Policy<G>,
+    limit: usize,
+) -> Result<Option<(ExpectedResult, usize)>, EvalError> {
+    search(game, seat, policy, Some(others), None, limit)
+}
+
+/// [`worst_case_search`] (`others` none: an adversary) and [`result_search`].
+fn search<G: Game>(
+    game: &G,
+    seat: Player,
+    policy: &dyn Policy<G>,
+    others: Option<&dyn Policy<G>>,
+    oracle: Option<&dyn Oracle<G>>,
+    limit: usize,
+) -> Result<Option<(ExpectedResult, usize)>, EvalError> {
     use rustc_hash::{FxHashMap, FxHashSet};
     let cut = oracle.is_some_and(|o| o.value(&game.initial_state()).is_some());
     struct Frame<S> {
@@ -166,12 +192,13 @@ pub fn worst_case_search<G: Game>(
             done: false,
             state,
         };
+        let fixed = |p: Player| if p == seat { Some(policy) } else { others };
         match game.turn(&frame.state) {
-            Turn::Player(p) if p == seat => {
+            Turn::Player(p) if let Some(mover) = fixed(p) => {
                 game.legal_actions(&frame.state, &mut actions);
-                if !policy.probabilities(game, &frame.state, &actions, &mut probs) {
+                if !mover.probabilities(game, &frame.state, &actions, &mut probs) {
                     return Err(EvalError::NoDistribution {
-                        policy: policy.name(),
+                        policy: mover.name(),
                     });
                 }
                 for (&a, &q) in actions.iter().zip(&probs) {
@@ -483,6 +510,11 @@ impl<'o, G: Game> ResponseEvaluator<'o, G> {
                 });
                 metrics.push(Metric::of(format!("greedy_states_faced{}", suffix(seat))).seat(at));
                 if oracle.is_some() {
+                    let m = Metric::of(format!("greedy_exact_return_vs_optimal{}", suffix(seat)));
+                    metrics.push(match value[seat] {
+                        Some(v) => m.reference_at(v).seat(at),
+                        None => m.seat(at),
+                    });
                     let m = Metric::of(format!("greedy_optimal_rate_faced{}", suffix(seat)));
                     metrics.push(m.reference_at(1.0).seat(at));
                     if values {
@@ -551,7 +583,10 @@ impl<G: Game> Evaluator<G> for ResponseEvaluator<'_, G> {
                 let response = best_response(&self.game, seat, policy, self.oracle, limit)?;
                 out.push(worst);
                 out.push(response.map_or(f64::NAN, |r| r.states as f64));
-                if self.oracle.is_some() {
+                if let Some(oracle) = self.oracle {
+                    let optimal = crate::truth::OptimalPolicy::new(oracle);
+                    let played = result_search(&self.game, seat, policy, &optimal, limit)?;
+                    out.push(played.map_or(f64::NAN, |(r, _)| r.expected_return));
                     let report = response.and_then(|r| r.report);
                     out.push(report.map_or(f64::NAN, |r| r.optimal_rate_faced));
                     if self.values {
@@ -695,6 +730,19 @@ mod tests {
                         whole.expected_return
                     );
                     fewer |= searched < all;
+                    // Against perfect play: the whole graph's expected result, exactly.
+                    let mut at: Vec<&dyn Policy<G>> = vec![&optimal; 2];
+                    at[seat] = policy;
+                    let whole = crate::eval::expected_result(graph, &at, seat).unwrap();
+                    let (played, _) = result_search(game, seat, policy, &optimal, 1 << 22)
+                        .unwrap()
+                        .unwrap();
+                    assert!(
+                        (played.expected_return - whole.expected_return).abs() < 1e-12
+                            && (played.win - whole.win).abs() < 1e-12,
+                        "{} at {seat}: {played:?} against {whole:?}",
+                        policy.name()
+                    );
                 }
             }
             assert!(fewer, "the cutoffs spare positions somewhere");

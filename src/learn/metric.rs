@@ -374,6 +374,13 @@ pub const METRICS: &[Entry] = &[
         Source::AllOptimal,
     ),
     entry(
+        "greedy_exact_return_vs_optimal",
+        "Exact return of the greedy policy against perfect play",
+        RETURN_UNIT,
+        Kind::Return,
+        Source::GameValue,
+    ),
+    entry(
         "greedy_worst_case_return",
         "Exact return of the greedy policy against its strongest opponent (a best response)",
         RETURN_UNIT,
