@@ -269,6 +269,22 @@ fn search<G: Game>(
             if memo.len() > limit {
                 return Ok(None);
             }
+            // Before the table doubles, the memory it will take (a limit from a config can be
+            // larger than the machine): refused with the numbers, not found out by an abort.
+            if memo.len() == memo.capacity() {
+                let entry = std::mem::size_of::<(G::State, ExpectedResult)>() + 1;
+                crate::io::memory::check(
+                    || {
+                        format!(
+                            "searching the positions a policy of {} faces (past {} positions)",
+                            game.name(),
+                            memo.len()
+                        )
+                    },
+                    (3 * memo.capacity().max(1) * entry) as u64,
+                )
+                .map_err(|e| EvalError::Graph(GraphError::Memory(e)))?;
+            }
             let Some(parent) = stack.last_mut() else {
                 return Ok(Some((value, memo.len())));
             };
