@@ -1007,3 +1007,25 @@ fn output_paths_are_checked_before_the_work() {
     );
     assert!(dir.join("new/folder/bars.svg").is_file());
 }
+
+/// A study of a thousand runs that each write an agent: every Parquet write from a worker of
+/// the runs' pool entered polars' own pool, and each wait ran another run, a thousand deep,
+/// until the stack overflowed (round two, defect 1).
+#[test]
+fn a_study_of_a_thousand_runs_that_save_every_agent_ends() {
+    let config = "name = \"many\"\nepisodes = 10\nseeds = 1000\nsave_agents = \"all\"\n\
+                  [game]\nname = \"hexapawn\"\n[learner]\nkind = \"matchbox\"\nseat = \"black\"\n\
+                  [[opponents]]\npolicy = \"random\"\n";
+    let dir = folder("thousand", &[("many.toml", config)]);
+    run_all(
+        vec![case(
+            &["run", "many.toml", "--out", "out", "--quiet"],
+            Expect::Answer("1,000"),
+        )],
+        &dir,
+    );
+    let agents = std::fs::read_dir(dir.join("out/many/agents"))
+        .unwrap()
+        .count();
+    assert_eq!(agents, 1000);
+}

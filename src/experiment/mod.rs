@@ -505,8 +505,9 @@ mod tests {
         assert!(a == b, "an observer changed the outputs");
     }
 
-    /// Every run saves its agent, and the agent evaluated again gives the run's last figures
-    /// to the bit.
+    /// By default the first seed of each learner × opponent keeps its agent; with
+    /// `save_agents = "all"` every run does, and each agent evaluated again gives its run's
+    /// last figures to the bit.
     #[test]
     fn a_saved_agent_evaluated_again_gives_its_runs_last_figures() {
         let root = tempfile::tempdir().unwrap();
@@ -514,7 +515,39 @@ mod tests {
             csv: true,
             ..RunOptions::default()
         };
-        run_study_text(Path::new("tiny.toml"), TINY, root.path(), &options).unwrap();
+        let names = |dir: &Path| {
+            let mut names: Vec<String> = std::fs::read_dir(dir.join("agents"))
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        run_study_text(
+            Path::new("tiny.toml"),
+            TINY,
+            &root.path().join("one"),
+            &options,
+        )
+        .unwrap();
+        let first = names(&root.path().join("one/tiny"));
+        assert_eq!(first.len(), 4, "{first:?}");
+        assert!(
+            first.iter().all(|n| n.ends_with("--seed-0.parquet")),
+            "{first:?}"
+        );
+        let none = TINY.replace("seeds = 3", "seeds = 3\nsave_agents = 0");
+        assert_ne!(none, TINY);
+        run_study_text(
+            Path::new("tiny.toml"),
+            &none,
+            &root.path().join("none"),
+            &options,
+        )
+        .unwrap();
+        assert!(!root.path().join("none/tiny/agents").exists());
+        let all = TINY.replace("seeds = 3", "seeds = 3\nsave_agents = \"all\"");
+        run_study_text(Path::new("tiny.toml"), &all, root.path(), &options).unwrap();
         let dir = root.path().join("tiny");
         let csv = std::fs::read_to_string(dir.join("curves.csv")).unwrap();
         let rows: Vec<Vec<&str>> = csv

@@ -277,8 +277,10 @@ pub(super) fn run_game<G: Solve>(
             let (c, seed) = jobs[run];
             let cond = &conditions[c];
             let (job, learner) = run_job(game, truth, c, config, cond, seed, progress)?;
-            // Its agent is saved before the run is stored: a stored run has its agent.
-            {
+            // Its agent is saved before the run is stored: a stored run that keeps its agent
+            // has it.
+            let per = config.seeds().len();
+            if config.save_agents().keeps(run % per) {
                 let origin = Origin {
                     run: config.name().to_string(),
                     opponent: cond.opponent_name().to_string(),

@@ -3,6 +3,12 @@
 //! Arrow schema at the oldest compatibility level (strings as `large_string`, not
 //! `string_view`, which pyarrow before 15 refuses: "Unrecognized type: 24"); read back with
 //! their metadata.
+//!
+//! Polars encodes and decodes on a thread pool of its own. A worker of another rayon pool (a
+//! study's runs) that enters it does not block: it keeps busy with its own pool's jobs while it
+//! waits, each of which may enter polars again, so a study of a thousand runs that each save an
+//! agent nested a thousand waits and overflowed its stack. Every call here is therefore made
+//! from a plain thread when it comes from inside a rayon pool ([`outside_rayon`]).
 
 use std::fs::File;
 use std::path::Path;
@@ -28,6 +34,10 @@ pub fn key_value_metadata(schema: &Schema, metadata: &[(String, String)]) -> Key
 /// Writes `df` to `path` (zstd, `metadata` after the Arrow schema), atomically: a reader sees
 /// the whole file or none.
 pub fn write_frame(path: &Path, df: &mut DataFrame, metadata: &[(String, String)]) -> Result<()> {
+    outside_rayon(|| write_frame_here(path, df, metadata))
+}
+
+fn write_frame_here(path: &Path, df: &mut DataFrame, metadata: &[(String, String)]) -> Result<()> {
     let file = AtomicFile::create(path)?;
     let schema = df.schema().clone();
     ParquetWriter::new(file.writer()?)
@@ -55,10 +65,28 @@ pub fn read_metadata(path: &Path) -> Result<Vec<(String, String)>> {
 
 /// The rows of the Parquet file at `path`.
 pub fn read_frame(path: &Path) -> Result<DataFrame> {
+    outside_rayon(|| read_frame_here(path))
+}
+
+fn read_frame_here(path: &Path) -> Result<DataFrame> {
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     ParquetReader::new(file)
         .finish()
         .with_context(|| format!("reading {}", path.display()))
+}
+
+/// Runs `work` where a wait for another thread pool blocks: on this thread if it is no rayon
+/// worker, else on a scoped thread of its own that this worker waits for (a plain join, which
+/// runs none of its pool's jobs meanwhile). The extra thread costs tens of microseconds, little
+/// beside a Parquet file.
+pub fn outside_rayon<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    if rayon::current_thread_index().is_none() {
+        return work();
+    }
+    std::thread::scope(|scope| match scope.spawn(work).join() {
+        Ok(value) => value,
+        Err(panic) => std::panic::resume_unwind(panic),
+    })
 }
 
 #[cfg(test)]

@@ -40,6 +40,9 @@ struct File {
     seeds: Option<Seeds>,
     #[serde(default)]
     base_seed: u64,
+    /// Whose learners are kept as agent files: the first N seeds of each learner × opponent,
+    /// or "all".
+    save_agents: Option<SaveAgentsToml>,
     #[serde(default)]
     plots: Plots,
     #[serde(default)]
@@ -80,11 +83,39 @@ struct EvaluationToml {
 }
 
 /// `best_response = true | false | <positions>`.
-#[derive(Clone, Copy, Deserialize, Serialize)]
+#[derive(Clone, Copy, Serialize)]
 #[serde(untagged)]
 enum BestResponseToml {
     On(bool),
     Limit(u64),
+}
+
+impl<'de> Deserialize<'de> for BestResponseToml {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = BestResponseToml;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(
+                    "true, false or the most positions an evaluation may enumerate (e.g. 1000000)",
+                )
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(BestResponseToml::On(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                u64::try_from(v).map(BestResponseToml::Limit).map_err(|_| {
+                    E::custom(format!(
+                        "{v}: a number of positions cannot be negative; give true, false or the most positions an evaluation may enumerate"
+                    ))
+                })
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(BestResponseToml::Limit(v))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,6 +137,79 @@ pub enum Evaluation {
 
 /// Games per reference of the match evaluator when the config does not say.
 pub const DEFAULT_MATCH_GAMES: NonZeroU64 = NonZeroU64::new(200).expect("not zero");
+
+/// `save_agents = N | "all"`.
+#[derive(Clone, Copy)]
+enum SaveAgentsToml {
+    Seeds(u64),
+    All,
+}
+
+impl Serialize for SaveAgentsToml {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            SaveAgentsToml::Seeds(n) => s.serialize_u64(*n),
+            SaveAgentsToml::All => s.serialize_str("all"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for SaveAgentsToml {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = SaveAgentsToml;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(
+                    "how many seeds of each learner and opponent keep their agent (0 for none, 1 by default) or \"all\"",
+                )
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                u64::try_from(v).map(SaveAgentsToml::Seeds).map_err(|_| {
+                    E::custom(format!(
+                        "{v}: a number of seeds cannot be negative; give 0 (no agents), a number of seeds or \"all\""
+                    ))
+                })
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(SaveAgentsToml::Seeds(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                match v {
+                    "all" => Ok(SaveAgentsToml::All),
+                    other => Err(E::custom(format!(
+                        "\"{}\": give \"all\" or a number of seeds (0 for no agents)",
+                        crate::core::text::abbreviated(other, 100)
+                    ))),
+                }
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+/// Which runs keep their learner as an agent file (`save_agents`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SaveAgents {
+    /// The runs of the first N seeds of each learner × opponent (N may be 0: none).
+    FirstSeeds(u64),
+    /// Every run.
+    All,
+}
+
+/// One agent per learner × opponent: a study of a million seeds writes as many agent files as
+/// one of a single seed.
+pub const DEFAULT_SAVE_AGENTS: SaveAgents = SaveAgents::FirstSeeds(1);
+
+impl SaveAgents {
+    /// Whether the run of the seed at place `index` of the config's seeds keeps its agent.
+    pub fn keeps(self, index: usize) -> bool {
+        match self {
+            SaveAgents::All => true,
+            SaveAgents::FirstSeeds(n) => (index as u64) < n,
+        }
+    }
+}
 
 /// `seeds = 20` (seeds base_seed..base_seed+20) or `seeds = [3, 7, 11]`.
 enum Seeds {
@@ -232,6 +336,8 @@ pub struct ExperimentConfig {
     best_response: Option<usize>,
     /// `[evaluation] all_positions`.
     all_positions: bool,
+    /// `save_agents`.
+    save_agents: SaveAgents,
 }
 
 /// The AI the match evaluator plays as reference "ai" (`[evaluation] ai`): the search AI, or
@@ -302,6 +408,10 @@ impl ExperimentConfig {
     /// At least one.
     pub fn seeds(&self) -> &[u64] {
         &self.seeds
+    }
+    /// Which runs keep their learner as an agent file.
+    pub fn save_agents(&self) -> SaveAgents {
+        self.save_agents
     }
     pub fn game_params(&self) -> &toml::Table {
         &self.game_params
@@ -374,6 +484,11 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
             }
             list
         }
+    };
+    let save_agents = match top.save_agents {
+        None => DEFAULT_SAVE_AGENTS,
+        Some(SaveAgentsToml::All) => SaveAgents::All,
+        Some(SaveAgentsToml::Seeds(n)) => SaveAgents::FirstSeeds(n),
     };
     let entries = game_entries(&src)?;
 
@@ -549,6 +664,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
             reference_agent,
             best_response,
             all_positions,
+            save_agents,
         };
         out.push((config, entry.game));
     }
@@ -886,6 +1002,9 @@ struct Resolved<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     base_seed: Option<u64>,
     seeds: toml::Value,
+    /// Left out at its default, so that configs written before it keep their hash.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    save_agents: Option<SaveAgentsToml>,
     game: toml::Table,
     learners: Vec<toml::Table>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -941,6 +1060,11 @@ impl ExperimentConfig {
             eval_interval: self.eval_interval.get(),
             base_seed,
             seeds,
+            save_agents: match self.save_agents {
+                s if s == DEFAULT_SAVE_AGENTS => None,
+                SaveAgents::All => Some(SaveAgentsToml::All),
+                SaveAgents::FirstSeeds(n) => Some(SaveAgentsToml::Seeds(n)),
+            },
             game,
             learners,
             opponents,
