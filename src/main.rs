@@ -3,7 +3,7 @@
 
 mod cli;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
@@ -46,7 +46,10 @@ enum Command {
 }
 
 fn main() {
-    let command = match Cli::try_parse() {
+    let parsed = negative_numbers(Cli::command())
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let command = match parsed {
         Ok(cli) => {
             if let Some(bytes) = cli.max_memory {
                 solvedgym::io::memory::set_limit(bytes);
@@ -73,6 +76,14 @@ fn main() {
     if let Err(e) = result {
         fail(e);
     }
+}
+
+/// Lets every command take a negative number as an option's value (`--fuzz -0.5` is refused
+/// as a probability out of range, not read as a flag `-0`).
+fn negative_numbers(command: clap::Command) -> clap::Command {
+    command
+        .allow_negative_numbers(true)
+        .mut_subcommands(negative_numbers)
 }
 
 /// The stack of the thread the commands run on (reserved, not used, unless recursion is deep).

@@ -15,7 +15,8 @@ use crate::truth::oracle::Oracle;
 pub fn check_fuzz(fuzz: f64) -> anyhow::Result<()> {
     ensure!(
         (0.0..=1.0).contains(&fuzz),
-        "--fuzz {fuzz}: a probability between 0 and 1"
+        "--fuzz {}: a probability between 0 and 1",
+        crate::core::text::short_number(fuzz)
     );
     Ok(())
 }
@@ -235,7 +236,10 @@ mod tests {
         for fuzz in [2.0, -0.5, f64::NAN] {
             assert_eq!(
                 refusal(&hase, "greedy", fuzz, None),
-                format!("--fuzz {fuzz}: a probability between 0 and 1")
+                format!(
+                    "--fuzz {}: a probability between 0 and 1",
+                    crate::core::text::short_number(fuzz)
+                )
             );
         }
     }

@@ -267,6 +267,7 @@ impl StudyShards {
                     let parent = to.parent().expect("inside the store");
                     fs::create_dir_all(parent)
                         .with_context(|| format!("creating {}", parent.display()))?;
+                    crate::io::files::refuse_link(&to, false)?;
                     fs::copy(&agent, &to).with_context(|| {
                         format!("copying {} to {}", agent.display(), to.display())
                     })?;

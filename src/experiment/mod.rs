@@ -32,7 +32,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, bail, ensure};
 use serde::Serialize;
 
 use crate::core::tabulated::{TabulateError, Tabulated};
@@ -150,7 +150,7 @@ pub fn run_file(path: &Path, out_root: &Path, progress: bool) -> Result<Vec<RunS
 
 /// [`run_file`] with options: start afresh, or run one shard.
 pub fn run_study(path: &Path, out_root: &Path, options: &RunOptions) -> Result<StudyOutcome> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::io::files::read_text(path, crate::io::files::CONFIG_LIMIT)
         .with_context(|| format!("reading the experiment config {}", path.display()))?;
     run_text(path, &text, out_root, options, false)
 }
@@ -230,6 +230,9 @@ fn run_text(
         );
         manifest.shard = options.shard.map(|s| s.to_string());
         let (store, stored) = Store::open(&dir, &manifest, options.fresh)?;
+        if options.shard.is_none() {
+            replace_outputs(&dir, &manifest.config_hash, options.fresh)?;
+        }
         let share: BTreeSet<usize> = (0..n)
             .filter(|r| match (&shard_of, options.shard) {
                 (Some(of), Some(s)) => of[first_run + r] == s.index() - 1,
@@ -323,6 +326,86 @@ fn run_text(
     Ok(StudyOutcome::Finished(summaries))
 }
 
+/// The files a finished run leaves in its folder (beside the plots, `<metric>.png`/`.svg`, and
+/// `agents/*.parquet`).
+const OUTPUT_FILES: [&str; 5] = [
+    "curves.parquet",
+    "curves.csv",
+    "config.toml",
+    "summary.json",
+    "summary.md",
+];
+
+/// A run folder that holds the finished outputs of another config is refused, so that a
+/// changed config never silently overwrites them (nor leaves the old run's agents beside the
+/// new ones); with `fresh` they are removed, and a note names what went. Only the files a run
+/// writes are touched, never through a link.
+fn replace_outputs(dir: &Path, config_hash: &str, fresh: bool) -> Result<()> {
+    let old = match std::fs::read_to_string(dir.join("config.toml")) {
+        Ok(text) => plan::config_hash(&text),
+        Err(_) => return Ok(()),
+    };
+    if old == config_hash {
+        return Ok(());
+    }
+    if !fresh {
+        bail!(
+            "{} holds the outputs of another config (hash {old}; this config's hash is \
+             {config_hash}): rerun with --fresh to replace them, or give another --out",
+            dir.display()
+        );
+    }
+    let mut removed = Vec::new();
+    let mut remove = |path: PathBuf| -> Result<()> {
+        crate::io::files::refuse_link(&path, false)?;
+        std::fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
+        removed.push(path);
+        Ok(())
+    };
+    let entries = |folder: &Path| -> Result<Vec<PathBuf>> {
+        let mut paths = Vec::new();
+        match std::fs::read_dir(folder) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e).with_context(|| format!("reading {}", folder.display())),
+            Ok(list) => {
+                for entry in list {
+                    let entry = entry.with_context(|| format!("reading {}", folder.display()))?;
+                    if entry.file_type().is_ok_and(|t| t.is_file()) {
+                        paths.push(entry.path());
+                    }
+                }
+            }
+        }
+        paths.sort();
+        Ok(paths)
+    };
+    for path in entries(dir)? {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let name = name.as_deref().unwrap_or_default();
+        if OUTPUT_FILES.contains(&name) || name.ends_with(".png") || name.ends_with(".svg") {
+            remove(path)?;
+        }
+    }
+    let agents = dir.join(train::AGENTS_FOLDER);
+    crate::io::files::refuse_link(&agents, true)?;
+    for path in entries(&agents)? {
+        if path.extension().is_some_and(|e| e == "parquet") {
+            remove(path)?;
+        }
+    }
+    let _ = std::fs::remove_dir(&agents);
+    if !removed.is_empty() {
+        let agents = removed.iter().filter(|p| p.starts_with(&agents)).count();
+        eprintln!(
+            "--fresh: {} held the outputs of another config (hash {old}): removed {} of its \
+             output files and {agents} agent files",
+            dir.display(),
+            removed.len() - agents,
+        );
+    }
+    Ok(())
+}
+
 /// Gathers the runs stored by the shards of a study (each `dirs` entry the `--out` of a
 /// `run --shard K/N`) and writes the study's outputs under `out_root`, the same bytes as one
 /// uninterrupted run. Refuses shards of different configs, a run stored twice, and missing runs.
@@ -411,11 +494,41 @@ pub fn evaluate_agent(path: &Path, progress: bool) -> Result<AgentEvaluation> {
             )
         })?;
     let progress = Progress::new(progress, 0, 0, 0, None);
-    let metrics = with_game!(&game, g => evaluate_agent_on(g, &config, &origin, path, &progress))?;
+    let metrics = with_game!(&game, g => evaluate_agent_on(g, &config, &origin, &header.seats, path, &progress))?;
     Ok(AgentEvaluation {
         agent: header,
         metrics,
     })
+}
+
+/// Checks that an agent's header names the seats its run's learner took (the header read and
+/// checked by the loader first): an agent evaluated at seats it never trained at would be
+/// scored for another player's job.
+fn same_seats<G: Solve>(
+    game: &G,
+    config: &ExperimentConfig,
+    origin: &crate::learn::saved::Origin,
+    seats: &[String],
+    path: &Path,
+) -> Result<()> {
+    if let Some(cond) = conditions(config).get(origin.condition) {
+        let trained: Vec<&str> = cond
+            .learner
+            .seat
+            .players(game.num_players())
+            .iter()
+            .map(|&p| game.player_name(p))
+            .collect();
+        ensure!(
+            seats.iter().map(String::as_str).eq(trained.iter().copied()),
+            "{}: the agent's header names the seats {}, but its run's config trained the \
+             learner at {}; the header was changed, or belongs to another agent",
+            path.display(),
+            seats.join(", "),
+            trained.join(", ")
+        );
+    }
+    Ok(())
 }
 
 /// [`evaluate_agent`] on one game type: played from its state graph where its runs are.
@@ -423,6 +536,7 @@ fn evaluate_agent_on<G: Solve>(
     game: &G,
     config: &ExperimentConfig,
     origin: &crate::learn::saved::Origin,
+    seats: &[String],
     path: &Path,
     progress: &Progress,
 ) -> Result<Vec<(String, f64)>> {
@@ -431,6 +545,7 @@ fn evaluate_agent_on<G: Solve>(
         && let Ok(tabulated) = Tabulated::new(game, DEFAULT_STATE_LIMIT)
     {
         let agent = crate::learn::saved::load_agent(&tabulated, path)?;
+        same_seats(game, config, origin, seats, path)?;
         return train::evaluate_again(
             &tabulated,
             config,
@@ -441,6 +556,7 @@ fn evaluate_agent_on<G: Solve>(
         );
     }
     let agent = crate::learn::saved::load_agent(game, path)?;
+    same_seats(game, config, origin, seats, path)?;
     train::evaluate_again(
         game,
         config,

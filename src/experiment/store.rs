@@ -245,6 +245,16 @@ impl Store {
         fresh: bool,
     ) -> Result<(Store, BTreeSet<usize>)> {
         let dir = run_dir.join(RUNS_DIR);
+        // What the store deletes and writes, checked before anything is: a link there would
+        // have the final cleanup empty the folder it names.
+        for folder in [
+            run_dir,
+            &dir,
+            &dir.join(AGENTS_DIR),
+            &run_dir.join(AGENTS_DIR),
+        ] {
+            crate::io::files::refuse_link(folder, true)?;
+        }
         if fresh && dir.exists() {
             fs::remove_dir_all(&dir)
                 .with_context(|| format!("--fresh: removing the stored runs {}", dir.display()))?;
@@ -309,6 +319,7 @@ impl Store {
     /// runs already removed), never runs without their manifest.
     pub fn remove(self) -> Result<()> {
         let context = || format!("removing the stored runs {}", self.dir.display());
+        crate::io::files::refuse_link(&self.dir, true)?;
         let not_found = |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound;
         let entries = match fs::read_dir(&self.dir) {
             Err(e) if not_found(&e) => return Ok(()),

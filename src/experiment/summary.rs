@@ -50,16 +50,26 @@ pub struct ConditionSummary {
     pub seat: String,
     pub seeds: usize,
     pub episodes: u64,
-    /// Games lost per machine.
-    pub losses: Spread,
-    /// The game after which the machine never lost again (0: it never lost).
-    pub last_loss_episode: Spread,
-    /// Share of machines that never lost a game.
-    pub never_lost_share: f64,
+    /// Games lost per machine while it trained (by the policy it trained with, exploring).
+    /// Absent in self-play: the learner plays every side and loses every game a side loses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub losses: Option<Spread>,
+    /// The game after which the machine never lost again (0: it never lost); absent in
+    /// self-play.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_loss_episode: Option<Spread>,
+    /// Share of machines that never lost a game; absent in self-play.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub never_lost_share: Option<f64>,
     /// Share of machines whose final play is perfect: no opponent can do better against it
-    /// than against perfect play (exact worst case equals the game value; exact evaluator).
+    /// than against perfect play (exact worst case equals the game value). Which policy:
+    /// [`ConditionSummary::perfect_policy`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub perfect_share: Option<f64>,
+    /// The policy `perfect_share` measures: `behaviour` (as it plays in training, exploring
+    /// included: the exact evaluator) or `greedy` (its best moves: the response evaluator).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub perfect_policy: Option<&'static str>,
     /// Every evaluation metric at the last episode.
     pub final_metrics: BTreeMap<String, Spread>,
     /// Episodes until the greedy policy keeps the value in 95% / 99% of the positions of
@@ -151,6 +161,72 @@ impl ConditionSummary {
                 results.join(", ")
             },
         }
+    }
+}
+
+impl ConditionSummary {
+    /// The training table's cells: losses per run, last loss, never lost ("-" in self-play,
+    /// where they mean nothing) and the perfect share ("-" where it is not measured).
+    fn training_cells(&self) -> [String; 4] {
+        let dash = || "-".to_string();
+        [
+            self.losses.map_or_else(dash, |s| format!("{:.2}", s.mean)),
+            self.last_loss_episode
+                .map_or_else(dash, |s| format!("{:.2}", s.mean)),
+            self.never_lost_share
+                .map_or_else(dash, |s| format!("{:.1}%", 100.0 * s)),
+            self.perfect_share
+                .map_or_else(dash, |s| format!("{:.1}%", 100.0 * s)),
+        ]
+    }
+}
+
+impl RunSummary {
+    /// What the training table's columns measure, where a row would otherwise mislead: a
+    /// self-play row (no loss columns) or a perfect share of the greedy policy (the response
+    /// evaluator's). `None` for the plain case (a learner at its seats, perfect as it plays,
+    /// the columns HER's figures are quoted in).
+    fn training_legend(&self) -> Option<String> {
+        let selfplay = self.conditions.iter().any(|c| c.losses.is_none());
+        let greedy = self
+            .conditions
+            .iter()
+            .any(|c| c.perfect_policy == Some("greedy"));
+        let behaviour = self
+            .conditions
+            .iter()
+            .any(|c| c.perfect_policy == Some("behaviour"));
+        if !selfplay && !greedy {
+            return None;
+        }
+        let mut parts = Vec::new();
+        if selfplay {
+            parts.push(
+                "self-play rows have no losses (the learner holds every seat, so it loses every \
+                 game a side loses)"
+                    .to_string(),
+            );
+        }
+        parts.push(
+            "losses count the games as it played them in training, exploration included".into(),
+        );
+        match (behaviour, greedy) {
+            (true, true) => parts.push(
+                "perfect measures the policy as it plays in training (exact evaluator) or its \
+                 greedy policy (response evaluator), as summary.json's perfect_policy says"
+                    .into(),
+            ),
+            (true, false) => parts.push(
+                "perfect: the policy as it plays in training has an exact worst case equal to \
+                 the game's value"
+                    .into(),
+            ),
+            (false, true) => parts.push(
+                "perfect: its greedy policy's exact worst case equals the game's value".into(),
+            ),
+            (false, false) => {}
+        }
+        Some(format!("training table: {}", parts.join("; ")))
     }
 }
 
@@ -302,17 +378,12 @@ impl RunSummary {
         out.push_str("\n|---|---|---|---|---|---|---|");
         out.push_str(if column.is_some() { "---|\n" } else { "\n" });
         for c in &self.conditions {
-            let perfect = c
-                .perfect_share
-                .map_or("-".to_string(), |s| format!("{:.1}%", 100.0 * s));
+            let [losses, last, never, perfect] = c.training_cells();
             out.push_str(&format!(
-                "| {} | {} | {} | {:.2} | {:.2} | {:.1}% | {perfect} |",
+                "| {} | {} | {} | {losses} | {last} | {never} | {perfect} |",
                 c.learner,
                 c.opponent,
                 group(&c.seeds.to_string()),
-                c.losses.mean,
-                c.last_loss_episode.mean,
-                100.0 * c.never_lost_share,
             ));
             if column.is_some() {
                 let value = c
@@ -322,6 +393,9 @@ impl RunSummary {
                 out.push_str(&format!(" {value} |"));
             }
             out.push('\n');
+        }
+        if let Some(legend) = self.training_legend() {
+            out.push_str(&format!("\n{legend}\n"));
         }
         let exact = self
             .conditions
@@ -376,19 +450,13 @@ impl fmt::Display for RunSummary {
             None => writeln!(f)?,
         }
         for c in &self.conditions {
-            let perfect = c
-                .perfect_share
-                .map_or("-".to_string(), |s| format!("{:.1}%", 100.0 * s));
+            let [losses, last, never, perfect] = c.training_cells();
             write!(
                 f,
-                "  {:<lw$} {:<ow$} {:>6} {:>12.2} {:>14.2} {:>9.1}% {:>10}",
+                "  {:<lw$} {:<ow$} {:>6} {losses:>12} {last:>14} {never:>10} {perfect:>10}",
                 c.learner,
                 c.opponent,
                 group(&c.seeds.to_string()),
-                c.losses.mean,
-                c.last_loss_episode.mean,
-                100.0 * c.never_lost_share,
-                perfect,
             )?;
             if column.is_some() {
                 let value = c
@@ -398,6 +466,9 @@ impl fmt::Display for RunSummary {
                 write!(f, " {value:>11}")?;
             }
             writeln!(f)?;
+        }
+        if let Some(legend) = self.training_legend() {
+            writeln!(f, "  {legend}")?;
         }
         let exact = self
             .conditions
@@ -485,18 +556,29 @@ pub(super) fn summarise<G: Game>(
                 Spread::of(jobs.iter().map(|j| j.final_values[i])),
             );
         }
-        let measures_perfect = recorded[c].iter().any(|m| m.role == Role::Perfect);
+        let perfect = recorded[c].iter().find(|m| m.role == Role::Perfect);
+        let perfect_policy = perfect.map(|m| {
+            if m.name.starts_with("greedy_") {
+                "greedy"
+            } else {
+                "behaviour"
+            }
+        });
+        // In self-play the learner holds every seat: a game one side loses, it loses too.
+        let counts_losses = !matches!(cond.learner.seat, Seat::SelfPlay);
         out.push(ConditionSummary {
             learner: cond.learner.label.clone(),
             opponent: cond.opponent_name().to_string(),
             seat: cond.learner.seat.describe(),
             seeds: per,
             episodes: config.episodes(),
-            losses: Spread::of(jobs.iter().map(|j| j.losses as f64)),
-            last_loss_episode: Spread::of(jobs.iter().map(|j| j.last_loss as f64)),
-            never_lost_share: share(jobs.iter().filter(|j| j.losses == 0).count()),
-            perfect_share: measures_perfect
-                .then(|| share(jobs.iter().filter(|j| j.perfect).count())),
+            losses: counts_losses.then(|| Spread::of(jobs.iter().map(|j| j.losses as f64))),
+            last_loss_episode: counts_losses
+                .then(|| Spread::of(jobs.iter().map(|j| j.last_loss as f64))),
+            never_lost_share: counts_losses
+                .then(|| share(jobs.iter().filter(|j| j.losses == 0).count())),
+            perfect_share: perfect.map(|_| share(jobs.iter().filter(|j| j.perfect).count())),
+            perfect_policy,
             final_metrics,
             episodes_to_95: reached_spread(jobs, 0),
             reached_95_share: share(jobs.iter().filter(|j| j.reached[0].is_some()).count()),

@@ -292,7 +292,12 @@ A position is given as text or as a file holding it."
 /// A game name or parameter that does not make a game.
 #[derive(Debug, Error, PartialEq)]
 pub enum GameSpecError {
-    #[error("unknown game `{name}`; the games are: {}", game_names())]
+    #[error(
+        "unknown game `{}`{}; the games are: {}",
+        crate::core::text::abbreviated(name, 100),
+        crate::core::text::did_you_mean(name, GAMES.iter().map(|g| g.name)),
+        game_names()
+    )]
     UnknownGame { name: String },
     #[error("{game}: {message}{params}")]
     BadParams {

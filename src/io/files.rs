@@ -5,7 +5,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, ensure};
 
 /// The starting state of FNV-1a (64 bits).
 pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -113,6 +113,87 @@ impl AtomicFile {
     }
 }
 
+/// Refuses `path` if it is a symbolic link, or something other than a folder (`folder`) or
+/// a regular file: solvedgym writes and deletes inside its output folders only what it made
+/// there, never through a link to somewhere else, and never into a pipe or a device. A path
+/// that does not exist is fine (it will be made).
+pub fn refuse_link(path: &Path, folder: bool) -> Result<()> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let kind = meta.file_type();
+    if kind.is_symlink() {
+        anyhow::bail!(
+            "{} is a symbolic link: solvedgym never writes or deletes through a link inside an \
+             output folder; remove the link, or give --out another folder",
+            path.display()
+        );
+    }
+    match (folder, kind.is_dir(), kind.is_file()) {
+        (true, true, _) | (false, _, true) => Ok(()),
+        (true, false, _) => anyhow::bail!(
+            "{} is not a folder: solvedgym needs a folder there; move it away, or give --out \
+             another folder",
+            path.display()
+        ),
+        (false, ..) => anyhow::bail!(
+            "{} is not a regular file (a folder, a pipe or a device): solvedgym writes a file \
+             there; move it away, or give --out another folder",
+            path.display()
+        ),
+    }
+}
+
+/// The most bytes a config file may hold (64 MiB: the largest study config is a few KiB).
+pub const CONFIG_LIMIT: u64 = 64 << 20;
+
+/// Opens `path` for reading if it is a regular file (a link to one is fine): a named pipe or a
+/// device given where a file is read would block for ever or never end, so it is refused with
+/// its path.
+pub fn open_regular(path: &Path) -> Result<File> {
+    let meta = std::fs::metadata(path).with_context(|| format!("opening {}", path.display()))?;
+    if !meta.is_file() {
+        anyhow::bail!(
+            "{} is not a regular file ({}): give the path of a file",
+            path.display(),
+            if meta.is_dir() {
+                "a folder"
+            } else {
+                "a pipe, a socket or a device"
+            }
+        );
+    }
+    File::open(path).with_context(|| format!("opening {}", path.display()))
+}
+
+/// The text of the regular file at `path` (see [`open_regular`]), refused beyond `limit` bytes
+/// with both sizes named: a config or a list is small, and a file of gigabytes given by mistake
+/// is not read into memory.
+pub fn read_text(path: &Path, limit: u64) -> Result<String> {
+    use std::io::Read;
+    let file = open_regular(path)?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if size > limit {
+        anyhow::bail!(
+            "{} holds {} bytes; a file read here holds at most {limit} bytes",
+            path.display(),
+            size
+        );
+    }
+    let mut text = String::with_capacity(size as usize);
+    file.take(limit + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("reading {}", path.display()))?;
+    ensure!(
+        text.len() as u64 <= limit,
+        "{} holds over {limit} bytes; a file read here holds at most that",
+        path.display()
+    );
+    Ok(text)
+}
+
 /// A writer's claim on an output folder, so that two runs never write one folder at once: an
 /// advisory lock on `.solvedgym.lock` in it, which the system releases when the process ends
 /// however it ends (a killed run leaves no stale claim). The lock file is removed on drop, and
@@ -138,9 +219,12 @@ impl FolderLock {
                 file.display()
             );
         }
+        refuse_link(dir, true)?;
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let path = dir.join(LOCK_FILE);
         loop {
+            // A link in its place would have the process id written into the file it names.
+            refuse_link(&path, false)?;
             let mut file = OpenOptions::new()
                 .create(true)
                 .truncate(false)
@@ -169,7 +253,8 @@ impl FolderLock {
                 }
             }
             // The holder before us removes the file as it lets go: if it did so between our
-            // open and our lock, the file we hold is no longer the one in the folder.
+            // open and our lock, the file we hold is no longer the one in the folder (nor is
+            // it if a link took its place since the check).
             if !same_file(&file, &path) {
                 continue;
             }
@@ -200,7 +285,7 @@ fn same_file(file: &File, path: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        match (file.metadata(), std::fs::metadata(path)) {
+        match (file.metadata(), std::fs::symlink_metadata(path)) {
             (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
             _ => false,
         }

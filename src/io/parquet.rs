@@ -10,7 +10,6 @@
 //! agent nested a thousand waits and overflowed its stack. Every call here is therefore made
 //! from a plain thread when it comes from inside a rayon pool ([`outside_rayon`]).
 
-use std::fs::File;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -51,7 +50,7 @@ fn write_frame_here(path: &Path, df: &mut DataFrame, metadata: &[(String, String
 /// The key-value metadata of the Parquet file at `path` (the Arrow schema first), without
 /// reading its rows; an error says the file is not Parquet.
 pub fn read_metadata(path: &Path) -> Result<Vec<(String, String)>> {
-    let mut file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let mut file = crate::io::files::open_regular(path)?;
     let read = polars_parquet::read::read_metadata(&mut file)
         .with_context(|| format!("{}: not a Parquet file", path.display()))?;
     Ok(read
@@ -69,7 +68,7 @@ pub fn read_frame(path: &Path) -> Result<DataFrame> {
 }
 
 fn read_frame_here(path: &Path) -> Result<DataFrame> {
-    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let file = crate::io::files::open_regular(path)?;
     ParquetReader::new(file)
         .finish()
         .with_context(|| format!("reading {}", path.display()))

@@ -32,13 +32,27 @@ impl fmt::Display for ConfigError {
         writeln!(f, "{}", self.message)?;
         let gutter = self.line.to_string().len();
         writeln!(f, "{:gutter$} |", "")?;
-        writeln!(f, "{} | {}", self.line, self.source_line)?;
+        // A long line is shown around the fault: a line of megabytes is not echoed whole.
+        let chars: Vec<char> = self.source_line.chars().collect();
+        let column = self.column.max(1);
+        let (from, to) = if chars.len() <= 120 {
+            (0, chars.len())
+        } else {
+            let from = column.saturating_sub(60);
+            (from, (from + 120).min(chars.len()))
+        };
+        let shown: String = chars[from..to].iter().collect();
+        let (lead, tail) = (
+            if from > 0 { "…" } else { "" },
+            if to < chars.len() { "…" } else { "" },
+        );
+        writeln!(f, "{} | {lead}{shown}{tail}", self.line)?;
         write!(
             f,
             "{:gutter$} | {:>col$}",
             "",
             "^",
-            col = self.column.max(1)
+            col = column - from + lead.chars().count()
         )
     }
 }
@@ -148,7 +162,7 @@ impl<'a> Source<'a> {
                     _ => {}
                 }
             }
-            let message = e.message().trim().to_string();
+            let message = crate::core::text::plain_serde(e.message());
             // serde names an unknown field but not where it stands: point at the key itself.
             if let Some(field) = message
                 .strip_prefix("unknown field `")

@@ -333,7 +333,24 @@ pub fn load_agent<G: Game>(game: &G, path: &Path) -> Result<Agent<G>> {
             c.with_context(|| format!("{}: the learner's config does not read", path.display()))?
         }
     };
+    check_seats(game, &header).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     let snapshot = read_snapshot(game, path, header.episodes)?;
+    let known = saved_parts(&config);
+    for part in snapshot
+        .rows
+        .iter()
+        .map(|r| r.part.as_str())
+        .chain(snapshot.arrays.iter().map(|(name, _)| name.as_str()))
+    {
+        ensure!(
+            known.contains(&part),
+            "{}: rows of part `{part}`, which a {} learner does not have (its parts: {}); the \
+             file was not written by this learner",
+            path.display(),
+            header.kind,
+            known.join(", ")
+        );
+    }
     let mut learner = config.build(game, header.label.clone());
     learner
         .restore(game, snapshot)
@@ -343,6 +360,45 @@ pub fn load_agent<G: Game>(game: &G, path: &Path) -> Result<Agent<G>> {
         config,
         learner,
     })
+}
+
+/// The parts (`part` column) an agent of `config`'s kind saves: any other is refused, so that
+/// rows of a table the learner does not have are never silently dropped.
+pub fn saved_parts(config: &LearnerConfig) -> &'static [&'static str] {
+    match config {
+        LearnerConfig::Matchbox(_) => &["beads"],
+        LearnerConfig::MonteCarlo(_) => &["q", "counts"],
+        LearnerConfig::Td(_) => &["v"],
+        LearnerConfig::QLearning(c) if c.double => &["q", "q2"],
+        LearnerConfig::QLearning(_) => &["q"],
+        LearnerConfig::NTuple(_) | LearnerConfig::Linear(_) | LearnerConfig::Mlp(_) => &["weights"],
+    }
+}
+
+/// Checks the seats a header names: at least one, each a player of `game`, none twice.
+pub fn check_seats<G: Game>(game: &G, header: &AgentHeader) -> Result<Vec<Player>, String> {
+    let names: Vec<&str> = (0..game.num_players())
+        .map(|p| game.player_name(p as Player))
+        .collect();
+    if header.seats.is_empty() {
+        return Err("the agent's header names no seat it trained at".to_string());
+    }
+    let mut seats = Vec::with_capacity(header.seats.len());
+    for seat in &header.seats {
+        let Some(p) = names.iter().position(|n| n == seat) else {
+            return Err(format!(
+                "the agent's header names the seat `{}`, which {} does not have (its seats: {})",
+                crate::core::text::abbreviated(seat, 100),
+                game.name(),
+                names.join(", ")
+            ));
+        };
+        if seats.contains(&(p as Player)) {
+            return Err(format!("the agent's header names the seat `{seat}` twice"));
+        }
+        seats.push(p as Player);
+    }
+    Ok(seats)
 }
 
 /// The rows of the agent file at `path`, positions read by `game`'s state keys.
@@ -373,6 +429,15 @@ fn read_snapshot<G: Game>(game: &G, path: &Path, episodes: u64) -> Result<Snapsh
         let (Some(p), Some(v)) = (p, v) else {
             bail!("{}: row {row} has no part or no value", path.display());
         };
+        if !v.is_finite() {
+            bail!(
+                "{}: row {row} (part `{p}`{}) holds the value {v}, which is no number a policy \
+                 can be read from (did its training diverge?)",
+                path.display(),
+                pos.map(|pos| format!(", position `{}`", crate::core::text::abbreviated(pos, 100)))
+                    .unwrap_or_default()
+            );
+        }
         match pos {
             None => {
                 let a = a.ok_or_else(|| {

@@ -233,9 +233,38 @@ impl Epsilon {
 
     /// Moves a fresh schedule on to `episodes` the way training does, one episode at a time,
     /// so that a restored learner ([`super::saved`]) holds the same value to the bit.
+    ///
+    /// It costs at most a few thousand steps however many episodes (a header may claim 10^18):
+    /// where every step restarts from the value, the state at `episodes` is the restart there;
+    /// a block of [`RESYNC`] products that cannot meet [`FLOOR`] ends in the restart after it;
+    /// only near the floor is it stepped one episode at a time. The margins (twice and half the
+    /// floor) are far wider than the product's distance from the value (2^-41).
     pub fn replay(&mut self, episodes: u64) {
-        for _ in self.episode..episodes {
-            self.next_episode();
+        let product =
+            matches!(self.schedule, Schedule::Decay(Decay::Exponential { .. })) && !self.exact;
+        if !product {
+            if self.episode < episodes {
+                self.episode = episodes;
+                self.restart();
+            }
+            return;
+        }
+        while self.episode < episodes {
+            let at = |e: u64| self.schedule.at(e);
+            let next = self.episode + 1;
+            let block_end = self.episode.saturating_add(u64::from(RESYNC) + 1);
+            if self.since == 0
+                && block_end <= episodes
+                && at(next).min(at(block_end - 1)) >= 2.0 * FLOOR
+            {
+                self.episode = block_end;
+                self.restart();
+            } else if at(next).max(at(episodes)) < 0.5 * FLOOR {
+                self.episode = episodes;
+                self.restart();
+            } else {
+                self.next_episode();
+            }
         }
     }
 
@@ -297,7 +326,10 @@ pub mod checked {
         if ok(v) {
             Ok(v)
         } else {
-            Err(D::Error::custom(format!("{v} is not {what}")))
+            Err(D::Error::custom(format!(
+                "{} is not {what}",
+                crate::core::text::short_number(v)
+            )))
         }
     }
 
@@ -317,9 +349,14 @@ pub mod checked {
     pub fn trace_decay<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
         number(d, |v| (0.0..=1.0).contains(&v), "a trace decay (0 to 1)")
     }
-    /// Any finite number.
+    /// A value a table starts from: a number within ±10^6 (returns here lie within ±1, and a
+    /// start of 1e308 overflows to infinity as soon as two are added).
     pub fn finite<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-        number(d, f64::is_finite, "a finite number")
+        number(
+            d,
+            |v| v.is_finite() && v.abs() <= 1e6,
+            "a number from -1e6 to 1e6",
+        )
     }
     /// Step sizes α: above 0, at most 1, at every episode.
     pub const STEP_SIZE: std::ops::RangeInclusive<f64> = f64::MIN_POSITIVE..=1.0;
@@ -342,18 +379,68 @@ pub mod checked {
     }
 }
 
-/// A number as a person reads it: `0.25`, `1e308`, `2.2e-308`, never 300 digits.
-fn short(v: f64) -> String {
-    if v != 0.0 && v.is_finite() && !(1e-4..1e6).contains(&v.abs()) {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
-    }
-}
+use crate::core::text::short_number as short;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `replay` skips whole blocks; stepping one episode at a time is the reference: the two
+    /// must hold the same state to the bit, near the floor, across it and far below it.
+    #[test]
+    fn replay_equals_stepping_every_episode() {
+        let exponential = |start, end, half_life| {
+            Schedule::Decay(Decay::Exponential {
+                start,
+                end,
+                half_life,
+            })
+        };
+        let schedules = [
+            exponential(1.0, 0.0, 300.0),
+            exponential(0.5, 0.05, 2000.0),
+            exponential(1.0, 1e-7, 150.0),
+            exponential(0.3, 0.0, 1.5),
+            exponential(0.0, 0.4, 700.0),
+            exponential(1.0, 0.0, 1e9),
+            Schedule::Constant(0.1),
+            Schedule::Decay(Decay::Linear {
+                start: 1.0,
+                end: 0.0,
+                episodes: 5000,
+            }),
+        ];
+        for schedule in schedules {
+            for exact in [false, true] {
+                let mut stepped = Epsilon::with_exact_value(schedule, exact);
+                let mut checked = 0;
+                for n in [0u64, 1, 1024, 1025, 1026, 3000, 9000, 20_000, 40_000] {
+                    while stepped.episode < n {
+                        stepped.next_episode();
+                    }
+                    let mut jumped = Epsilon::with_exact_value(schedule, exact);
+                    jumped.replay(n);
+                    assert_eq!(
+                        format!("{jumped:?}"),
+                        format!("{stepped:?}"),
+                        "{schedule:?}, exact {exact}, {n} episodes"
+                    );
+                    // From part way, too, as a restored learner that trains on would not.
+                    let mut half = Epsilon::with_exact_value(schedule, exact);
+                    half.replay(n / 3);
+                    half.replay(n);
+                    assert_eq!(format!("{half:?}"), format!("{stepped:?}"));
+                    checked += 1;
+                }
+                assert_eq!(checked, 9);
+            }
+        }
+        // A header may claim any count: replayed in a few thousand steps.
+        let mut far = Epsilon::new(exponential(1.0, 0.0, 300.0));
+        far.replay(1_000_000_000_000_000_000);
+        assert_eq!(far.episode(), 1_000_000_000_000_000_000);
+        assert_eq!(far.value(), 0.0);
+    }
 
     #[test]
     fn bounds_and_values_are_printed_short() {

@@ -724,7 +724,7 @@ pub fn write(dir: &Path, config: &TuneConfig, report: &TuneReport) -> Result<()>
 /// Reads the config at `path`, runs it and writes the results into `out` (default
 /// `notebooks-data/<name>/`). Returns the report and the folder.
 pub fn run_file(path: &Path, out: Option<&Path>, progress: bool) -> Result<(TuneReport, PathBuf)> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::io::files::read_text(path, crate::io::files::CONFIG_LIMIT)
         .with_context(|| format!("reading the tuning config {}", path.display()))?;
     let (config, game) = parse(path, &text)?;
     let dir = out.map_or_else(

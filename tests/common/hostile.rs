@@ -97,6 +97,16 @@ pub fn check(case: &Case, workdir: &Path) -> Option<String> {
     if stderr.contains("panicked") || stderr.contains("memory allocation of") {
         return Some(format!("exit {code:?}, crashed: {}", short(&stderr)));
     }
+    if let Some(word) = rust_words(&stderr) {
+        return Some(format!("stderr speaks Rust ({word:?}): {}", short(&stderr)));
+    }
+    if stderr.len() > 4000 {
+        return Some(format!(
+            "stderr of {} bytes (an input echoed whole?): {}",
+            stderr.len(),
+            short(&stderr)
+        ));
+    }
     match case.expect {
         Expect::Refused(text) => {
             if !matches!(code, Some(1 | 2)) {
@@ -129,6 +139,33 @@ pub fn check(case: &Case, workdir: &Path) -> Option<String> {
         }
     }
     None
+}
+
+/// The first word of Rust's own vocabulary in `text` (a type name where a reader needs words),
+/// if any.
+pub fn rust_words(text: &str) -> Option<&'static str> {
+    const WORDS: [&str; 12] = [
+        "usize",
+        "u64",
+        "u32",
+        "u16",
+        "i64",
+        "i32",
+        "f64",
+        "f32",
+        "untagged enum",
+        "expected struct",
+        "Toml",
+        "NonZero",
+    ];
+    WORDS.into_iter().find(|w| {
+        text.match_indices(w).any(|(i, _)| {
+            let before = text[..i].chars().next_back();
+            let after = text[i + w.len()..].chars().next();
+            let alone = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() && c != '_');
+            (alone(before) || *w == "Toml") && (alone(after) || *w == "NonZero")
+        })
+    })
 }
 
 /// Runs the cases two at a time (the machines have 2 cores) and fails with every miss.

@@ -136,6 +136,8 @@ pub enum Evaluation {
 }
 
 /// Games per reference of the match evaluator when the config does not say.
+/// The most games one match evaluation plays: 10^8, 2.4 GB of results and minutes of play.
+pub const MAX_MATCH_GAMES: u64 = 100_000_000;
 pub const DEFAULT_MATCH_GAMES: NonZeroU64 = NonZeroU64::new(200).expect("not zero");
 
 /// `save_agents = N | "all"`.
@@ -219,6 +221,8 @@ enum Seeds {
 
 /// More seeds than this is a typo, not an experiment.
 const MAX_SEEDS: u64 = 1_000_000;
+/// The most episodes a run trains: 10^12.
+const MAX_EPISODES: u64 = 1_000_000_000_000;
 
 impl<'de> Deserialize<'de> for Seeds {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -453,6 +457,19 @@ pub const DEFAULT_PLOTS_SEATS: &[&str] = &[
 pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>, ConfigError> {
     let src = Source::parse(file, text)?;
     let top: File = src.read("")?.expect("the file is a table");
+    if top
+        .name
+        .split('/')
+        .any(|part| part.chars().count() > MAX_NAME)
+    {
+        return Err(src.error(
+            "name",
+            format!(
+                "a run name of {} characters: it names a folder, so at most {MAX_NAME} between '/'s",
+                top.name.chars().count()
+            ),
+        ));
+    }
     if !top.name.split('/').all(is_folder_name) {
         return Err(src.error(
             "name",
@@ -502,6 +519,9 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
     for path in &learner_paths {
         learners.push(learner(&src, path)?);
     }
+    for ((label, ..), path) in learners.iter().zip(&learner_paths) {
+        check_label(&src, &format!("{path}.label"), "learner's label", label)?;
+    }
     let mut labels: Vec<&str> = learners.iter().map(|(l, ..)| l.as_str()).collect();
     labels.sort();
     if labels.windows(2).any(|w| w[0] == w[1]) {
@@ -515,6 +535,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
     for (i, raw) in top.opponents.into_iter().enumerate() {
         let path = format!("opponents[{i}]");
         let (name, policy) = raw.resolve(&src, &path)?;
+        check_label(&src, &format!("{path}.name"), "opponent's name", &name)?;
         if opponents.iter().any(|o| o.name == name) {
             return Err(src.error(
                 &path,
@@ -538,7 +559,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
 
     let study = entries.len() > 1 || entries[0].label.is_some();
     let mut out = Vec::with_capacity(entries.len());
-    for entry in entries {
+    for (g, entry) in entries.into_iter().enumerate() {
         let evaluation = evaluation_of(&src, &top.evaluation, &entry, &opponents)?;
         let reference_ai = match &top.evaluation.ai {
             None => None,
@@ -638,6 +659,23 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
             });
         }
         let episodes = entry.episodes.unwrap_or(top.episodes);
+        if episodes.get() > MAX_EPISODES {
+            let at = if entry.episodes.is_some() {
+                format!("games[{g}].episodes")
+            } else {
+                "episodes".to_string()
+            };
+            return Err(src.error(
+                &at,
+                format!(
+                    "{} episodes: at most {} a run (at a million episodes a second, the fastest \
+                     learners' pace, 10^12 take twelve days); split longer training into runs \
+                     that resume from saved agents",
+                    crate::core::text::group(&episodes.to_string()),
+                    crate::core::text::group(&MAX_EPISODES.to_string())
+                ),
+            ));
+        }
         let eval_interval = entry
             .eval_interval
             .or(top.eval_interval)
@@ -701,6 +739,20 @@ fn evaluation_of(
             ));
         }
         (Some(EvaluatorName::Exact), None) | (None, None) => Evaluation::Exact,
+        _ if given.games.is_some_and(|g| g.get() > MAX_MATCH_GAMES) => {
+            let games = given.games.map_or(0, NonZeroU64::get);
+            return Err(src.error(
+                "evaluation.games",
+                format!(
+                    "games = {} is more than one evaluation plays (at most {}): each game's \
+                     result is kept until the evaluation ends (24 bytes a game, {} in all) and a \
+                     game takes about a microsecond; a few thousand games give a rate to ±2%",
+                    crate::core::text::group(&games.to_string()),
+                    crate::core::text::group(&MAX_MATCH_GAMES.to_string()),
+                    crate::io::memory::human(games.saturating_mul(24)),
+                ),
+            ));
+        }
         _ => Evaluation::Match {
             games: given.games.unwrap_or(DEFAULT_MATCH_GAMES),
         },
@@ -824,6 +876,28 @@ fn one_or_many(
     Ok(paths)
 }
 
+/// The most characters of a name that becomes part of a file or folder name (a run's name, a
+/// learner's label, an opponent's name): file systems take 255 bytes a name.
+const MAX_NAME: usize = 100;
+
+/// A label or name that tables and file names show: not empty, not blank, at most
+/// [`MAX_NAME`] characters.
+fn check_label(src: &Source, path: &str, what: &str, text: &str) -> Result<(), ConfigError> {
+    if text.trim().is_empty() {
+        return Err(src.error(path, format!("the {what} is empty: give it a few letters")));
+    }
+    let n = text.chars().count();
+    if n > MAX_NAME {
+        return Err(src.error(
+            path,
+            format!(
+                "a {what} of {n} characters: it names files and columns, so at most {MAX_NAME}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// A folder name: letters, digits, '-', '_' or '.', not starting with '.'.
 fn is_folder_name(s: &str) -> bool {
     !s.is_empty()
@@ -942,7 +1016,11 @@ fn learner(
     if !LearnerConfig::KINDS.contains(&kind.as_str()) {
         return Err(src.error(
             &kind_path,
-            format!("unknown learner `{kind}`; the learners are: {kinds}"),
+            format!(
+                "unknown learner `{}`{}; the learners are: {kinds}",
+                crate::core::text::abbreviated(&kind, 100),
+                crate::core::text::did_you_mean(&kind, LearnerConfig::KINDS.iter().copied())
+            ),
         ));
     }
     let config = src.read_value(path, table, |de| {
@@ -970,8 +1048,13 @@ fn resolve_seat(
                 return Err(src.error(
                     path,
                     format!(
-                        "{} has no player `{name}`; the players are: {}",
+                        "{} has no player `{}`{}; the players are: {}",
                         game.name(),
+                        crate::core::text::abbreviated(name, 100),
+                        crate::core::text::did_you_mean(
+                            name,
+                            players.iter().copied().chain(["self-play", "alternate"])
+                        ),
                         players.join(", ")
                     ),
                 ));

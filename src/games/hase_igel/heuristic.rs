@@ -8,6 +8,8 @@
 //! The coefficients and curves are an [`Evaluation`], read from TOML: the committed
 //! `configs/hase-und-igel-ai.toml` (compiled in, the default) or a file a search player names.
 
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
 
 use super::board::{Cell, cost};
@@ -108,7 +110,8 @@ impl Evaluation {
 
     /// Reads an evaluation file.
     pub fn load(path: &str) -> Result<Evaluation, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("reading {path}: {e}"))?;
+        let text = crate::io::files::read_text(Path::new(path), crate::io::files::CONFIG_LIMIT)
+            .map_err(|e| format!("reading {path}: {e:#}"))?;
         Evaluation::parse(&text).map_err(|e| format!("{path}: {e}"))
     }
 
