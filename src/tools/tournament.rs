@@ -1066,6 +1066,66 @@ mod tests {
         ));
     }
 
+    /// The head-to-head table recounted from the games played again one by one: for each
+    /// game, each pair of seats held by different entrants, compared by their returns.
+    #[test]
+    fn head_to_head_recounts_the_games() {
+        let game = DiceRace::new(DiceRaceParams {
+            players: 3,
+            goal: 6,
+        })
+        .unwrap();
+        for specs in [
+            &["random", "depth=1"][..],
+            &["random", "depth=1", "depth=2", "depth=3"],
+        ] {
+            let es = entrants(specs);
+            let (deals, seed) = (6, 11);
+            let r = run(&game, &es, deals, seed, &|_| {}).unwrap();
+            let ready = prepare(&game, &es, None).unwrap();
+            let n = es.len();
+            let mut expected = vec![[0u64; 4]; n * n];
+            for deal in 0..deals {
+                for seating in schedule(n, 3) {
+                    let cap = max_plies(&game);
+                    let g = play_one(&game, &ready, &seating, cap, derive_seed(seed, deal));
+                    for a in 0..n {
+                        for b in 0..n {
+                            if a != b && seating.contains(&a) && seating.contains(&b) {
+                                expected[a * n + b][0] += 1;
+                            }
+                        }
+                    }
+                    for (s, &a) in seating.iter().enumerate() {
+                        for (t, &b) in seating.iter().enumerate() {
+                            if a != b {
+                                let (x, y) = (g.returns[s], g.returns[t]);
+                                let k = if x > y {
+                                    1
+                                } else if x < y {
+                                    3
+                                } else {
+                                    2
+                                };
+                                expected[a * n + b][k] += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            assert_eq!(r.head_to_head.len(), n * (n - 1));
+            for h in &r.head_to_head {
+                let a = r.entrants.iter().position(|e| *e == h.entrant).unwrap();
+                let b = r.entrants.iter().position(|e| *e == h.opponent).unwrap();
+                assert_eq!(
+                    [h.games, h.wins, h.draws, h.losses],
+                    expected[a * n + b],
+                    "{specs:?}: {h:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn full_depth_search_never_loses_tictactoe() {
         let es = entrants(&["depth=9", "random"]);

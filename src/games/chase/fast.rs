@@ -16,9 +16,11 @@
 //!    the exact number of games and of runner wins (kept only for the two layers in flight),
 //!    and on request the FoxBox and maximum-FoxBox values of gilith/solve's strategy.
 //!
-//! Memory is about 2 bytes per reachable position for values (5 with FoxBox tables), one bit per
-//! dense index, and the game counts of three layers. The generic solver ([`crate::truth`])
-//! gives the same values on every position; tests compare the two.
+//! Memory ([`Footprint`], checked against the budget before it is allocated): 12 bytes per
+//! pawn set for the index, one bit per dense index and side with a directory a quarter its size,
+//! 2 bytes per reachable position for values (5 with FoxBox tables), and one buffer per side as
+//! long as its widest layer, 2 bytes a cell (66 with 256-bit game counts). The generic solver
+//! ([`crate::truth`]) gives the same values on every position; tests compare the two.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -370,8 +372,8 @@ fn split_lengths<'a, T>(mut slice: &'a mut [T], lengths: &[usize]) -> Vec<&'a mu
 }
 
 /// An exact game counter: `u128` where it provably suffices (checked), [`GameCount`] on larger
-/// boards, `()` when counts are off (cells shrink from 80 to 8 bytes, which is what lets the
-/// largest boards fit).
+/// boards, `()` when counts are off (a cell in flight shrinks from 66 bytes to 2, which is
+/// what lets the largest boards fit).
 trait Count: Copy + Default + Send + Sync {
     const ONE: Self;
     fn checked_add(self, other: Self) -> Option<Self>;
