@@ -210,3 +210,145 @@ fn the_help_explains_deals_seats_and_intervals() {
         assert!(text.contains(needle), "no {needle:?} in\n{text}");
     }
 }
+
+/// The head-to-head entry of `entrant` against `opponent`.
+fn h2h<'a>(report: &'a serde_json::Value, entrant: &str, opponent: &str) -> &'a serde_json::Value {
+    report["head_to_head"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["entrant"] == entrant && h["opponent"] == opponent)
+        .unwrap_or_else(|| panic!("no {entrant} against {opponent}: {report}"))
+}
+
+fn counts(h: &serde_json::Value) -> [u64; 4] {
+    ["games", "wins", "draws", "losses"].map(|k| h[k].as_u64().unwrap())
+}
+
+/// Known results: tic-tac-toe is a draw, so two perfect players draw every game they meet in,
+/// and neither loses to random play; with three entrants for two seats each pair meets in the
+/// two orders of every deal.
+#[test]
+fn head_to_head_counts_the_results_known_in_advance() {
+    let deals = 10u64;
+    let r = json(&[
+        "tournament",
+        "tictactoe",
+        "--ai",
+        "optimal",
+        "--ai",
+        "depth=9",
+        "--ai",
+        "random",
+        "--games",
+        &deals.to_string(),
+        "--json",
+        "--quiet",
+    ]);
+    let search = "depth=9,mode=paranoid,order,prune";
+    let names = ["optimal", search, "random"];
+    assert_eq!(r["head_to_head"].as_array().unwrap().len(), 6, "{r}");
+    // Every ordered pair, in the entrants' order.
+    let order: Vec<(String, String)> = r["head_to_head"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["entrant"].to_string(), h["opponent"].to_string()))
+        .collect();
+    let mut expected = Vec::new();
+    for a in names {
+        for b in names.iter().filter(|&&b| b != a) {
+            expected.push((format!("\"{a}\""), format!("\"{b}\"")));
+        }
+    }
+    assert_eq!(order, expected);
+    for a in names {
+        for b in names.iter().filter(|&&b| b != a) {
+            let [games, wins, draws, losses] = counts(h2h(&r, a, b));
+            assert_eq!(games, 2 * deals, "{a} against {b}");
+            assert_eq!(wins + draws + losses, games, "{a} against {b}");
+            // The same meetings seen from the other side.
+            let [g, w, d, l] = counts(h2h(&r, b, a));
+            assert_eq!([g, w, d, l], [games, losses, draws, wins], "{a}, {b}");
+        }
+    }
+    assert_eq!(counts(h2h(&r, "optimal", search)), [20, 0, 20, 0]);
+    assert_eq!(h2h(&r, "optimal", search)["score"], 0.5);
+    for perfect in ["optimal", search] {
+        let [_, wins, draws, losses] = counts(h2h(&r, perfect, "random"));
+        assert_eq!(losses, 0, "{perfect}: {r}");
+        let score = h2h(&r, perfect, "random")["score"].as_f64().unwrap();
+        assert!((score - (wins as f64 + draws as f64 / 2.0) / 20.0).abs() < 1e-12);
+    }
+    // With one seat each, an entrant's win rate is its score over all its opponents.
+    for a in names {
+        let (mut points, mut met) = (0.0, 0);
+        for b in names.iter().filter(|&&b| b != a) {
+            let [games, wins, draws, _] = counts(h2h(&r, a, b));
+            points += wins as f64 + draws as f64 / 2.0;
+            met += games;
+        }
+        let rate = row(&r, a)["win_rate"].as_f64().unwrap();
+        assert!((rate - points / met as f64).abs() < 1e-9, "{a}: {r}");
+    }
+
+    // The table shows the same cells, from the row entrant's view.
+    let out = solvedgym(&[
+        "tournament",
+        "tictactoe",
+        "--ai",
+        "optimal",
+        "--ai",
+        "depth=9",
+        "--ai",
+        "random",
+        "--games",
+        &deals.to_string(),
+        "--quiet",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("head to head"))
+        .collect();
+    assert!(table.len() >= 5, "{text}");
+    assert!(
+        table[1].contains("vs 1") && table[1].contains("vs 3"),
+        "{text}"
+    );
+    let [_, w, d, l] = counts(h2h(&r, "random", "optimal"));
+    let cell = format!("{w}-{d}-{l} of 20");
+    assert!(
+        table[4].starts_with("3 random") && table[4].contains(&cell),
+        "{text}"
+    );
+    assert!(table[2].starts_with("1 optimal") && table[2].contains("0-20-0 of 20 (0.500)"));
+}
+
+/// Two entrants for three seats: each game seats one of them twice, so a game holds two
+/// meetings of the pair, counted the same from both sides.
+#[test]
+fn head_to_head_counts_every_pair_of_seats_when_an_entrant_holds_two() {
+    let r = json(&[
+        "tournament",
+        "dice-race",
+        "--players",
+        "3",
+        "--goal",
+        "4",
+        "--ai",
+        "depth=2",
+        "--ai",
+        "random",
+        "--games",
+        "5",
+        "--json",
+        "--quiet",
+    ]);
+    let search = r["entrants"][0].as_str().unwrap().to_string();
+    let [games, w, d, l] = counts(h2h(&r, &search, "random"));
+    assert_eq!(games, 15, "{r}");
+    assert_eq!(w + d + l, 2 * games, "{r}");
+    assert_eq!(counts(h2h(&r, "random", &search)), [games, l, d, w]);
+}

@@ -163,6 +163,10 @@ wins 1/P) with its Wilson 95% interval over the games, and mean rank (1 = first)
 interval over deals (the entrant's mean per deal; mean ± 1.96·s/√n, clipped), player moves per \
 game, and for searches positions (MCTS: simulations) and milliseconds per move. Everything but the milliseconds and seconds is the same for a seed on any \
 machine and thread count; the milliseconds depend on the machine and on what else runs on it.\n\n\
+Head to head (the table under it; `head_to_head` in --json): for every pair of entrants, the row \
+entrant's wins-draws-losses against the column's, the games both played in, and its score (wins \
+and half the draws per meeting). Each pair of seats the two held in a game is one meeting, won by \
+the larger return; with one seat each per game the meetings are the games.\n\n\
 Search settings (comma-separated; games with a heuristic, or any game searched to its end):\n{}\n\
 Any other KEY=VALUE sets the game's evaluation for that entrant alone (Hase und Igel: eval=FILE, \
 ks=W, kc=W, kp=W), so entrants may differ only in their heuristic. An entrant is named by its \

@@ -247,6 +247,26 @@ pub struct EntrantRow {
     pub ms_per_move: Option<f64>,
 }
 
+/// One entrant's results against one other, from the entrant's view, over the games both
+/// played in. Each pair of seats the two held in a game is one meeting, won by the seat with
+/// the larger return (equal returns: a draw); where each holds one seat a game (two players, or
+/// at least as many entrants as seats) the meetings are the games.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HeadToHead {
+    /// The entrant ([`Entrant::name`]).
+    pub entrant: String,
+    /// The other entrant.
+    pub opponent: String,
+    /// Games both played in.
+    pub games: u64,
+    /// Meetings the entrant won, drew and lost.
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    /// Wins and half the draws, per meeting.
+    pub score: f64,
+}
+
 /// What a tournament found.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TournamentReport {
@@ -262,6 +282,8 @@ pub struct TournamentReport {
     pub seed: u64,
     pub entrants: Vec<String>,
     pub rows: Vec<EntrantRow>,
+    /// Every ordered pair of entrants, by the first's then the second's place in `entrants`.
+    pub head_to_head: Vec<HeadToHead>,
     /// Wall-clock seconds of the whole tournament.
     pub seconds: f64,
 }
@@ -501,6 +523,10 @@ pub fn run_solved<G: Game>(
         .collect();
 
     let mut sums = vec![Sums::default(); entrants.len()];
+    let mut meetings = Meetings::new(entrants.len());
+    for (record, seating) in records.iter().zip(seatings.iter().cycle()) {
+        meetings.add(&record.returns, seating);
+    }
     for deal in records.chunks(per_deal as usize) {
         // (win shares, ranks, seats) of each entrant in this deal.
         let mut here = vec![(0.0, 0.0, 0u64); entrants.len()];
@@ -558,8 +584,77 @@ pub fn run_solved<G: Game>(
         seed,
         entrants: entrants.iter().map(Entrant::name).collect(),
         rows,
+        head_to_head: meetings.rows(entrants),
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// Head-to-head counts of every ordered pair of entrants: (games, wins, draws, losses) at
+/// `a * entrants + b`.
+struct Meetings {
+    entrants: usize,
+    counts: Vec<[u64; 4]>,
+}
+
+impl Meetings {
+    fn new(entrants: usize) -> Meetings {
+        Meetings {
+            entrants,
+            counts: vec![[0; 4]; entrants * entrants],
+        }
+    }
+
+    /// One game: `seating[p]` held seat `p` and got `returns[p]`.
+    fn add(&mut self, returns: &Returns, seating: &[usize]) {
+        let n = self.entrants;
+        let mut present = vec![false; n];
+        for &e in seating {
+            present[e] = true;
+        }
+        for a in (0..n).filter(|&a| present[a]) {
+            for b in (0..n).filter(|&b| b != a && present[b]) {
+                add(&mut self.counts[a * n + b][0], 1);
+            }
+        }
+        for (s, &a) in seating.iter().enumerate() {
+            for (t, &b) in seating.iter().enumerate() {
+                if a == b {
+                    continue;
+                }
+                let outcome = match returns[s].partial_cmp(&returns[t]) {
+                    Some(std::cmp::Ordering::Greater) => 1,
+                    Some(std::cmp::Ordering::Less) => 3,
+                    _ => 2,
+                };
+                add(&mut self.counts[a * n + b][outcome], 1);
+            }
+        }
+    }
+
+    fn rows(&self, entrants: &[Entrant]) -> Vec<HeadToHead> {
+        let n = self.entrants;
+        let mut out = Vec::with_capacity(n * n.saturating_sub(1));
+        for a in 0..n {
+            for b in (0..n).filter(|&b| b != a) {
+                let [games, wins, draws, losses] = self.counts[a * n + b];
+                let met = wins + draws + losses;
+                out.push(HeadToHead {
+                    entrant: entrants[a].name(),
+                    opponent: entrants[b].name(),
+                    games,
+                    wins,
+                    draws,
+                    losses,
+                    score: if met == 0 {
+                        0.0
+                    } else {
+                        (wins as f64 + draws as f64 / 2.0) / met as f64
+                    },
+                });
+            }
+        }
+        out
+    }
 }
 
 /// The figures as a bar chart of win rates with their intervals as whiskers and the chance
@@ -648,14 +743,76 @@ impl fmt::Display for TournamentReport {
                 r.entrant, r.games, r.plies_per_game
             )?;
         }
+        self.write_head_to_head(f)?;
         write!(
             f,
             "win rate: a win shared by k tied players counts 1/k; equal play wins 1/{} = {:.3}. \
 Intervals: win rate Wilson's over the games, mean rank mean ± 1.96·s/√n over deals. ms/move \
-is wall clock on this machine.",
+is wall clock on this machine. Head to head: each pair of seats two entrants held in a game is \
+one meeting, won by the larger return; score = (wins + draws/2) / meetings.",
             self.players,
             1.0 / self.players as f64
         )
+    }
+}
+
+impl TournamentReport {
+    /// The head-to-head table: a row per entrant, a column per opponent (by number), each cell
+    /// the row's wins-draws-losses against the column's, the games they met in and the score.
+    fn write_head_to_head(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.entrants.len();
+        let cell = |a: usize, b: usize| -> String {
+            if a == b {
+                return "-".into();
+            }
+            self.head_to_head
+                .iter()
+                .find(|h| h.entrant == self.entrants[a] && h.opponent == self.entrants[b])
+                .map_or("?".into(), |h| {
+                    format!(
+                        "{}-{}-{} of {} ({:.3})",
+                        h.wins, h.draws, h.losses, h.games, h.score
+                    )
+                })
+        };
+        let cells: Vec<Vec<String>> = (0..n)
+            .map(|a| (0..n).map(|b| cell(a, b)).collect())
+            .collect();
+        let names: Vec<String> = self
+            .entrants
+            .iter()
+            .enumerate()
+            .map(|(i, e)| format!("{} {e}", i + 1))
+            .collect();
+        let name_width = names.iter().map(String::len).max().unwrap_or(0);
+        let widths: Vec<usize> = (0..n)
+            .map(|b| {
+                cells
+                    .iter()
+                    .map(|row| row[b].chars().count())
+                    .max()
+                    .unwrap_or(0)
+                    .max(format!("vs {}", b + 1).len())
+            })
+            .collect();
+        writeln!(
+            f,
+            "head to head: the row's wins-draws-losses against the column, of the games they met \
+in (score)"
+        )?;
+        let mut line = format!("{:<name_width$}", "");
+        for (b, w) in widths.iter().enumerate() {
+            line.push_str(&format!("  {:<w$}", format!("vs {}", b + 1)));
+        }
+        writeln!(f, "{}", line.trim_end())?;
+        for (name, row) in names.iter().zip(&cells) {
+            let mut line = format!("{name:<name_width$}");
+            for (c, w) in row.iter().zip(&widths) {
+                line.push_str(&format!("  {c:<w$}"));
+            }
+            writeln!(f, "{}", line.trim_end())?;
+        }
+        Ok(())
     }
 }
 
@@ -907,6 +1064,66 @@ mod tests {
             check(&hui6, &crowd, 1),
             Err(TournamentError::TooManyGames { games: 665_280, .. })
         ));
+    }
+
+    /// The head-to-head table recounted from the games played again one by one: for each
+    /// game, each pair of seats held by different entrants, compared by their returns.
+    #[test]
+    fn head_to_head_recounts_the_games() {
+        let game = DiceRace::new(DiceRaceParams {
+            players: 3,
+            goal: 6,
+        })
+        .unwrap();
+        for specs in [
+            &["random", "depth=1"][..],
+            &["random", "depth=1", "depth=2", "depth=3"],
+        ] {
+            let es = entrants(specs);
+            let (deals, seed) = (6, 11);
+            let r = run(&game, &es, deals, seed, &|_| {}).unwrap();
+            let ready = prepare(&game, &es, None).unwrap();
+            let n = es.len();
+            let mut expected = vec![[0u64; 4]; n * n];
+            for deal in 0..deals {
+                for seating in schedule(n, 3) {
+                    let cap = max_plies(&game);
+                    let g = play_one(&game, &ready, &seating, cap, derive_seed(seed, deal));
+                    for a in 0..n {
+                        for b in 0..n {
+                            if a != b && seating.contains(&a) && seating.contains(&b) {
+                                expected[a * n + b][0] += 1;
+                            }
+                        }
+                    }
+                    for (s, &a) in seating.iter().enumerate() {
+                        for (t, &b) in seating.iter().enumerate() {
+                            if a != b {
+                                let (x, y) = (g.returns[s], g.returns[t]);
+                                let k = if x > y {
+                                    1
+                                } else if x < y {
+                                    3
+                                } else {
+                                    2
+                                };
+                                expected[a * n + b][k] += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            assert_eq!(r.head_to_head.len(), n * (n - 1));
+            for h in &r.head_to_head {
+                let a = r.entrants.iter().position(|e| *e == h.entrant).unwrap();
+                let b = r.entrants.iter().position(|e| *e == h.opponent).unwrap();
+                assert_eq!(
+                    [h.games, h.wins, h.draws, h.losses],
+                    expected[a * n + b],
+                    "{specs:?}: {h:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -16,9 +16,11 @@
 //!    the exact number of games and of runner wins (kept only for the two layers in flight),
 //!    and on request the FoxBox and maximum-FoxBox values of gilith/solve's strategy.
 //!
-//! Memory is about 2 bytes per reachable position for values (5 with FoxBox tables), one bit per
-//! dense index, and the game counts of three layers. The generic solver ([`crate::truth`])
-//! gives the same values on every position; tests compare the two.
+//! Memory ([`Footprint`], checked against the budget before it is allocated): 12 bytes per
+//! pawn set for the index, one bit per dense index and side with a directory a quarter its size,
+//! 2 bytes per reachable position for values (5 with FoxBox tables), and one buffer per side as
+//! long as its widest layer, 2 bytes a cell (66 with 256-bit game counts). The generic solver
+//! ([`crate::truth`]) gives the same values on every position; tests compare the two.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -117,19 +119,34 @@ struct PawnSets {
     binom: Vec<u64>,
     /// Colex rank -> layer-major index.
     perm: Vec<u32>,
-    /// Layer-major index -> set.
-    sets: Vec<u128>,
+    /// Layer-major index -> set, packed by [`pack`]: 8 bytes where the `u128` would take 16.
+    packed: Vec<u64>,
     /// Layer P holds indices `offsets[P]..offsets[P + 1]`.
     offsets: Vec<usize>,
 }
 
+/// A set of at most 8 squares below 128 as its squares in ascending order, 7 bits each.
+#[inline]
+fn pack(mut set: u128) -> u64 {
+    let mut packed = 0u64;
+    let mut shift = 0;
+    while set != 0 {
+        packed |= (set.trailing_zeros() as u64) << shift;
+        shift += 7;
+        set &= set - 1;
+    }
+    packed
+}
+
 impl PawnSets {
-    /// Memory per set: its layer while numbering (1 byte), its place (4) and the set (16).
-    const BYTES_PER_SET: u64 = 1 + 4 + 16;
+    /// Memory per set, all the solve long: its place in the layer order (4 bytes) and the set
+    /// packed (8). Nothing else is allocated per set.
+    const BYTES_PER_SET: u64 = 4 + 8;
 
     fn new(chase: &Chase) -> PawnSets {
         let geo = chase.geometry();
         let (k, squares, half) = (geo.pawn_count, geo.squares, geo.half);
+        debug_assert!(k <= 8 && squares <= 128, "a set packs into 56 bits");
         let mut binom = vec![0u64; (squares + 1) * (k + 1)];
         for s in 0..=squares {
             for i in 0..=k {
@@ -146,13 +163,13 @@ impl PawnSets {
             p
         };
         let layers = k * (geo.size - 1) + 1;
+        let first: u128 = if k == 0 { 0 } else { (1u128 << k) - 1 };
+        // Two walks over the sets (the layer is computed twice rather than stored: a byte a
+        // set is 156 MB on 12x12).
         let mut counts = vec![0usize; layers + 1];
-        let mut set: u128 = if k == 0 { 0 } else { (1u128 << k) - 1 };
-        let mut layer_of = Vec::with_capacity(total);
+        let mut set = first;
         for _ in 0..total {
-            let l = layer(set);
-            layer_of.push(l as u8);
-            counts[l + 1] += 1;
+            counts[layer(set) + 1] += 1;
             set = next_combination(set);
         }
         for l in 0..layers {
@@ -161,13 +178,14 @@ impl PawnSets {
         let offsets = counts.clone();
         let mut next = counts;
         let mut perm = vec![0u32; total];
-        let mut sets = vec![0u128; total];
-        let mut set: u128 = if k == 0 { 0 } else { (1u128 << k) - 1 };
-        for (rank, &l) in layer_of.iter().enumerate() {
-            let i = next[l as usize];
-            next[l as usize] += 1;
-            perm[rank] = i as u32;
-            sets[i] = set;
+        let mut packed = vec![0u64; total];
+        let mut set = first;
+        for place in perm.iter_mut() {
+            let l = layer(set);
+            let i = next[l];
+            next[l] += 1;
+            *place = i as u32;
+            packed[i] = pack(set);
             set = next_combination(set);
         }
         PawnSets {
@@ -175,9 +193,21 @@ impl PawnSets {
             squares,
             binom,
             perm,
-            sets,
+            packed,
             offsets,
         }
+    }
+
+    /// The set with layer-major index `i`.
+    #[inline]
+    fn set(&self, i: usize) -> u128 {
+        let mut packed = self.packed[i];
+        let mut set = 0u128;
+        for _ in 0..self.k {
+            set |= 1u128 << (packed & 127);
+            packed >>= 7;
+        }
+        set
     }
 
     #[inline]
@@ -195,6 +225,10 @@ impl PawnSets {
 
     fn layers(&self) -> usize {
         self.offsets.len() - 1
+    }
+
+    fn len(&self) -> usize {
+        self.packed.len()
     }
 }
 
@@ -215,37 +249,64 @@ fn next_combination(x: u128) -> u128 {
 /// One bit per dense index, with a popcount directory for compact ids.
 struct Bits {
     words: Vec<u64>,
-    /// Set bits before each word.
-    before: Vec<u64>,
+    /// The directory, per block of 8 words (and one past the last word): the set bits before
+    /// the block, and those before each of its words 1..7 within it, 9 bits each. A quarter of
+    /// the bits' own size (a count per word would double them: 2.8 GB on 12x12).
+    blocks: Vec<[u64; 2]>,
+    ones: u64,
 }
 
 impl Bits {
+    /// Directory bytes for `words` words.
+    fn directory_bytes(words: u64) -> u64 {
+        (words / 8 + 1) * std::mem::size_of::<[u64; 2]>() as u64
+    }
+
     fn from_atomic(words: Vec<AtomicU64>) -> Bits {
+        // Collected in place (same size and alignment): no second copy of the bits.
         let words: Vec<u64> = words.into_iter().map(AtomicU64::into_inner).collect();
-        let mut before = Vec::with_capacity(words.len() + 1);
-        let mut n = 0u64;
-        for w in &words {
-            before.push(n);
-            n += w.count_ones() as u64;
+        let mut blocks = Vec::with_capacity(words.len() / 8 + 1);
+        let mut ones = 0u64;
+        for b in 0..=words.len() / 8 {
+            let block = &words[(8 * b).min(words.len())..(8 * b + 8).min(words.len())];
+            let (mut within, mut inside) = (0u64, 0u64);
+            for j in 0..8 {
+                if j > 0 {
+                    within |= inside << (9 * (j - 1));
+                }
+                inside += block.get(j).map_or(0, |w| w.count_ones() as u64);
+            }
+            blocks.push([ones, within]);
+            ones += inside;
         }
-        before.push(n);
-        Bits { words, before }
+        Bits {
+            words,
+            blocks,
+            ones,
+        }
     }
     #[inline]
     fn get(&self, i: u64) -> bool {
         self.words[(i >> 6) as usize] >> (i & 63) & 1 != 0
     }
-    /// Set bits before position `i`.
+    /// Set bits before position `i` (`i` up to the number of bits).
     #[inline]
     fn rank(&self, i: u64) -> u64 {
         let w = (i >> 6) as usize;
+        let [before, within] = self.blocks[w >> 3];
+        let j = w & 7;
+        let inside = if j == 0 {
+            0
+        } else {
+            within >> (9 * (j - 1)) & 0x1ff
+        };
         let low = i & 63;
         let partial = if low == 0 {
             0
         } else {
             (self.words[w] << (64 - low)).count_ones() as u64
         };
-        self.before[w] + partial
+        before + inside + partial
     }
     /// The compact id of a set bit.
     #[inline]
@@ -253,7 +314,7 @@ impl Bits {
         self.get(i).then(|| self.rank(i))
     }
     fn ones(&self) -> u64 {
-        *self.before.last().expect("directory")
+        self.ones
     }
 }
 
@@ -311,8 +372,8 @@ fn split_lengths<'a, T>(mut slice: &'a mut [T], lengths: &[usize]) -> Vec<&'a mu
 }
 
 /// An exact game counter: `u128` where it provably suffices (checked), [`GameCount`] on larger
-/// boards, `()` when counts are off (cells shrink from 80 to 8 bytes, which is what lets the
-/// largest boards fit).
+/// boards, `()` when counts are off (a cell in flight shrinks from 66 bytes to 2, which is
+/// what lets the largest boards fit).
 trait Count: Copy + Default + Send + Sync {
     const ONE: Self;
     fn checked_add(self, other: Self) -> Option<Self>;
@@ -386,6 +447,8 @@ pub struct FastSolution {
     winning: [u64; 2],
     games: Option<(GameCount, GameCount)>,
     seconds: f64,
+    /// The memory the solve was estimated to need at its peak, and checked against.
+    footprint: Footprint,
 }
 
 #[inline]
@@ -420,6 +483,119 @@ struct Cell<C> {
     max_foxbox: u16,
     counts: Counts<C>,
     terminal: bool,
+}
+
+/// The memory of a solve at its peak (the backward sweep), in bytes.
+#[derive(Clone, Copy, Debug, Default)]
+struct Footprint {
+    /// Allocated before the reachable positions are known: the index of positions, the
+    /// reachability bitsets and their directories, and the runtime's own ([`runtime_bytes`]).
+    fixed: u64,
+    /// Per-position tables (values, FoxBox) kept for lookups.
+    tables: u64,
+    /// The cells of the layers in flight.
+    in_flight: u64,
+    /// The lists of work units of one layer.
+    work: u64,
+}
+
+impl Footprint {
+    fn peak(&self) -> u64 {
+        self.fixed
+            .saturating_add(self.tables)
+            .saturating_add(self.in_flight)
+            .saturating_add(self.work)
+    }
+}
+
+/// Bytes per work unit of a layer in its lists: its range, its length, its slices of the
+/// layer's cells and its result.
+const WORK_BYTES_PER_CHUNK: u64 = 16 + 8 + 4 * 16 + 32;
+
+/// What running takes beyond the solver's own buffers: 16 MiB, and for each thread of the pool
+/// its allocator's arena (glibc reserves 64 MiB of address space for one, which `ulimit -v`
+/// counts) and its stack.
+fn runtime_bytes() -> u64 {
+    (16 << 20) + rayon::current_num_threads() as u64 * (66 << 20)
+}
+
+/// The cells of one layer and side in flight, by compact id less the layer's first; a struct
+/// of arrays, so that what is not computed takes no room: 2 bytes a position without counts
+/// and FoxBox values.
+struct LayerCells<C> {
+    value: Vec<u16>,
+    /// Empty unless FoxBox values are computed.
+    foxbox: Vec<u8>,
+    max_foxbox: Vec<u16>,
+    /// Takes no room when counts are off (`C = ()`).
+    counts: Vec<Counts<C>>,
+}
+
+/// A work unit's part of a [`LayerCells`].
+struct CellsPiece<'a, C> {
+    value: &'a mut [u16],
+    foxbox: &'a mut [u8],
+    max_foxbox: &'a mut [u16],
+    counts: &'a mut [Counts<C>],
+}
+
+impl<C: Count> LayerCells<C> {
+    fn bytes_per_cell(foxbox: bool) -> u64 {
+        2 + if foxbox { 3 } else { 0 } + std::mem::size_of::<Counts<C>>() as u64
+    }
+
+    /// Room for `len` cells, allocated once at its full length.
+    fn new(len: usize, foxbox: bool) -> LayerCells<C> {
+        let fb = if foxbox { len } else { 0 };
+        LayerCells {
+            value: vec![0; len],
+            foxbox: vec![0; fb],
+            max_foxbox: vec![0; fb],
+            counts: vec![Counts::default(); len],
+        }
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> Cell<C> {
+        Cell {
+            value: self.value[i],
+            foxbox: self.foxbox.get(i).copied().unwrap_or(0),
+            max_foxbox: self.max_foxbox.get(i).copied().unwrap_or(0),
+            counts: self.counts[i],
+            terminal: false,
+        }
+    }
+
+    /// The first `len` cells cut into consecutive pieces of the given lengths.
+    fn pieces(&mut self, len: usize, lengths: &[usize]) -> Vec<CellsPiece<'_, C>> {
+        let fb = if self.foxbox.is_empty() { 0 } else { len };
+        let none = vec![0; lengths.len()];
+        let fb_lengths = if fb == 0 { &none[..] } else { lengths };
+        split_lengths(&mut self.value[..len], lengths)
+            .into_iter()
+            .zip(split_lengths(&mut self.foxbox[..fb], fb_lengths))
+            .zip(split_lengths(&mut self.max_foxbox[..fb], fb_lengths))
+            .zip(split_lengths(&mut self.counts[..len], lengths))
+            .map(|(((value, foxbox), max_foxbox), counts)| CellsPiece {
+                value,
+                foxbox,
+                max_foxbox,
+                counts,
+            })
+            .collect()
+    }
+}
+
+impl<C: Count> CellsPiece<'_, C> {
+    #[inline]
+    fn set(&mut self, i: usize, cell: &Cell<C>) {
+        self.value[i] = cell.value;
+        if !self.foxbox.is_empty() {
+            self.foxbox[i] = cell.foxbox;
+            self.max_foxbox[i] = cell.max_foxbox;
+        }
+        self.counts[i] = cell.counts;
+    }
 }
 
 impl FastSolution {
@@ -465,16 +641,29 @@ impl FastSolution {
         let geo = chase.geometry();
         let s = geo.squares as u64;
         let budget = crate::io::memory::Budget::now();
-        // The index of positions and the two reachability bitsets, before they are allocated.
+        // What is allocated whatever the board's reachable positions turn out to be, before
+        // it is: the index of positions, the two reachability bitsets and their directories.
         let total = super::binomial(s, geo.pawn_count as u64);
-        let index_bytes = total.and_then(|t| {
+        let fixed = total.and_then(|t| {
+            let words = t.checked_mul(s)?.div_ceil(64);
+            let bitsets = words
+                .checked_mul(8)?
+                .checked_add(Bits::directory_bytes(words))?
+                .checked_mul(2)?;
             t.checked_mul(PawnSets::BYTES_PER_SET)?
-                .checked_add(t.checked_mul(s)? / 4)
+                .checked_add(bitsets)?
+                .checked_add(runtime_bytes())
         });
         budget.check(
-            || format!("{}'s index of positions", board_name(chase)),
-            index_bytes.unwrap_or(u64::MAX),
+            || {
+                format!(
+                    "{}'s index of positions and reachability bitsets",
+                    board_name(chase)
+                )
+            },
+            fixed.unwrap_or(u64::MAX),
         )?;
+        let fixed = fixed.unwrap_or(u64::MAX);
         if total.is_none_or(|t| t > u64::from(u32::MAX)) {
             return Err(crate::truth::SolveError::Unsolvable {
                 game: chase.name(),
@@ -489,7 +678,7 @@ impl FastSolution {
         }
         let sets = PawnSets::new(chase);
         let layers = sets.layers();
-        let n = sets.sets.len() as u64 * s;
+        let n = sets.len() as u64 * s;
         let words = n.div_ceil(64) as usize;
         let atomic =
             |len: usize| -> Vec<AtomicU64> { (0..len).map(|_| AtomicU64::new(0)).collect() };
@@ -536,65 +725,70 @@ impl FastSolution {
         }
         let reach = marks.map(Bits::from_atomic);
 
-        // Backward, layer by layer from the top: its tables and the layers in flight (at most
-        // two layers' cells of each side), checked before they are allocated.
+        // Backward, layer by layer from the top. Its tables, the cells of the layers in flight
+        // and the lists of work units are added to what is allocated already, and the whole
+        // peak is checked against the budget of the start before any of it is allocated.
         let keep = !options.no_tables;
-        {
-            let per_state = if keep { 2 } else { 0 } + if options.foxbox { 3 } else { 0 };
-            let tables = (reach[0].ones() + reach[1].ones()) * per_state;
-            let layer_cells = |p: usize| {
-                let r = layer_range(p);
-                reach[0].rank(r.end) - reach[0].rank(r.start) + reach[1].rank(r.end)
-                    - reach[1].rank(r.start)
-            };
-            let widest = (0..layers)
-                .map(|p| {
-                    layer_cells(p)
-                        + if p + 1 < layers {
-                            layer_cells(p + 1)
-                        } else {
-                            0
-                        }
-                })
+        let side_cells = |side: usize, p: usize| {
+            let r = layer_range(p);
+            (reach[side].rank(r.end) - reach[side].rank(r.start)) as usize
+        };
+        let widest =
+            [RUNNER, PAWNS].map(|side| (0..layers).map(|p| side_cells(side, p)).max().unwrap_or(0));
+        let plan = Footprint {
+            fixed,
+            tables: if keep {
+                (reach[0].ones() + reach[1].ones()) * (2 + if options.foxbox { 3 } else { 0 })
+            } else {
+                0
+            },
+            in_flight: (widest[RUNNER] + widest[PAWNS]) as u64
+                * LayerCells::<C>::bytes_per_cell(options.foxbox),
+            work: (0..layers)
+                .map(|p| layer_range(p).end - layer_range(p).start)
                 .max()
-                .unwrap_or(0);
-            let in_flight = widest * std::mem::size_of::<Cell<C>>() as u64;
-            let hint = match (keep, options.no_counts) {
-                (true, _) => "--no-tables (and --no-counts) solve with less",
-                (false, false) => "--no-counts solves with less",
-                (false, true) => "",
-            };
-            budget
-                .check(
-                    || {
-                        format!(
-                            "solving {} ({} reachable positions; besides the {} of its index)",
-                            board_name(chase),
-                            crate::core::text::group(
-                                &(reach[0].ones() + reach[1].ones()).to_string()
-                            ),
-                            crate::io::memory::human(index_bytes.unwrap_or(0)),
-                        )
-                    },
-                    tables.saturating_add(in_flight),
-                )
-                .map_err(|e| e.with_hint(hint))?;
-        }
+                .unwrap_or(0)
+                .div_ceil(CHUNK_BITS)
+                * WORK_BYTES_PER_CHUNK,
+        };
+        let hint = match (keep, options.no_counts) {
+            (true, _) => "--no-tables (and --no-counts) solve with less",
+            (false, false) => "--no-counts solves with less",
+            (false, true) => "",
+        };
+        budget
+            .check(
+                || {
+                    format!(
+                        "solving {} ({} reachable positions: its index and bitsets {}, tables \
+                         {}, layers in flight {})",
+                        board_name(chase),
+                        crate::core::text::group(&(reach[0].ones() + reach[1].ones()).to_string()),
+                        crate::io::memory::human(plan.fixed),
+                        crate::io::memory::human(plan.tables),
+                        crate::io::memory::human(plan.in_flight + plan.work),
+                    )
+                },
+                plan.peak(),
+            )
+            .map_err(|e| e.with_hint(hint))?;
         let table_len = |side: usize| if keep { reach[side].ones() as usize } else { 0 };
         let mut values = [vec![0u16; table_len(0)], vec![0u16; table_len(1)]];
         let fb_len = |side: usize| if options.foxbox { table_len(side) } else { 0 };
         let mut foxbox = [vec![0u8; fb_len(0)], vec![0u8; fb_len(1)]];
         let mut max_foxbox = [vec![0u16; fb_len(0)], vec![0u16; fb_len(1)]];
-        // Cells of the layers in flight: F_{P+1} (runner to move) and H_P, F_P.
-        let mut upper: Vec<Cell<C>> = Vec::new();
-        let mut upper_base = 0u64;
+        // The cells of the layers in flight, one buffer a side, each as long as its side's
+        // widest layer (no growth, no copies): H_P is computed from F_{P+1} into the buffer
+        // that held H_{P+1}, then F_P from H_P into the one that held F_{P+1}.
+        let mut cells_of = [
+            LayerCells::<C>::new(widest[RUNNER], options.foxbox),
+            LayerCells::<C>::new(widest[PAWNS], options.foxbox),
+        ];
+        let mut runner_base = 0u64;
         let mut terminal = 0u64;
         let mut winning = [0u64; 2];
         let mut overflow = false;
         let mut start_cell = Cell::<C>::default();
-        // Layer buffers are reused: fresh allocations would be zeroed page by page.
-        let mut spare: Vec<Vec<Cell<C>>> = Vec::new();
-        let mut lower: Vec<Cell<C>> = Vec::new();
         for p in (0..layers).rev() {
             if let Some(report) = progress {
                 report("solving", layers - 1 - p, layers);
@@ -604,27 +798,27 @@ impl FastSolution {
                 let bits = &reach[side as usize];
                 let base = bits.rank(range.start);
                 let len = (bits.rank(range.end) - base) as usize;
-                // Every cell of the layer is written below; stale contents are overwritten.
-                let mut cells = spare.pop().unwrap_or_default();
-                if cells.len() < len {
-                    cells.resize(len, Cell::default());
-                }
-                cells.truncate(len);
                 let pieces = chunks(range.clone());
                 let lengths: Vec<usize> = pieces
                     .iter()
                     .map(|r| (bits.rank(r.end) - bits.rank(r.start)) as usize)
                     .collect();
-                let (child_bits, child_cells, child_base) = if side == PAWNS as u8 {
-                    (&reach[RUNNER], &upper, upper_base)
+                let [runner_cells, pawn_cells] = &mut cells_of;
+                let (cells, child_cells, child_bits, child_base) = if side == PAWNS as u8 {
+                    (pawn_cells, &*runner_cells, &reach[RUNNER], runner_base)
                 } else {
-                    (&reach[PAWNS], &lower, reach[PAWNS].rank(range.start))
+                    (
+                        runner_cells,
+                        &*pawn_cells,
+                        &reach[PAWNS],
+                        reach[PAWNS].rank(range.start),
+                    )
                 };
                 let results: Vec<(bool, u64, [u64; 2])> = pieces
                     .into_par_iter()
-                    .zip(split_lengths(&mut cells, &lengths))
+                    .zip(cells.pieces(len, &lengths))
                     .with_min_len(4)
-                    .map(|(piece, out)| {
+                    .map(|(piece, mut out)| {
                         let mut i = 0;
                         let mut overflow = false;
                         let mut term = 0;
@@ -644,7 +838,7 @@ impl FastSolution {
                             );
                             term += cell.terminal as u64;
                             wins[(cell.value >> 15) as usize] += 1;
-                            out[i] = cell;
+                            out.set(i, &cell);
                             i += 1;
                         });
                         (overflow, term, wins)
@@ -659,32 +853,18 @@ impl FastSolution {
                 if keep {
                     let b = base as usize;
                     let side = side as usize;
-                    values[side][b..b + len]
-                        .par_iter_mut()
-                        .zip(cells.par_iter())
-                        .with_min_len(1 << 16)
-                        .for_each(|(v, c)| *v = c.value);
+                    values[side][b..b + len].copy_from_slice(&cells.value[..len]);
                     if options.foxbox {
-                        foxbox[side][b..b + len]
-                            .par_iter_mut()
-                            .zip(max_foxbox[side][b..b + len].par_iter_mut())
-                            .zip(cells.par_iter())
-                            .with_min_len(1 << 16)
-                            .for_each(|((f, m), c)| {
-                                *f = c.foxbox;
-                                *m = c.max_foxbox;
-                            });
+                        foxbox[side][b..b + len].copy_from_slice(&cells.foxbox[..len]);
+                        max_foxbox[side][b..b + len].copy_from_slice(&cells.max_foxbox[..len]);
                     }
                 }
                 if side == RUNNER as u8 {
                     if p == 0 {
                         let id = reach[RUNNER].rank(start_d) - base;
-                        start_cell = cells[id as usize];
+                        start_cell = cells.get(id as usize);
                     }
-                    spare.push(std::mem::replace(&mut upper, cells));
-                    upper_base = base;
-                } else {
-                    spare.push(std::mem::replace(&mut lower, cells));
+                    runner_base = base;
                 }
             }
         }
@@ -714,6 +894,7 @@ impl FastSolution {
             winning,
             games,
             seconds: started.elapsed().as_secs_f64(),
+            footprint: plan,
         })
     }
 
@@ -729,6 +910,12 @@ impl FastSolution {
     }
     pub fn seconds(&self) -> f64 {
         self.seconds
+    }
+    /// The bytes the solve was estimated to take at its peak (the backward sweep), beyond what
+    /// the process held before: an upper bound, checked against the memory budget before it
+    /// was allocated.
+    pub fn memory_estimate(&self) -> u64 {
+        self.footprint.peak()
     }
     pub fn start_value(&self) -> Value {
         self.start_value
@@ -765,7 +952,7 @@ impl FastSolution {
         let squares = self.sets.squares as u64;
         for_ones(words, start..end, |d| {
             f(&ChaseState {
-                pawns: self.sets.sets[(d / squares) as usize],
+                pawns: self.sets.set((d / squares) as usize),
                 runner: (d % squares) as u8,
                 to_move: side as u8,
             })
@@ -905,7 +1092,7 @@ impl<'a> Expander<'a> {
             return;
         }
         let geo = self.chase.geometry();
-        let set = self.sets.sets[si];
+        let set = self.sets.set(si);
         self.cached = si;
         self.set = set;
         self.reach = geo.reach(set);
@@ -974,7 +1161,7 @@ fn solve_one<C: Count>(
     side: u8,
     options: FastOptions,
     child_bits: &Bits,
-    child_cells: &[Cell<C>],
+    child_cells: &LayerCells<C>,
     child_base: u64,
     overflow: &mut bool,
 ) -> Cell<C> {
@@ -1008,7 +1195,7 @@ fn solve_one<C: Count>(
         let id = child_bits
             .id(c)
             .expect("children of reachable positions are reachable");
-        let cell = &child_cells[(id - child_base) as usize];
+        let cell = child_cells.get((id - child_base) as usize);
         let pref = preference(cell.value, side);
         if pref > best_pref {
             best_pref = pref;
