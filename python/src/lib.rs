@@ -505,6 +505,19 @@ struct Solution {
     inner: DynSolution,
 }
 
+impl Solution {
+    fn observations_of<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &[usize],
+        player: i64,
+    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let width = self.game.observation_len();
+        let out = self.inner.observations(ids, player).map_err(to_py)?;
+        PyArray1::from_vec(py, out).reshape([ids.len(), width])
+    }
+}
+
 #[pymethods]
 impl Solution {
     fn __len__(&self) -> usize {
@@ -654,12 +667,11 @@ impl Solution {
     fn observations<'py>(
         &self,
         py: Python<'py>,
-        ids: Vec<usize>,
+        ids: &Bound<'py, PyAny>,
         player: i64,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
-        let width = self.game.observation_len();
-        let out = self.inner.observations(&ids, player).map_err(to_py)?;
-        PyArray1::from_vec(py, out).reshape([ids.len(), width])
+        let ids = indices(ids, "ids")?;
+        self.observations_of(py, &ids, player)
     }
 
     /// Evaluates `policy` exactly, by the Rust evaluator's dynamic programs, at `seats` (all
@@ -682,10 +694,13 @@ impl Solution {
         &self,
         py: Python<'py>,
         policy: &Bound<'py, PyAny>,
-        seats: Option<Vec<usize>>,
+        seats: Option<&Bound<'py, PyAny>>,
         batch_size: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let seats = seats.unwrap_or_else(|| (0..self.game.num_players()).collect());
+        let seats: Vec<usize> = match seats.filter(|s| !s.is_none()) {
+            Some(seats) => indices(seats, "seats")?,
+            None => (0..self.game.num_players()).collect(),
+        };
         let (n, width) = (self.inner.len(), self.game.num_distinct_actions());
         let table: Vec<f64> = if let Ok(array) = policy.extract::<PyReadonlyArray2<'py, f64>>() {
             let array = array.as_array();
@@ -707,7 +722,7 @@ impl Solution {
             for &seat in &seats {
                 let ids: Vec<usize> = (0..n).filter(|&id| players[id] == seat as i64).collect();
                 for chunk in ids.chunks(batch_size) {
-                    let obs = self.observations(py, chunk.to_vec(), seat as i64)?;
+                    let obs = self.observations_of(py, chunk, seat as i64)?;
                     let mut mask = Vec::with_capacity(chunk.len() * width);
                     for &id in chunk {
                         mask.extend_from_slice(&legal[id * width..][..width]);
@@ -898,7 +913,12 @@ impl VectorCore {
 
     /// Starts every environment afresh, environment i seeded with seeds[i]: returns
     /// (observations, rewards, terminated, truncated, masks) as `step` does.
-    fn reset<'py>(&mut self, py: Python<'py>, seeds: Vec<u64>) -> PyResult<VectorStep<'py>> {
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seeds: &Bound<'py, PyAny>,
+    ) -> PyResult<VectorStep<'py>> {
+        let seeds = numbers(seeds, "seeds")?;
         self.fill(py, move |v, batch| v.reset(&seeds, batch))
     }
 
@@ -1298,6 +1318,26 @@ fn solvedgym_agent_names(game: &DynGame) -> Vec<String> {
             .map(|(i, n)| format!("{n}_{i}"))
             .collect()
     }
+}
+
+/// A list of whole numbers given from Python (`ids`, `seats`, `seeds`): a text is not one
+/// (pyo3 would say "Can't extract `str` to `Vec`").
+fn numbers(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u64>> {
+    if value.is_instance_of::<PyString>() || value.is_instance_of::<pyo3::types::PyBytes>() {
+        return Err(PyTypeError::new_err(format!(
+            "{what}: a list of whole numbers, not {}",
+            shown(value)
+        )));
+    }
+    value.extract::<Vec<u64>>()
+}
+
+/// [`numbers`] as indices (one beyond the platform's is out of every range there is).
+fn indices(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<usize>> {
+    Ok(numbers(value, what)?
+        .into_iter()
+        .map(|x| usize::try_from(x).unwrap_or(usize::MAX))
+        .collect())
 }
 
 /// An action given from Python to `game`: an integer (numpy integers included), never a bool or

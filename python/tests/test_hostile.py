@@ -19,7 +19,7 @@ MEGA = "x" * 1_000_000
 #: Words that belong to Rust, not to a Python user's message.
 RUST_WORDS = re.compile(
     r"\b(usize|isize|u8|u16|u32|u64|u128|i8|i16|i32|i64|i128|f32|f64)\b"
-    r"|invalid type|invalid value|untagged enum|Option<|Vec<|String\b|panicked"
+    r"|invalid type|invalid value|untagged enum|Option<|\bVec\b|String\b|\bPy[A-Z][a-z]+|panicked"
 )
 
 
@@ -300,6 +300,65 @@ def test_num_envs_is_a_whole_number(num_envs):
     from solvedgym.vector import SolvedGymVectorEnv
 
     raises((TypeError, ValueError), lambda: SolvedGymVectorEnv(num_envs, game="tictactoe"), "num_envs")
+
+
+def wrong_arguments():
+    from solvedgym._solvedgym import VectorCore
+    from solvedgym.pettingzoo import env
+
+    sol = TTT.solve()
+    core = VectorCore(TTT, 2, 0, "random")
+    aec = env("tictactoe")
+    random_player = TTT.computer("random")
+    return {
+        "make-None": lambda: solvedgym.make(None),
+        "make-bytes": lambda: solvedgym.make(b"tictactoe"),
+        "make-param-object": lambda: solvedgym.make("hexapawn", rows=object()),
+        "make-param-set": lambda: solvedgym.make("hexapawn", rows={3}),
+        "make-param-complex": lambda: solvedgym.make("hexapawn", rows=3j),
+        "make-param-bytes": lambda: solvedgym.make("hexapawn", rows=b"3"),
+        "string-to-action-int": lambda: TTT.string_to_action(START, 5),
+        "read-position-None": lambda: TTT.read_position(None),
+        "computer-None": lambda: TTT.computer(None),
+        "computer-fuzz-text": lambda: TTT.computer("random", fuzz="a"),
+        "computer-fuzz-nan": lambda: TTT.computer("random", fuzz=float("nan")),
+        "computer-fuzz-2": lambda: TTT.computer("random", fuzz=2.0),
+        "choose-seed-fraction": lambda: random_player.choose(START, seed=1.5),
+        "choose-seed-negative": lambda: random_player.choose(START, seed=-1),
+        "value-int": lambda: solvedgym.value(3),
+        "observations-text": lambda: sol.observations("abc", 0),
+        "observations-fractions": lambda: sol.observations([1.5], 0),
+        "observations-out-of-range": lambda: sol.observations([10**6], 0),
+        "observations-player": lambda: sol.observations([0], 7),
+        "evaluate-seats-text": lambda: sol.evaluate(lambda o, m: m, seats="ab"),
+        "evaluate-seats-missing": lambda: sol.evaluate(lambda o, m: m, seats=[5]),
+        "evaluate-seats-empty": lambda: sol.evaluate(lambda o, m: m, seats=[]),
+        "evaluate-batch-0": lambda: sol.evaluate(lambda o, m: m, batch_size=0),
+        "evaluate-not-a-policy": lambda: sol.evaluate("uniform"),
+        "evaluate-table-shape": lambda: sol.evaluate(np.ones((3, 9))),
+        "state-out-of-range": lambda: sol.state(len(sol)),
+        "moves-out-of-range": lambda: sol.moves(10**9),
+        "vector-seeds-text": lambda: core.reset("ab"),
+        "vector-seeds-count": lambda: core.reset([1]),
+        "vector-opponent-None": lambda: VectorCore(TTT, 2, 0, None),
+        "vector-opponent-unknown": lambda: VectorCore(TTT, 2, 0, "optimul"),
+        "vector-seat": lambda: VectorCore(TTT, 2, 5, "random"),
+        "aec-seed-negative": lambda: aec.reset(seed=-1),
+        "aec-seed-fraction": lambda: aec.reset(seed=1.5),
+        "aec-observe-nobody": lambda: aec.observe("nobody"),
+        "player-huge": lambda: TTT.observation_tensor(START, 2**70),
+        "player-missing": lambda: TTT.observation_tensor(START, 2),
+    }
+
+
+WRONG_ARGUMENTS = sorted(wrong_arguments())
+
+
+@pytest.mark.parametrize("case", WRONG_ARGUMENTS)
+def test_wrong_arguments_raise_in_python_words(case):
+    with pytest.raises((ValueError, TypeError, OverflowError)) as info:
+        wrong_arguments()[case]()
+    clean(str(info.value))
 
 
 # ---------------------------------------------------------------- misspellings (item 6)
