@@ -448,6 +448,26 @@ mod tests {
         assert!(sol.evaluate(&table[1..], &[0]).is_err());
         assert!(sol.evaluate(&vec![0.0; table.len()], &[0]).is_err());
         assert!(sol.evaluate(&table, &[2]).is_err());
+        // Weights are scale-free: 1e308 (whose sum overflows) and 5e-324 score as 1 does.
+        for scale in [1e308, 5e-324, 2f64.powi(-1074)] {
+            let scaled: Vec<f64> = table.iter().map(|w| w * scale).collect();
+            assert_eq!(
+                sol.evaluate(&scaled, &[0]).unwrap().moves,
+                ours.moves,
+                "{scale}"
+            );
+        }
+        let e = sol.evaluate(&nan, &[0]).unwrap_err().to_string();
+        assert!(
+            e.contains("position 0 (.../.../...)")
+                && e.contains("action 4 (b2)")
+                && e.contains("NaN"),
+            "{e}"
+        );
+        let mut huge = table.clone();
+        huge[4] = f64::INFINITY;
+        let e = sol.evaluate(&huge, &[0]).unwrap_err().to_string();
+        assert!(e.contains("is inf"), "{e}");
         assert!(sol.evaluate(&table, &[]).is_err());
         assert!(sol.state(sol.len()).is_err());
         assert_eq!(sol.index(&sol.state(17).unwrap()).unwrap(), Some(17));

@@ -224,7 +224,7 @@ where
     let fields = || S::FIELDS.iter().map(|(f, _)| *f);
     if let Some(key) = table.keys().find(|k| !fields().any(|f| f == k.as_str())) {
         let message = format!(
-            "unknown parameter `{}`{}",
+            "unknown field `{}`{}",
             abbreviated(key, 100),
             suggestion(key, fields())
         );
@@ -407,6 +407,25 @@ mod tests {
         t.insert("size".into(), 8.into());
         let err = AnyGame::from_spec("hexapawn", t).unwrap_err().to_string();
         assert!(err.contains("size") && err.contains("rows"), "{err}");
+        let err = AnyGame::from_spec("hexapwan", toml::Table::new()).unwrap_err();
+        assert!(
+            err.to_string().ends_with("did you mean `hexapawn`?"),
+            "{err}"
+        );
+        let mut t = toml::Table::new();
+        t.insert("colls".into(), 4.into());
+        let err = AnyGame::from_spec("hexapawn", t).unwrap_err().to_string();
+        assert!(
+            err.contains("unknown field `colls`; did you mean `cols`?"),
+            "{err}"
+        );
+        let mut t = toml::Table::new();
+        t.insert("rows".into(), 1.5.into());
+        let err = AnyGame::from_spec("hexapawn", t).unwrap_err().to_string();
+        assert!(
+            err.contains("rows: got `1.5`, expected a whole number"),
+            "{err}"
+        );
         let err = AnyGame::from_spec("chess", toml::Table::new()).unwrap_err();
         assert!(
             err.to_string()
