@@ -63,6 +63,10 @@ class SolvedGymVectorEnv(VectorEnv):
             raise ValueError("the vector environment does not render; render one solvedgym/<Name>-v0")
         self.game = solvedgym.make(game, **params)
         self.seat = seat_number(self.game, seat)
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
+            raise TypeError(f"num_envs={num_envs!r}: the number of environments is a whole number, at least 1")
+        if not 1 <= num_envs < 2**32:
+            raise ValueError(f"num_envs={num_envs!r}: the number of environments is at least 1 (and below 2^32)")
         self.num_envs = int(num_envs)
         self._core = VectorCore(self.game, self.num_envs, self.seat, opponent, fuzz, illegal == "lose")
         low, high = self.game.observation_bounds()

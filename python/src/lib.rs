@@ -10,6 +10,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
+use solvedgym::core::text::{abbreviated, plain_words, quote_short};
 use solvedgym::front::{Batch, DynGame, DynPlayer, DynSolution, DynState, DynVector, FrontError};
 
 pyo3::create_exception!(
@@ -26,64 +27,160 @@ pyo3::create_exception!(
 );
 
 fn to_py(e: FrontError) -> PyErr {
+    // No Rust type names reach Python ("expected usize"): what a value must be, in words.
+    let message = plain_words(&e.to_string());
     match e {
         FrontError::Illegal(_) | FrontError::IllegalIn { .. } => {
-            IllegalActionError::new_err(e.to_string())
+            IllegalActionError::new_err(message)
         }
-        FrontError::ForeignState { .. } => ForeignStateError::new_err(e.to_string()),
-        _ => PyValueError::new_err(e.to_string()),
+        FrontError::ForeignState { .. } => ForeignStateError::new_err(message),
+        _ => PyValueError::new_err(message),
     }
 }
 
-/// A Python value as a TOML value (the parameters' common language with configs and flags).
-fn to_toml(value: &Bound<'_, PyAny>, at: &str) -> PyResult<toml::Value> {
-    if value.is_instance_of::<PyBool>() {
-        return Ok(toml::Value::Boolean(value.extract()?));
+/// How deep lists and dicts given from Python may nest (TOML's own parser stops near this depth
+/// too): deeper input is refused with its path before the conversion's recursion could exhaust
+/// the stack.
+const MAX_NESTING: usize = 64;
+
+/// How much of a text given from Python a message quotes.
+const QUOTED: usize = 100;
+
+/// Python values turned into TOML values (the parameters' common language with configs and
+/// flags), remembering the long texts among them: a message about them quotes only their start
+/// ([`Conversion::quiet`]).
+#[derive(Default)]
+struct Conversion {
+    long: Vec<String>,
+}
+
+impl Conversion {
+    fn value(&mut self, value: &Bound<'_, PyAny>, at: &str, depth: usize) -> PyResult<toml::Value> {
+        if value.is_instance_of::<PyBool>() {
+            return Ok(toml::Value::Boolean(value.extract()?));
+        }
+        if value.is_instance_of::<PyInt>() {
+            return self.integer(value, at);
+        }
+        if value.is_instance_of::<PyFloat>() {
+            return Ok(toml::Value::Float(value.extract()?));
+        }
+        if value.is_instance_of::<PyString>() {
+            let text: String = value.extract()?;
+            self.remember(&text);
+            return Ok(toml::Value::String(text));
+        }
+        let nested = value.is_instance_of::<PyList>()
+            || value.is_instance_of::<PyTuple>()
+            || value.is_instance_of::<PyDict>();
+        if nested && depth >= MAX_NESTING {
+            return Err(PyValueError::new_err(format!(
+                "{}: lists and dicts nested more than {MAX_NESTING} levels deep (parameters and configs nest at most {MAX_NESTING})",
+                abbreviated(at, 2 * QUOTED)
+            )));
+        }
+        if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+            let mut out = Vec::new();
+            for (i, item) in value.try_iter()?.enumerate() {
+                out.push(self.value(&item?, &format!("{at}[{i}]"), depth + 1)?);
+            }
+            return Ok(toml::Value::Array(out));
+        }
+        if let Ok(dict) = value.cast::<PyDict>() {
+            return Ok(toml::Value::Table(self.table(dict, at, depth + 1)?));
+        }
+        // numpy's integers (not Python ints) are integers too.
+        if value.hasattr("__index__")?
+            && let Ok(index) = value.call_method0("__index__")
+        {
+            return self.integer(&index, at);
+        }
+        Err(PyTypeError::new_err(format!(
+            "{}: a {} is not a parameter value (use bool, int, float, str, list or dict)",
+            abbreviated(at, 2 * QUOTED),
+            value.get_type().name()?
+        )))
     }
-    if value.is_instance_of::<PyInt>() {
-        return match value.extract::<i64>() {
+
+    fn integer(&mut self, value: &Bound<'_, PyAny>, at: &str) -> PyResult<toml::Value> {
+        match value.extract::<i64>() {
             Ok(i) => Ok(toml::Value::Integer(i)),
             Err(_) => Err(PyValueError::new_err(format!(
-                "{at} = {value}: too large (parameters are 64-bit integers)"
+                "{} = {}: out of range (a parameter is a whole number from -2^63 to 2^63-1)",
+                abbreviated(at, 2 * QUOTED),
+                shown(value)
             ))),
-        };
-    }
-    if value.is_instance_of::<PyFloat>() {
-        return Ok(toml::Value::Float(value.extract()?));
-    }
-    if value.is_instance_of::<PyString>() {
-        return Ok(toml::Value::String(value.extract()?));
-    }
-    if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
-        let mut out = Vec::new();
-        for (i, item) in value.try_iter()?.enumerate() {
-            out.push(to_toml(&item?, &format!("{at}[{i}]"))?);
         }
-        return Ok(toml::Value::Array(out));
     }
-    if let Ok(dict) = value.cast::<PyDict>() {
-        return Ok(toml::Value::Table(to_table(dict, at)?));
+
+    fn table(&mut self, dict: &Bound<'_, PyDict>, at: &str, depth: usize) -> PyResult<toml::Table> {
+        let mut table = toml::Table::new();
+        for (k, v) in dict.iter() {
+            let key: String = k.extract().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "{}{}: names are strings, not {}",
+                    abbreviated(at, 2 * QUOTED),
+                    if at.is_empty() { "" } else { ":" },
+                    shown(&k)
+                ))
+            })?;
+            self.remember(&key);
+            let short = abbreviated(&key, QUOTED);
+            let path = if at.is_empty() {
+                short
+            } else {
+                format!("{at}.{short}")
+            };
+            let value = self.value(&v, &path, depth)?;
+            table.insert(key, value);
+        }
+        Ok(table)
     }
-    Err(PyTypeError::new_err(format!(
-        "{at}: a {} is not a parameter value (use bool, int, float, str, list or dict)",
-        value.get_type().name()?
-    )))
+
+    fn remember(&mut self, text: &str) {
+        // A few are enough to quiet a message (each is looked for in it).
+        if text.chars().count() > QUOTED && self.long.len() < 16 {
+            self.long.push(text.to_string());
+        }
+    }
+
+    /// `message` with each long text it quotes abbreviated.
+    fn quiet(&self, message: String) -> String {
+        let mut message = message;
+        for text in &self.long {
+            message = quote_short(message, text, QUOTED);
+        }
+        message
+    }
 }
 
-fn to_table(dict: &Bound<'_, PyDict>, at: &str) -> PyResult<toml::Table> {
-    let mut table = toml::Table::new();
-    for (k, v) in dict.iter() {
-        let key: String = k
-            .extract()
-            .map_err(|_| PyTypeError::new_err(format!("{at}: parameter names are strings")))?;
-        let path = if at.is_empty() {
-            key.clone()
-        } else {
-            format!("{at}.{key}")
-        };
-        table.insert(key, to_toml(&v, &path)?);
+/// A Python value as a message shows it: its `repr`, at most [`QUOTED`] characters (an int of
+/// a million digits has no `repr` at all: its size is said instead).
+fn shown(value: &Bound<'_, PyAny>) -> String {
+    match value.repr() {
+        Ok(r) => abbreviated(&r.to_string_lossy(), QUOTED),
+        Err(_) => match value
+            .call_method0("bit_length")
+            .and_then(|b| b.extract::<u64>())
+        {
+            Ok(bits) => format!("an integer of {bits} bits"),
+            Err(_) => format!(
+                "a {}",
+                value
+                    .get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            ),
+        },
     }
-    Ok(table)
+}
+
+/// The keyword parameters of `make()` (or a config dict) as a TOML table.
+fn to_table(dict: &Bound<'_, PyDict>) -> PyResult<(toml::Table, Conversion)> {
+    let mut conversion = Conversion::default();
+    let table = conversion.table(dict, "", 0)?;
+    Ok((table, conversion))
 }
 
 /// A JSON value as a Python one.
@@ -266,7 +363,7 @@ impl Game {
     /// The state after `action` (a legal action, or an outcome at a chance node). An illegal
     /// action raises `IllegalActionError`, whose message lists the legal ones.
     fn apply(&self, state: &Bound<'_, State>, action: &Bound<'_, PyAny>) -> PyResult<State> {
-        let action = action_number(action)?;
+        let action = action_number(action, &self.inner)?;
         let next = self.inner.apply(self.state(state), action).map_err(to_py)?;
         Ok(self.wrap(next))
     }
@@ -307,7 +404,7 @@ impl Game {
         state: &Bound<'_, State>,
         action: &Bound<'_, PyAny>,
     ) -> PyResult<String> {
-        let action = action_number(action)?;
+        let action = action_number(action, &self.inner)?;
         self.inner
             .action_to_string(self.state(state), action)
             .map_err(to_py)
@@ -406,6 +503,19 @@ type BoolTable<'py> = Bound<'py, PyArray2<bool>>;
 struct Solution {
     game: Arc<DynGame>,
     inner: DynSolution,
+}
+
+impl Solution {
+    fn observations_of<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &[usize],
+        player: i64,
+    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let width = self.game.observation_len();
+        let out = self.inner.observations(ids, player).map_err(to_py)?;
+        PyArray1::from_vec(py, out).reshape([ids.len(), width])
+    }
 }
 
 #[pymethods]
@@ -557,12 +667,11 @@ impl Solution {
     fn observations<'py>(
         &self,
         py: Python<'py>,
-        ids: Vec<usize>,
+        ids: &Bound<'py, PyAny>,
         player: i64,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
-        let width = self.game.observation_len();
-        let out = self.inner.observations(&ids, player).map_err(to_py)?;
-        PyArray1::from_vec(py, out).reshape([ids.len(), width])
+        let ids = indices(ids, "ids")?;
+        self.observations_of(py, &ids, player)
     }
 
     /// Evaluates `policy` exactly, by the Rust evaluator's dynamic programs, at `seats` (all
@@ -570,9 +679,11 @@ impl Solution {
     /// or a callable `policy(observations, masks) -> probabilities` called on batches of up to
     /// `batch_size` positions of one seat (`observations`: float32, batch x observation_size,
     /// from that seat's point of view; `masks`: bool, batch x actions, the legal ones) that
-    /// returns a batch x actions array. Mass on illegal actions is ignored and each row's legal
-    /// entries are normalised; a negative or NaN entry, or a row with no mass on a legal
-    /// action, raises `ValueError`.
+    /// returns a batch x actions array. The entries are weights: mass on illegal actions is
+    /// ignored and each row's legal entries are normalised (divided by the largest first, so a
+    /// policy scaled by 1e308 or 5e-324 scores as the same policy unscaled). A legal entry that
+    /// is NaN, infinite or negative, or a row whose legal entries are all 0, raises
+    /// `ValueError` naming the position (its number and notation) and the action.
     ///
     /// Returns a dict: `moves` (optimal-move rates over all positions, over the positions it
     /// can face and along perfect play; blunders and mistakes), and per seat its exact result
@@ -583,10 +694,13 @@ impl Solution {
         &self,
         py: Python<'py>,
         policy: &Bound<'py, PyAny>,
-        seats: Option<Vec<usize>>,
+        seats: Option<&Bound<'py, PyAny>>,
         batch_size: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let seats = seats.unwrap_or_else(|| (0..self.game.num_players()).collect());
+        let seats: Vec<usize> = match seats.filter(|s| !s.is_none()) {
+            Some(seats) => indices(seats, "seats")?,
+            None => (0..self.game.num_players()).collect(),
+        };
         let (n, width) = (self.inner.len(), self.game.num_distinct_actions());
         let table: Vec<f64> = if let Ok(array) = policy.extract::<PyReadonlyArray2<'py, f64>>() {
             let array = array.as_array();
@@ -608,7 +722,7 @@ impl Solution {
             for &seat in &seats {
                 let ids: Vec<usize> = (0..n).filter(|&id| players[id] == seat as i64).collect();
                 for chunk in ids.chunks(batch_size) {
-                    let obs = self.observations(py, chunk.to_vec(), seat as i64)?;
+                    let obs = self.observations_of(py, chunk, seat as i64)?;
                     let mut mask = Vec::with_capacity(chunk.len() * width);
                     for &id in chunk {
                         mask.extend_from_slice(&legal[id * width..][..width]);
@@ -714,6 +828,8 @@ type VectorStep<'py> = (
 struct VectorCore {
     /// A lock only for Python's rules (a class shared between threads); one caller at a time.
     inner: std::sync::Mutex<DynVector>,
+    /// The game, for the messages about actions.
+    game: Arc<DynGame>,
     num_envs: usize,
     observation_len: usize,
     num_actions: usize,
@@ -785,6 +901,7 @@ impl VectorCore {
             num_envs: inner.num_envs(),
             inner: std::sync::Mutex::new(inner),
             observation_len: g.observation_len(),
+            game: g.clone(),
             num_actions: g.num_distinct_actions(),
         })
     }
@@ -796,7 +913,12 @@ impl VectorCore {
 
     /// Starts every environment afresh, environment i seeded with seeds[i]: returns
     /// (observations, rewards, terminated, truncated, masks) as `step` does.
-    fn reset<'py>(&mut self, py: Python<'py>, seeds: Vec<u64>) -> PyResult<VectorStep<'py>> {
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seeds: &Bound<'py, PyAny>,
+    ) -> PyResult<VectorStep<'py>> {
+        let seeds = numbers(seeds, "seeds")?;
         self.fill(py, move |v, batch| v.reset(&seeds, batch))
     }
 
@@ -812,7 +934,7 @@ impl VectorCore {
             Err(_) => {
                 let mut out = Vec::new();
                 for a in actions.try_iter()? {
-                    out.push(action_number(&a?)?);
+                    out.push(action_number(&a?, &self.game)?);
                 }
                 out
             }
@@ -1160,7 +1282,9 @@ impl AecBase {
         }
         let (game, state) = this.game()?;
         let game = game.clone();
-        let next = game.apply(state, action_number(action)?).map_err(to_py)?;
+        let next = game
+            .apply(state, action_number(action, &game)?)
+            .map_err(to_py)?;
         let this = &mut *this;
         let next = game.settle(next, &mut this.rng).map_err(to_py)?;
         let player = game.current_player(&next).map_err(to_py)?;
@@ -1196,30 +1320,58 @@ fn solvedgym_agent_names(game: &DynGame) -> Vec<String> {
     }
 }
 
-/// An action given from Python: an integer (numpy integers included), never a bool or float.
-fn action_number(action: &Bound<'_, PyAny>) -> PyResult<i64> {
-    // A Python int (not a bool): read directly, the common case.
-    if action.is_exact_instance_of::<PyInt>() {
-        return Ok(action.extract::<i64>().unwrap_or(i64::MIN));
-    }
-    if action.is_instance_of::<PyBool>() || action.is_instance_of::<PyFloat>() {
+/// A list of whole numbers given from Python (`ids`, `seats`, `seeds`): a text is not one
+/// (pyo3 would say "Can't extract `str` to `Vec`").
+fn numbers(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u64>> {
+    if value.is_instance_of::<PyString>() || value.is_instance_of::<pyo3::types::PyBytes>() {
         return Err(PyTypeError::new_err(format!(
-            "an action is an integer, not {}",
-            action.repr()?
+            "{what}: a list of whole numbers, not {}",
+            shown(value)
         )));
     }
-    let index = action.call_method0("__index__").map_err(|_| {
-        PyTypeError::new_err(format!(
-            "an action is an integer, not a {}",
-            action
-                .get_type()
-                .name()
-                .map(|n| n.to_string())
-                .unwrap_or_default()
+    value.extract::<Vec<u64>>()
+}
+
+/// [`numbers`] as indices (one beyond the platform's is out of every range there is).
+fn indices(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<usize>> {
+    Ok(numbers(value, what)?
+        .into_iter()
+        .map(|x| usize::try_from(x).unwrap_or(usize::MAX))
+        .collect())
+}
+
+/// An action given from Python to `game`: an integer (numpy integers included), never a bool or
+/// float. One beyond 64 bits is refused here as out of range (the rules see the others, and
+/// list the legal actions where one is not).
+fn action_number(action: &Bound<'_, PyAny>, game: &DynGame) -> PyResult<i64> {
+    let index = if action.is_exact_instance_of::<PyInt>() {
+        // A Python int (not a bool): the common case.
+        action.clone()
+    } else if action.is_instance_of::<PyBool>() || action.is_instance_of::<PyFloat>() {
+        return Err(PyTypeError::new_err(format!(
+            "an action is an integer, not {}",
+            shown(action)
+        )));
+    } else {
+        action.call_method0("__index__").map_err(|_| {
+            PyTypeError::new_err(format!(
+                "an action is an integer, not a {}",
+                action
+                    .get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            ))
+        })?
+    };
+    index.extract::<i64>().map_err(|_| {
+        PyValueError::new_err(format!(
+            "action {} is out of range: the actions of {} are numbered 0 to {}",
+            shown(&index),
+            game.name(),
+            game.num_distinct_actions().saturating_sub(1)
         ))
-    })?;
-    // Out of i64's range is simply not a legal action.
-    Ok(index.extract::<i64>().unwrap_or(i64::MIN))
+    })
 }
 
 /// The registered games: name, aliases, summary and parameters (name -> help, default).
@@ -1254,11 +1406,12 @@ fn games<'py>(py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
 #[pyfunction]
 #[pyo3(signature = (name, **params))]
 fn make(name: &str, params: Option<&Bound<'_, PyDict>>) -> PyResult<Game> {
-    let table = match params {
-        Some(p) => to_table(p, "")?,
-        None => toml::Table::new(),
+    let (table, conversion) = match params {
+        Some(p) => to_table(p)?,
+        None => (toml::Table::new(), Conversion::default()),
     };
-    let inner = DynGame::new(name, table).map_err(to_py)?;
+    let inner = DynGame::new(name, table)
+        .map_err(|e| PyValueError::new_err(conversion.quiet(plain_words(&e.to_string()))))?;
     Ok(Game {
         inner: Arc::new(inner),
     })
@@ -1280,6 +1433,38 @@ fn value<'py>(py: Python<'py>, expression: &str) -> PyResult<Bound<'py, PyAny>> 
         .map_err(PyValueError::new_err)?;
     let json = serde_json::to_value(&analysis).map_err(|e| PyValueError::new_err(e.to_string()))?;
     from_json(py, &json)
+}
+
+/// A study's error as its message: the chain of causes, as `{:#}` writes it. A config error
+/// far along a long line is written without its source line (which would quote the line
+/// whole, and whose caret `io::source` cannot pad past column 65,535).
+fn error_text(e: &anyhow::Error) -> String {
+    use solvedgym::io::source::ConfigError;
+    let far = |c: &ConfigError| c.column > 2 * QUOTED;
+    if !e
+        .chain()
+        .any(|c| c.downcast_ref::<ConfigError>().is_some_and(far))
+    {
+        return format!("{e:#}");
+    }
+    let parts: Vec<String> = e
+        .chain()
+        .map(|c| match c.downcast_ref::<ConfigError>() {
+            Some(c) => format!(
+                "{}:{}:{}: {}{}",
+                c.file.display(),
+                c.line,
+                c.column,
+                c.key
+                    .as_deref()
+                    .map(|k| format!("`{}`: ", abbreviated(k, QUOTED)))
+                    .unwrap_or_default(),
+                c.message
+            ),
+            None => c.to_string(),
+        })
+        .collect();
+    parts.join(": ")
 }
 
 /// What `_run` calls a config given as a dict, in its errors and its stored runs.
@@ -1306,11 +1491,17 @@ fn _run<'py>(
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     use std::sync::mpsc;
 
+    let mut conversion = Conversion::default();
     let (path, text) = match config.cast::<PyDict>() {
         Ok(dict) => {
-            let table = to_table(dict, "")?;
-            let text = toml::to_string(&table)
-                .map_err(|e| PyValueError::new_err(format!("the config dict as TOML: {e}")))?;
+            let (table, converted) = to_table(dict)?;
+            conversion = converted;
+            let text = toml::to_string(&table).map_err(|e| {
+                PyValueError::new_err(format!(
+                    "the config dict as TOML: {}",
+                    plain_words(&e.to_string())
+                ))
+            })?;
             (std::path::PathBuf::from(DICT_CONFIG), Some(text))
         }
         Err(_) => (
@@ -1399,7 +1590,7 @@ fn _run<'py>(
             ));
         }
         (Some(Err(e)), _) => {
-            let message = format!("{e:#}");
+            let message = conversion.quiet(plain_words(&error_text(&e)));
             return Err(match e.downcast_ref::<std::io::Error>() {
                 Some(io) if io.kind() == std::io::ErrorKind::NotFound => {
                     pyo3::exceptions::PyFileNotFoundError::new_err(message)

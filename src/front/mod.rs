@@ -24,6 +24,7 @@ use crate::core::game::{Action, Game, IllegalAction, Player, Turn};
 use crate::core::notation::position_text;
 use crate::core::policy::{Policy, draw_outcome};
 use crate::core::random::SgRng;
+use crate::core::text::{abbreviated, quote_short};
 use crate::games::{AnyGame, GameInfo, GameSpecError};
 use crate::io::files::{FNV_OFFSET, fnv1a};
 use crate::truth::oracle::Oracle;
@@ -349,7 +350,13 @@ impl DynGame {
 
     /// The action a person typed (the game's notation, case-insensitive).
     pub fn string_to_action(&self, state: &DynState, text: &str) -> Result<Action, FrontError> {
-        with_game!(&self.game, g => Ok(g.parse_action(self.unwrap(g, state)?, text)?))
+        with_game!(&self.game, g => {
+            g.parse_action(self.unwrap(g, state)?, text).map_err(|mut e| {
+                // The input may be megabytes long: the message quotes its start.
+                e.action = abbreviated(&e.action, 100);
+                e.into()
+            })
+        })
     }
 
     /// The position drawn as a person draws the board.
@@ -441,7 +448,9 @@ impl DynGame {
     /// The computer player `ai` plays with `fuzz`; `optimal` solves the game first (refused
     /// with the numbers where the game is too big to solve, as `solve` refuses it).
     pub fn computer(&self, ai: &str, fuzz: f64) -> Result<DynPlayer, FrontError> {
-        let refused = |e: anyhow::Error| FrontError::Refused(format!("{e:#}"));
+        // The message may quote `ai`, which may be megabytes long: it quotes its start.
+        let refused =
+            |e: anyhow::Error| FrontError::Refused(quote_short(format!("{e:#}"), ai, 100));
         with_game!(&self.game, g => {
             if ai == "optimal" {
                 check_fuzz(fuzz).map_err(refused)?;

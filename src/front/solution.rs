@@ -10,7 +10,9 @@ use serde::Serialize;
 use super::{DynGame, DynState, FrontError};
 use crate::core::game::{Action, Game, Player, Turn};
 use crate::core::graph::StateGraph;
+use crate::core::notation::position_text;
 use crate::core::policy::{Policy, RandomPolicy};
+use crate::core::text::{abbreviated, short_number};
 use crate::eval::{
     ExpectedResult, GraphTruth, Objective, PolicyReport, Profile, evaluate_profile,
     expected_result_of, worst_case_of,
@@ -69,10 +71,21 @@ impl<G: Game> Policy<G> for TablePolicy<'_, G> {
             .expect("the profile asks about its graph's positions");
         let row = &self.table[id as usize * self.width..][..self.width];
         probs.extend(legal.iter().map(|&a| row[a as usize]));
-        let sum: f64 = probs.iter().sum();
-        probs.iter_mut().for_each(|p| *p /= sum);
+        normalise(probs);
         true
     }
+}
+
+/// Weights (finite, at least 0, not all 0: [`DynSolution::evaluate`] checks them) made
+/// probabilities without overflow or underflow: divided by the largest first, so that weights
+/// scaled by any factor (1e308, 5e-324) give the same probabilities.
+fn normalise(weights: &mut [f64]) {
+    let max = weights.iter().copied().fold(0.0, f64::max);
+    if max > 0.0 {
+        weights.iter_mut().for_each(|w| *w /= max);
+    }
+    let sum: f64 = weights.iter().sum();
+    weights.iter_mut().for_each(|w| *w /= sum);
 }
 
 impl DynSolution {
@@ -281,26 +294,42 @@ impl DynSolution {
         with_game!(self.game.game(), g => {
             let solved = self.solved(g);
             let graph = solved.oracle.graph();
+            // A position as a person reads it: its number, its notation (or its board) and an
+            // action's notation.
+            let position = |id: u32| {
+                let state = graph.state(id);
+                let text = position_text(g, state).unwrap_or_else(|| g.render(state));
+                format!("position {id} ({})", abbreviated(text.trim(), 100))
+            };
             for id in 0..graph.len() as u32 {
                 let Turn::Player(p) = graph.turn(id) else { continue };
                 if !seats.contains(&p) {
                     continue;
                 }
                 let row = &table[id as usize * width..][..width];
-                let mut mass = 0.0;
+                let mut any = false;
                 for &a in graph.actions(id) {
                     let x = row[a as usize];
                     if !(x.is_finite() && x >= 0.0) {
                         return Err(bad(format!(
-                            "row {id}: the probability of action {a} is {x} (it must be a finite number, at least 0)"
+                            "{}: the weight of action {a} ({}) is {}; a policy's weights are finite numbers, at least 0",
+                            position(id),
+                            g.action_to_string(graph.state(id), a),
+                            short_number(x)
                         )));
                     }
-                    mass += x;
+                    any |= x > 0.0;
                 }
-                if mass <= 0.0 {
+                if !any {
+                    let legal: Vec<String> = graph
+                        .actions(id)
+                        .iter()
+                        .map(|&a| format!("{a} ({})", g.action_to_string(graph.state(id), a)))
+                        .collect();
                     return Err(bad(format!(
-                        "row {id}: no probability on any legal action ({:?})",
-                        graph.actions(id)
+                        "{}: every legal action has weight 0 (legal: {}); a policy puts weight on at least one",
+                        position(id),
+                        legal.join(", ")
                     )));
                 }
             }
@@ -419,6 +448,26 @@ mod tests {
         assert!(sol.evaluate(&table[1..], &[0]).is_err());
         assert!(sol.evaluate(&vec![0.0; table.len()], &[0]).is_err());
         assert!(sol.evaluate(&table, &[2]).is_err());
+        // Weights are scale-free: 1e308 (whose sum overflows) and 5e-324 score as 1 does.
+        for scale in [1e308, 5e-324, 2f64.powi(-1074)] {
+            let scaled: Vec<f64> = table.iter().map(|w| w * scale).collect();
+            assert_eq!(
+                sol.evaluate(&scaled, &[0]).unwrap().moves,
+                ours.moves,
+                "{scale}"
+            );
+        }
+        let e = sol.evaluate(&nan, &[0]).unwrap_err().to_string();
+        assert!(
+            e.contains("position 0 (.../.../...)")
+                && e.contains("action 4 (b2)")
+                && e.contains("NaN"),
+            "{e}"
+        );
+        let mut huge = table.clone();
+        huge[4] = f64::INFINITY;
+        let e = sol.evaluate(&huge, &[0]).unwrap_err().to_string();
+        assert!(e.contains("is inf"), "{e}");
         assert!(sol.evaluate(&table, &[]).is_err());
         assert!(sol.state(sol.len()).is_err());
         assert_eq!(sol.index(&sol.state(17).unwrap()).unwrap(), Some(17));

@@ -8,6 +8,7 @@
 use thiserror::Error;
 
 use crate::core::game::{Capabilities, Game};
+use crate::core::text::{abbreviated, did_you_mean, plain_words};
 
 #[macro_use]
 pub mod spec;
@@ -218,13 +219,28 @@ fn build<S: GameSpec>(table: toml::Table) -> Result<AnyGame, GameSpecError>
 where
     AnyGame: From<S::Game>,
 {
+    // An unknown key is found here, not from serde's message (which quotes it whole and lists
+    // the fields without help): its name abbreviated, the closest field suggested.
+    let fields = || S::FIELDS.iter().map(|(f, _)| *f);
+    if let Some(key) = table.keys().find(|k| !fields().any(|f| f == k.as_str())) {
+        let message = format!(
+            "unknown field `{}`{}",
+            abbreviated(key, 100),
+            did_you_mean(key, fields())
+        );
+        return Err(bad::<S>(Some(key.clone()), message));
+    }
     let params = S::deserialize(toml::Value::Table(table)).map_err(|e| {
+        // TOML names the key on a line of its own ("in `size`"): it leads the message here.
         let message = e.to_string();
-        let key = message
-            .strip_prefix("unknown field `")
-            .and_then(|m| m.split('`').next())
-            .map(String::from);
-        bad::<S>(key, message)
+        let message = message.trim_end();
+        match message.rsplit_once('\n') {
+            Some((what, at)) if at.starts_with("in `") && at.ends_with('`') => {
+                let key = &at["in `".len()..at.len() - 1];
+                bad::<S>(Some(key.to_string()), format!("{key}: {what}"))
+            }
+            _ => bad::<S>(None, message.to_string()),
+        }
     })?;
     params
         .build()
@@ -235,9 +251,10 @@ where
 fn bad<S: GameSpec>(key: Option<String>, message: String) -> GameSpecError {
     // The parameter list helps where the key is unknown; a bad value of a known key needs
     // only its own message.
-    let known = key
-        .as_deref()
-        .is_some_and(|k| S::FIELDS.iter().any(|(f, _)| *f == k));
+    let known = key.as_deref().is_some_and(|k| {
+        let field = k.split('.').next().unwrap_or(k);
+        S::FIELDS.iter().any(|(f, _)| *f == field)
+    });
     let params = if known {
         String::new()
     } else {
@@ -251,7 +268,7 @@ fn bad<S: GameSpec>(key: Option<String>, message: String) -> GameSpecError {
     GameSpecError::BadParams {
         game: S::NAME.to_string(),
         key,
-        message: message.trim().to_string(),
+        message: plain_words(message.trim()),
         params,
     }
 }
@@ -294,8 +311,8 @@ A position is given as text or as a file holding it."
 pub enum GameSpecError {
     #[error(
         "unknown game `{}`{}; the games are: {}",
-        crate::core::text::abbreviated(name, 100),
-        crate::core::text::did_you_mean(name, GAMES.iter().map(|g| g.name)),
+        abbreviated(name, 100),
+        did_you_mean(name, every_name()),
         game_names()
     )]
     UnknownGame { name: String },
@@ -308,6 +325,13 @@ pub enum GameSpecError {
         /// " (parameters: …)" where the key is not one of the game's, else empty.
         params: String,
     },
+}
+
+/// Every name and alias a game answers to.
+fn every_name() -> impl Iterator<Item = &'static str> {
+    GAMES
+        .iter()
+        .flat_map(|g| std::iter::once(g.name).chain(g.aliases.iter().copied()))
 }
 
 fn game_names() -> String {
@@ -383,6 +407,25 @@ mod tests {
         t.insert("size".into(), 8.into());
         let err = AnyGame::from_spec("hexapawn", t).unwrap_err().to_string();
         assert!(err.contains("size") && err.contains("rows"), "{err}");
+        let err = AnyGame::from_spec("hexapwan", toml::Table::new()).unwrap_err();
+        assert!(
+            err.to_string().ends_with("did you mean `hexapawn`?"),
+            "{err}"
+        );
+        let mut t = toml::Table::new();
+        t.insert("colls".into(), 4.into());
+        let err = AnyGame::from_spec("hexapawn", t).unwrap_err().to_string();
+        assert!(
+            err.contains("unknown field `colls`; did you mean `cols`?"),
+            "{err}"
+        );
+        let mut t = toml::Table::new();
+        t.insert("rows".into(), 1.5.into());
+        let err = AnyGame::from_spec("hexapawn", t).unwrap_err().to_string();
+        assert!(
+            err.contains("rows: got `1.5`, expected a whole number"),
+            "{err}"
+        );
         let err = AnyGame::from_spec("chess", toml::Table::new()).unwrap_err();
         assert!(
             err.to_string()
