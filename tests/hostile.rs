@@ -142,7 +142,9 @@ fn work_too_big_for_the_machine_is_refused_with_the_numbers_before_it_allocates(
     let mut cases = vec![
         case(
             &["solve", "fox-hounds", "--size", "14"],
-            Expect::Refused("Fox & Hounds 14x14's index of positions and reachability bitsets needs about"),
+            Expect::Refused(
+                "Fox & Hounds 14x14's index of positions and reachability bitsets needs about",
+            ),
         ),
         case(
             &["solve", "fox-hounds", "--size", "16"],
@@ -612,7 +614,7 @@ fn hase_und_igel_positions_and_search_settings_say_what_is_wrong() {
         ),
         (
             two(r#"{"cell":1,"carrots":-5,"salads":0}"#, green, ""),
-            "integer `-5`",
+            "got `-5`, expected a whole number from 0",
         ),
         (
             two(red, r#"{"cell":1,"carrots":1,"salads":0}"#, ""),
@@ -780,7 +782,7 @@ fn config_typos_name_the_file_line_and_key() {
         (
             "episodes = 20",
             "episodes = \"20\"",
-            "c:2:12: `episodes`: invalid type",
+            "c:2:12: `episodes`: got the text",
         ),
         ("episodes = 20", "episodes = 0", "c:2:12: `episodes`"),
         ("episodes = 20", "episodes = -5", "c:2:12: `episodes`"),

@@ -10,8 +10,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use solvedgym::core::text::{abbreviated, plain_words, quote_short};
 use solvedgym::front::{Batch, DynGame, DynPlayer, DynSolution, DynState, DynVector, FrontError};
+use solvedgym::io::text::{abbreviated, plain_words, quote_short};
 
 pyo3::create_exception!(
     _solvedgym,
@@ -1426,7 +1426,7 @@ fn value<'py>(py: Python<'py>, expression: &str) -> PyResult<Bound<'py, PyAny>> 
     let analysis = py
         .detach(move || {
             solvedgym::truth::cgt::analyse(&expression).map_err(|e| {
-                let shown = solvedgym::core::text::abbreviated(&expression, 60);
+                let shown = solvedgym::io::text::abbreviated(&expression, 60);
                 format!("{shown}: {e}")
             })
         })

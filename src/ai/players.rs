@@ -16,7 +16,7 @@ pub fn check_fuzz(fuzz: f64) -> anyhow::Result<()> {
     ensure!(
         (0.0..=1.0).contains(&fuzz),
         "--fuzz {}: a probability between 0 and 1",
-        crate::core::text::short_number(fuzz)
+        crate::io::text::short_number(fuzz)
     );
     Ok(())
 }
@@ -238,7 +238,7 @@ mod tests {
                 refusal(&hase, "greedy", fuzz, None),
                 format!(
                     "--fuzz {}: a probability between 0 and 1",
-                    crate::core::text::short_number(fuzz)
+                    crate::io::text::short_number(fuzz)
                 )
             );
         }

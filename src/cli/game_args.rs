@@ -181,7 +181,7 @@ impl GameArgs {
         let game = self.build().map_err(|e| match &text {
             Some(t) => e.context(format!(
                 "--state {}: the game it is a position of",
-                solvedgym::core::text::abbreviated(t, 60)
+                solvedgym::io::text::abbreviated(t, 60)
             )),
             None => e,
         })?;
@@ -218,7 +218,7 @@ impl GameArgs {
             {
                 bail!(
                     "{k} = {}: too large a number for any game parameter",
-                    solvedgym::core::text::abbreviated(v, 40)
+                    solvedgym::io::text::abbreviated(v, 40)
                 );
             }
             // A TOML value (4, true, "area") or else the text itself (area).
@@ -267,7 +267,7 @@ pub fn read_state<G: solvedgym::core::game::Game>(
     match text {
         None => Ok(game.initial_state()),
         Some(t) => game.read_position(t).map_err(|e| {
-            anyhow::anyhow!("--state {}: {e}", solvedgym::core::text::abbreviated(t, 60))
+            anyhow::anyhow!("--state {}: {e}", solvedgym::io::text::abbreviated(t, 60))
         }),
     }
 }

@@ -105,7 +105,7 @@ pub fn games(text: &str) -> Result<u64, Box<dyn Error + Send + Sync>> {
     if n > MAX_GAMES {
         return Err(Refused(format!(
             "--games {n}: at most {} games a command (split larger studies into runs)",
-            solvedgym::core::text::group(&MAX_GAMES.to_string())
+            solvedgym::io::text::group(&MAX_GAMES.to_string())
         ))
         .into());
     }

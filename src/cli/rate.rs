@@ -98,8 +98,8 @@ pub fn exec(args: Args) -> Result<()> {
             writeln!(
                 stdout,
                 "{name}: {} positions, {} with a move; means over the seats, the AI at one seat against perfect play",
-                solvedgym::core::text::group(&r.states.to_string()),
-                solvedgym::core::text::group(&r.decisions.to_string()),
+                solvedgym::io::text::group(&r.states.to_string()),
+                solvedgym::io::text::group(&r.decisions.to_string()),
             )?;
         }
         write!(stdout, "{}", rate::table(&rows))?;

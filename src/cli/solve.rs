@@ -186,7 +186,7 @@ fn position_value<G: Solve>(
         bail!(
             "--state {}: the solution of {} does not hold this position (play from the start \
              does not reach it)",
-            solvedgym::core::text::abbreviated(&position, 60),
+            solvedgym::io::text::abbreviated(&position, 60),
             game.name()
         );
     };

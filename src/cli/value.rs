@@ -33,7 +33,7 @@ pub struct Args {
 pub fn exec(args: Args) -> Result<()> {
     let expression = args.expression;
     let a = solvedgym::truth::cgt::analyse(&expression).map_err(|e| {
-        let shown = solvedgym::core::text::abbreviated(&expression, 60);
+        let shown = solvedgym::io::text::abbreviated(&expression, 60);
         anyhow::anyhow!("{shown}: {e}")
     })?;
     let mut stdout = std::io::stdout().lock();

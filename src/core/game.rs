@@ -151,7 +151,11 @@ pub enum GameResult {
 
 /// An action that is not legal in the state it was applied to.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
-#[error("illegal action {action:?} for {player}; legal actions: {}", legal_list(.legal))]
+#[error(
+    "illegal action {:?} for {player}; legal actions: {}",
+    crate::io::text::abbreviated(.action, 100),
+    legal_list(.legal)
+)]
 pub struct IllegalAction {
     /// What was asked for, as typed or as an action number.
     pub action: String,
@@ -162,10 +166,17 @@ pub struct IllegalAction {
 }
 
 fn legal_list(legal: &[String]) -> String {
+    const SHOWN: usize = 60;
     if legal.is_empty() {
         "none".to_string()
-    } else {
+    } else if legal.len() <= SHOWN {
         legal.join(", ")
+    } else {
+        format!(
+            "{}, … ({} in all)",
+            legal[..SHOWN].join(", "),
+            crate::io::text::group(&legal.len().to_string())
+        )
     }
 }
 
@@ -290,7 +301,7 @@ impl Capabilities {
     /// estimate of its states says it cannot fit (checked by [`crate::core::graph::StateGraph::build`]
     /// before it allocates anything).
     pub fn size_refusal(&self, limit: usize) -> Option<String> {
-        let group = |n: u64| crate::core::text::group(&n.to_string());
+        let group = |n: u64| crate::io::text::group(&n.to_string());
         match (self.states_at_most, self.states_estimate) {
             (Some(n), _) if n > limit as u64 => Some(format!(
                 "up to {} reachable positions, more than the {} the exact solver enumerates",

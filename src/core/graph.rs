@@ -116,7 +116,7 @@ impl<G: Game> StateGraph<G> {
                         format!(
                             "enumerating {} (past {} states)",
                             game.name(),
-                            crate::core::text::group(&states.len().to_string())
+                            crate::io::text::group(&states.len().to_string())
                         )
                     },
                     2 * held as u64,

@@ -1,9 +1,8 @@
 //! The rules and what plays them: the [`Game`](game::Game) trait, the reachable state
 //! [`graph`], the Gymnasium- and PettingZoo-style environments ([`env`]), games played from
 //! their state graph ([`tabulated`]), the [`Policy`](policy::Policy) trait with its simplest
-//! players, the environment [`check`]er every game passes, board strings ([`notation`]) and
-//! [`text`] helpers. Nothing here
-//! knows that solvers, learners or experiments exist.
+//! players, the environment [`check`]er every game passes and board strings ([`notation`]).
+//! Nothing here knows that solvers, learners or experiments exist.
 
 pub mod check;
 pub mod env;
@@ -13,4 +12,3 @@ pub mod notation;
 pub mod policy;
 pub mod random;
 pub mod tabulated;
-pub mod text;

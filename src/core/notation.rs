@@ -27,7 +27,7 @@ impl BoardText {
         if n > MAX_BOARD_TEXT {
             return Err(format!(
                 "{} characters; a board string has at most {MAX_BOARD_TEXT}",
-                crate::core::text::group(&n.to_string())
+                crate::io::text::group(&n.to_string())
             ));
         }
         let mut words = text.split_whitespace();
@@ -42,7 +42,7 @@ impl BoardText {
         if let Some(extra) = words.next() {
             return Err(format!(
                 "`{}` after the side to move: a board string is the rows, then the side to move",
-                crate::core::text::abbreviated(extra, 20)
+                crate::io::text::abbreviated(extra, 20)
             ));
         }
         let rows: Vec<Vec<char>> = board.split('/').map(|r| r.chars().collect()).collect();
@@ -113,7 +113,7 @@ impl BoardText {
                 .ok_or_else(|| {
                     format!(
                         "`{}` is not a side to move: {}",
-                        crate::core::text::abbreviated(word, 20),
+                        crate::io::text::abbreviated(word, 20),
                         all()
                     )
                 }),

@@ -13,8 +13,8 @@ use super::plan::Condition;
 use super::store::Outcome;
 use crate::core::game::Game;
 use crate::core::graph::StateGraph;
-use crate::core::text::group;
 use crate::eval::{Metric, Role, stats};
+use crate::io::text::group;
 use crate::learn::LearnerNote;
 use crate::truth::SolveReport;
 

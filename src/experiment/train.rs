@@ -259,8 +259,8 @@ pub(super) fn run_game<G: Solve>(
             (pending, stored) => progress.note(format_args!(
                 "{}: {} runs x {} episodes on {} threads{}",
                 config.name(),
-                crate::core::text::group(&pending.to_string()),
-                crate::core::text::group(&config.episodes().to_string()),
+                crate::io::text::group(&pending.to_string()),
+                crate::io::text::group(&config.episodes().to_string()),
                 rayon::current_num_threads(),
                 match stored {
                     0 => String::new(),
@@ -471,7 +471,7 @@ fn with_truth<G: Solve, R>(
         progress.note(format_args!(
             "  {}: {} states, {} ({:.3} s)",
             game.name(),
-            crate::core::text::group(&solution.graph().len().to_string()),
+            crate::io::text::group(&solution.graph().len().to_string()),
             solution.describe_start(),
             solution.seconds()
         ));
@@ -501,7 +501,7 @@ fn with_truth<G: Solve, R>(
                 .with_context(|| format!("solving the held-out {}", held.name()))?;
             progress.note(format_args!(
                 "  held out: {} states, {}",
-                crate::core::text::group(&solution.graph().len().to_string()),
+                crate::io::text::group(&solution.graph().len().to_string()),
                 solution.describe_start(),
             ));
             Some(solution)

@@ -24,9 +24,9 @@ use crate::core::game::{Action, Game, IllegalAction, Player, Turn};
 use crate::core::notation::position_text;
 use crate::core::policy::{Policy, draw_outcome};
 use crate::core::random::SgRng;
-use crate::core::text::{abbreviated, quote_short};
 use crate::games::{AnyGame, GameInfo, GameSpecError};
 use crate::io::files::{FNV_OFFSET, fnv1a};
+use crate::io::text::{abbreviated, quote_short};
 use crate::truth::oracle::Oracle;
 use crate::truth::{Solve, SolveOptions};
 

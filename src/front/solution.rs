@@ -12,11 +12,11 @@ use crate::core::game::{Action, Game, Player, Turn};
 use crate::core::graph::StateGraph;
 use crate::core::notation::position_text;
 use crate::core::policy::{Policy, RandomPolicy};
-use crate::core::text::{abbreviated, short_number};
 use crate::eval::{
     ExpectedResult, GraphTruth, Objective, PolicyReport, Profile, evaluate_profile,
     expected_result_of, worst_case_of,
 };
+use crate::io::text::{abbreviated, short_number};
 use crate::truth::{GraphOracle, OptimalPolicy, Value, enumerate};
 
 /// Every reachable position of a game with its exact truth (enumerated: the game must be small

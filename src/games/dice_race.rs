@@ -104,7 +104,7 @@ impl DiceRace {
         if n > MAX_RACE_TEXT {
             return Err(format!(
                 "{} characters; a race string has at most {MAX_RACE_TEXT}",
-                crate::core::text::group(&n.to_string())
+                crate::io::text::group(&n.to_string())
             ));
         }
         let words: Vec<&str> = text.split_whitespace().collect();
@@ -130,7 +130,7 @@ impl DiceRace {
                     "square {} (of {}): `{}` is not a square (a number from 0 to {top})",
                     i + 1,
                     self.player_name(i),
-                    crate::core::text::abbreviated(sq, 20)
+                    crate::io::text::abbreviated(sq, 20)
                 )
             })?;
             if v > top {
@@ -152,7 +152,7 @@ impl DiceRace {
                 .ok_or_else(|| {
                     format!(
                         "`{}` is not a runner: {} (or seats 0 to {})",
-                        crate::core::text::abbreviated(who, 20),
+                        crate::io::text::abbreviated(who, 20),
                         (0..self.players)
                             .map(|p| self.player_name(p))
                             .collect::<Vec<_>>()
@@ -181,7 +181,7 @@ impl DiceRace {
                 _ => {
                     return Err(format!(
                         "the roll `{}` is not a face of the die (1, 2 or 3)",
-                        crate::core::text::abbreviated(r, 20)
+                        crate::io::text::abbreviated(r, 20)
                     ));
                 }
             },

@@ -8,7 +8,7 @@
 use thiserror::Error;
 
 use crate::core::game::{Capabilities, Game};
-use crate::core::text::{abbreviated, did_you_mean, plain_words};
+use crate::io::text::{abbreviated, did_you_mean, plain_words};
 
 #[macro_use]
 pub mod spec;
@@ -409,14 +409,14 @@ mod tests {
         assert!(err.contains("size") && err.contains("rows"), "{err}");
         let err = AnyGame::from_spec("hexapwan", toml::Table::new()).unwrap_err();
         assert!(
-            err.to_string().ends_with("did you mean `hexapawn`?"),
+            err.to_string().contains("(did you mean `hexapawn`?)"),
             "{err}"
         );
         let mut t = toml::Table::new();
         t.insert("colls".into(), 4.into());
         let err = AnyGame::from_spec("hexapawn", t).unwrap_err().to_string();
         assert!(
-            err.contains("unknown field `colls`; did you mean `cols`?"),
+            err.contains("unknown field `colls` (did you mean `cols`?)"),
             "{err}"
         );
         let mut t = toml::Table::new();

@@ -1,7 +1,8 @@
 //! What crosses the program's edge, shared by the layers above: files written atomically
 //! ([`files`]), TOML read with the line of every key ([`source`]), charts drawn with plotters
-//! ([`plot`]), Parquet files with their metadata ([`parquet`]), progress on the terminal ([`progress`]), the memory work may take ([`memory`]) and
-//! what built the program ([`version`]). Nothing here knows a game.
+//! ([`plot`]), Parquet files with their metadata ([`parquet`]), progress on the terminal
+//! ([`progress`]), the memory work may take ([`memory`]), what built the program
+//! ([`version`]) and messages in a reader's words ([`text`]). Nothing here knows a game.
 
 pub mod files;
 pub mod memory;
@@ -9,4 +10,5 @@ pub mod parquet;
 pub mod plot;
 pub mod progress;
 pub mod source;
+pub mod text;
 pub mod version;

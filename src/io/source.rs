@@ -162,7 +162,7 @@ impl<'a> Source<'a> {
                     _ => {}
                 }
             }
-            let message = crate::core::text::plain_words(e.message());
+            let message = crate::io::text::plain_words(e.message());
             // serde names an unknown field but not where it stands: point at the key itself.
             if let Some(field) = message
                 .strip_prefix("unknown field `")

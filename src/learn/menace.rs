@@ -130,10 +130,10 @@ impl std::fmt::Display for BoxesPossible {
             "boxes for {} at {}: {} with symmetry ({} with a choice of move), {} without, {} in Gardner's manner",
             self.learner,
             self.seat,
-            crate::core::text::group(&self.with_symmetry.to_string()),
-            crate::core::text::group(&self.with_symmetry_and_a_choice.to_string()),
-            crate::core::text::group(&self.without_symmetry.to_string()),
-            crate::core::text::group(&self.gardner_convention.to_string())
+            crate::io::text::group(&self.with_symmetry.to_string()),
+            crate::io::text::group(&self.with_symmetry_and_a_choice.to_string()),
+            crate::io::text::group(&self.without_symmetry.to_string()),
+            crate::io::text::group(&self.gardner_convention.to_string())
         )
     }
 }

@@ -288,8 +288,13 @@ pub fn read_header(path: &Path) -> Result<AgentHeader> {
                 path.display()
             )
         })?;
-    let header: AgentHeader = serde_json::from_str(text)
-        .with_context(|| format!("{}: the agent's header does not read", path.display()))?;
+    let header: AgentHeader = serde_json::from_str(text).map_err(|e| {
+        anyhow!(
+            "{}: the agent's header does not read: {}",
+            path.display(),
+            crate::io::text::plain_words(&e.to_string())
+        )
+    })?;
     ensure!(
         header.format == FORMAT,
         "{}: format `{}`, not `{FORMAT}`",
@@ -388,7 +393,7 @@ pub fn check_seats<G: Game>(game: &G, header: &AgentHeader) -> Result<Vec<Player
         let Some(p) = names.iter().position(|n| n == seat) else {
             return Err(format!(
                 "the agent's header names the seat `{}`, which {} does not have (its seats: {})",
-                crate::core::text::abbreviated(seat, 100),
+                crate::io::text::abbreviated(seat, 100),
                 game.name(),
                 names.join(", ")
             ));
@@ -434,7 +439,7 @@ fn read_snapshot<G: Game>(game: &G, path: &Path, episodes: u64) -> Result<Snapsh
                 "{}: row {row} (part `{p}`{}) holds the value {v}, which is no number a policy \
                  can be read from (did its training diverge?)",
                 path.display(),
-                pos.map(|pos| format!(", position `{}`", crate::core::text::abbreviated(pos, 100)))
+                pos.map(|pos| format!(", position `{}`", crate::io::text::abbreviated(pos, 100)))
                     .unwrap_or_default()
             );
         }

@@ -328,7 +328,7 @@ pub mod checked {
         } else {
             Err(D::Error::custom(format!(
                 "{} is not {what}",
-                crate::core::text::short_number(v)
+                crate::io::text::short_number(v)
             )))
         }
     }
@@ -379,7 +379,7 @@ pub mod checked {
     }
 }
 
-use crate::core::text::short_number as short;
+use crate::io::text::short_number as short;
 
 #[cfg(test)]
 mod tests {

@@ -8,8 +8,8 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use crate::core::env::AecEnv;
-use crate::core::text::group;
 use crate::games::TicTacToe;
+use crate::io::text::group;
 use crate::learn::{LearnerConfig, play_self};
 
 /// One solver benchmark.

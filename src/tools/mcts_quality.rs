@@ -52,7 +52,7 @@ impl fmt::Display for MctsQualityRow {
             self.optimal_rate,
             self.low,
             self.high,
-            crate::core::text::group(&format!("{:.0}", self.sims_per_second)),
+            crate::io::text::group(&format!("{:.0}", self.sims_per_second)),
         )
     }
 }
@@ -119,8 +119,8 @@ pub fn mcts_quality<G: Game>(
     if progress {
         eprintln!(
             "  {} positions, {} where a player moves",
-            crate::core::text::group(&graph.len().to_string()),
-            crate::core::text::group(&movers.len().to_string())
+            crate::io::text::group(&graph.len().to_string()),
+            crate::io::text::group(&movers.len().to_string())
         );
     }
     let mut rows = Vec::with_capacity(sims.len());

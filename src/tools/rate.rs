@@ -167,7 +167,7 @@ pub fn rate<G: Game + Sync>(
     if progress {
         eprintln!(
             "  {} states, {} ({:.3} s)",
-            crate::core::text::group(&graph.len().to_string()),
+            crate::io::text::group(&graph.len().to_string()),
             solution.describe_start(),
             solution.seconds()
         );
@@ -362,7 +362,7 @@ pub fn table(rows: &[QualityRow]) -> String {
             r.optimum_win_prob,
             r.return_vs_optimal,
             r.optimum_return,
-            crate::core::text::group(&format!("{:.1}", r.nodes_per_decision)),
+            crate::io::text::group(&format!("{:.1}", r.nodes_per_decision)),
             r.seconds,
         ));
     }

@@ -20,7 +20,7 @@ use crate::ai::GreedyPolicy;
 use crate::core::game::{Action, Game, Player, Turn};
 use crate::core::policy::{Policy, RandomPolicy};
 use crate::core::random::{SgRng, derive_seed, rng};
-use crate::core::text::group;
+use crate::io::text::group;
 
 /// A game that has not ended after this many plies (player moves and chance draws) is cut off
 /// and counted as truncated, unless the game names its own cap

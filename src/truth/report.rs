@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::core::text::group;
+use crate::io::text::group;
 
 /// The summary of a solved game, as printed by `solvedgym solve --json`. Counts of games are
 /// decimal strings because they do not fit in a JSON number.

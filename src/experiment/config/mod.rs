@@ -181,7 +181,7 @@ impl<'de> Deserialize<'de> for SaveAgentsToml {
                     "all" => Ok(SaveAgentsToml::All),
                     other => Err(E::custom(format!(
                         "\"{}\": give \"all\" or a number of seeds (0 for no agents)",
-                        crate::core::text::abbreviated(other, 100)
+                        crate::io::text::abbreviated(other, 100)
                     ))),
                 }
             }
@@ -671,8 +671,8 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
                     "{} episodes: at most {} a run (at a million episodes a second, the fastest \
                      learners' pace, 10^12 take twelve days); split longer training into runs \
                      that resume from saved agents",
-                    crate::core::text::group(&episodes.to_string()),
-                    crate::core::text::group(&MAX_EPISODES.to_string())
+                    crate::io::text::group(&episodes.to_string()),
+                    crate::io::text::group(&MAX_EPISODES.to_string())
                 ),
             ));
         }
@@ -747,8 +747,8 @@ fn evaluation_of(
                     "games = {} is more than one evaluation plays (at most {}): each game's \
                      result is kept until the evaluation ends (24 bytes a game, {} in all) and a \
                      game takes about a microsecond; a few thousand games give a rate to ±2%",
-                    crate::core::text::group(&games.to_string()),
-                    crate::core::text::group(&MAX_MATCH_GAMES.to_string()),
+                    crate::io::text::group(&games.to_string()),
+                    crate::io::text::group(&MAX_MATCH_GAMES.to_string()),
                     crate::io::memory::human(games.saturating_mul(24)),
                 ),
             ));
@@ -1018,8 +1018,8 @@ fn learner(
             &kind_path,
             format!(
                 "unknown learner `{}`{}; the learners are: {kinds}",
-                crate::core::text::abbreviated(&kind, 100),
-                crate::core::text::did_you_mean(&kind, LearnerConfig::KINDS.iter().copied())
+                crate::io::text::abbreviated(&kind, 100),
+                crate::io::text::did_you_mean(&kind, LearnerConfig::KINDS.iter().copied())
             ),
         ));
     }
@@ -1050,8 +1050,8 @@ fn resolve_seat(
                     format!(
                         "{} has no player `{}`{}; the players are: {}",
                         game.name(),
-                        crate::core::text::abbreviated(name, 100),
-                        crate::core::text::did_you_mean(
+                        crate::io::text::abbreviated(name, 100),
+                        crate::io::text::did_you_mean(
                             name,
                             players.iter().copied().chain(["self-play", "alternate"])
                         ),

@@ -670,7 +670,7 @@ impl FastSolution {
                 why: format!(
                     "{} has {} sets of pawns, more than the 2^32 the layered solver numbers",
                     board_name(chase),
-                    total.map_or("over 2^64".to_string(), |t| crate::core::text::group(
+                    total.map_or("over 2^64".to_string(), |t| crate::io::text::group(
                         &t.to_string()
                     )),
                 ),
@@ -763,7 +763,7 @@ impl FastSolution {
                         "solving {} ({} reachable positions: its index and bitsets {}, tables \
                          {}, layers in flight {})",
                         board_name(chase),
-                        crate::core::text::group(&(reach[0].ones() + reach[1].ones()).to_string()),
+                        crate::io::text::group(&(reach[0].ones() + reach[1].ones()).to_string()),
                         crate::io::memory::human(plan.fixed),
                         crate::io::memory::human(plan.tables),
                         crate::io::memory::human(plan.in_flight + plan.work),

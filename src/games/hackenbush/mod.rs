@@ -280,7 +280,7 @@ impl Hackenbush {
         if letters > MAX_EDGES {
             return Err(InvalidParams::new(
                 "position",
-                crate::core::text::abbreviated(text, 60),
+                crate::io::text::abbreviated(text, 60),
                 format!(
                     "it has {letters} edge letters (l, r, e); a position has at most {MAX_EDGES} \
                      edges"
@@ -290,7 +290,7 @@ impl Hackenbush {
         Graph::parse(text).map_err(|e| {
             InvalidParams::new(
                 "position",
-                crate::core::text::abbreviated(text, 60),
+                crate::io::text::abbreviated(text, 60),
                 format!(
                     "{e} (a CGSuite graph string such as `lrl` or `e(ee;e)`, or one of: {})",
                     positions::NAMED.join(", ")
@@ -556,8 +556,8 @@ impl Hackenbush {
         Err(format!(
             "`{}` is not this game's position `{}` nor what cuts leave of it (give the graph as \
              --state alone, or as --position)",
-            crate::core::text::abbreviated(&want, 40),
-            crate::core::text::abbreviated(&self.graph.to_cgsuite(), 40)
+            crate::io::text::abbreviated(&want, 40),
+            crate::io::text::abbreviated(&self.graph.to_cgsuite(), 40)
         ))
     }
 

@@ -95,7 +95,7 @@ impl HaseUndIgel {
                 )
                 .replace("struct PositionJson", "an object")
             } else {
-                e.to_string()
+                crate::io::text::plain_words(&e.to_string())
             }
         })?;
         let n = self.players as usize;
@@ -131,7 +131,7 @@ impl HaseUndIgel {
             if h.carrots > super::MAX_CARROTS {
                 return Err(format!(
                     "{who} holds {} carrots: a position holds at most 1,000,000,000 per hare",
-                    crate::core::text::group(&h.carrots.to_string())
+                    crate::io::text::group(&h.carrots.to_string())
                 ));
             }
             if h.cell == goal && h.place == 0 {
