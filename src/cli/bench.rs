@@ -25,7 +25,7 @@ with the layered solver, and the generic solver on Hasenspiel and Fox & Hounds 8
         "Without a mode, `bench` is `bench solvers`. {SOLVER_CASES}\n\
 Each mode's flags and cases: `solvedgym bench MODE --help`.\n\
 Examples: solvedgym bench --repeat 3\n          solvedgym bench learn --episodes 2000000\n          \
-solvedgym bench learn --only q-learning\n          solvedgym bench values\n          \
+solvedgym bench learn --only q-learning\n          solvedgym bench regimes\n          solvedgym bench values\n          \
 solvedgym bench hase\n          solvedgym bench search --depths 4-6 --players 2"
     )
 )]
@@ -52,6 +52,18 @@ Examples: solvedgym bench learn --episodes 2000000\n          \
 solvedgym bench learn --only q-learning"
     )]
     Learn(Learn),
+    /// Benchmark the training regimes of Q-learning: self-play, alternate seats against a
+    /// frozen copy refreshed after every game, and against a fixed opponent, episodes per
+    /// second on tic-tac-toe and Hexapawn on one thread.
+    #[command(
+        after_help = "One-table Q-learning with its defaults, each game played from its state \
+graph as runs play it: self-play; the learner taking the seats in turn against a frozen copy of \
+itself refreshed after every game (the rows the game changed copied, as runs do), and the same \
+with the copy tabulated whole at every refresh (the way runs refreshed it before; a hundredth of \
+the episodes); and against random play. The last column: time per episode over self-play's.\n\
+Examples: solvedgym bench regimes\n          solvedgym bench regimes --episodes 500000 --repeat 1"
+    )]
+    Regimes(Regimes),
     /// Benchmark the value learners over features: TD(λ) self-play on Fox & Hounds 8x8 by its
     /// rules, TD updates (afterstates backed up) per second on one thread.
     #[command(
@@ -122,6 +134,15 @@ struct Learn {
     /// Only this learner (q-learning, sarsa, mc, td0, td0.8, menace).
     #[arg(long, value_name = "LEARNER")]
     only: Option<String>,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(clap::Args)]
+struct Regimes {
+    /// Training episodes per regime and run (default 2,000,000).
+    #[arg(long)]
+    episodes: Option<u64>,
     #[command(flatten)]
     common: Common,
 }
@@ -223,6 +244,12 @@ pub fn exec(args: Args) -> Result<()> {
             let episodes = episodes.unwrap_or(2_000_000).max(1);
             measure(common.output.json, |each| {
                 bench::learners(common.repeat, episodes, only.as_deref(), each)
+            })?;
+        }
+        Mode::Regimes(Regimes { episodes, common }) => {
+            let episodes = episodes.unwrap_or(2_000_000).max(1);
+            measure(common.output.json, |each| {
+                bench::regimes(common.repeat, episodes, each)
             })?;
         }
         Mode::Ntuple(Features {

@@ -237,6 +237,10 @@ impl<P> SharedPolicy<P> {
     pub fn read(&self) -> std::sync::RwLockReadGuard<'_, P> {
         self.0.read().unwrap_or_else(|e| e.into_inner())
     }
+    /// The policy now in place, to change it in place (every clone plays the change).
+    pub fn write(&self) -> std::sync::RwLockWriteGuard<'_, P> {
+        self.0.write().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 impl<G: Game, P: Policy<G>> Policy<G> for SharedPolicy<P> {

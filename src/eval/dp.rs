@@ -15,11 +15,15 @@
 //!   dynamic programming over the state graph, chance events at their probabilities.
 //! - Worst case: the same against opponents that play to hurt it most (a best response).
 
+use std::sync::OnceLock;
+
 use thiserror::Error;
 
 use crate::core::game::{Action, Game, GameResult, Player, Turn};
 use crate::core::graph::{GraphError, StateGraph, StateId};
 use crate::core::policy::{Policy, resign_probability};
+use crate::learn::Learner;
+use crate::learn::frozen::FrozenCopy;
 use crate::truth::oracle::Oracle;
 use crate::truth::{Solution, Value};
 
@@ -216,13 +220,22 @@ impl Profile {
     }
 }
 
-/// A policy frozen at one moment: another policy's probabilities at every reachable state,
-/// tabulated once (a [`Profile`]) and read back by state, however the original changes later.
-/// A learner's frozen copy, its opponent in training, is one.
+/// A policy frozen at one moment, read back by state however the original changes later. A
+/// learner's frozen copy, its opponent in training, is one: a copy of the learner of its own
+/// kind ([`FrozenCopy`]), brought up to date by copying what the learner changed
+/// ([`FrozenPolicy::refresh`]); another policy (or a learner that makes no copy of itself) is
+/// tabulated at every reachable state (a [`Profile`]). The exact evaluator reads the profile,
+/// tabulated from the copy when it first asks after a refresh.
 pub struct FrozenPolicy<'g, G: Game> {
     graph: &'g StateGraph<G>,
-    profile: Profile,
+    /// The learner's copy; `None`: the policy is tabulated in `profile`.
+    copy: Option<FrozenCopy<G>>,
+    /// The tabulated probabilities.
+    profile: OnceLock<Profile>,
+    /// The name of a tabulated policy.
     name: String,
+    /// Whether it is a learner's greedy policy.
+    greedy: bool,
 }
 
 impl<'g, G: Game> FrozenPolicy<'g, G> {
@@ -231,35 +244,100 @@ impl<'g, G: Game> FrozenPolicy<'g, G> {
         let everywhere = vec![Some(policy); graph.game().num_players()];
         Ok(FrozenPolicy {
             graph,
-            profile: Profile::new(graph, &everywhere)?,
+            copy: None,
+            profile: OnceLock::from(Profile::new(graph, &everywhere)?),
             name: format!("frozen {}", policy.name()),
+            greedy: false,
         })
     }
+
+    /// How `learner` plays now (greedily if `greedy`, else with its exploration): a copy of
+    /// the learner where it makes one ([`crate::learn::Learner::frozen_copy`]), else its
+    /// policy tabulated.
+    pub fn of_learner(
+        graph: &'g StateGraph<G>,
+        learner: &dyn Learner<G>,
+        greedy: bool,
+    ) -> Result<Self, EvalError> {
+        match FrozenCopy::of(learner, greedy) {
+            Some(copy) => Ok(FrozenPolicy {
+                graph,
+                copy: Some(copy),
+                profile: OnceLock::new(),
+                name: String::new(),
+                greedy,
+            }),
+            None => {
+                let policy = match greedy {
+                    true => learner.greedy_policy(),
+                    false => learner.policy(),
+                };
+                Ok(FrozenPolicy {
+                    greedy,
+                    ..FrozenPolicy::new(graph, policy.as_ref())?
+                })
+            }
+        }
+    }
+
+    /// Brings a frozen copy of `learner` ([`FrozenPolicy::of_learner`]) up to date: afterwards
+    /// it plays as a fresh one would. A copy costs what the learner changed since the last
+    /// refresh; a tabulated policy is tabulated again.
+    pub fn refresh(&mut self, game: &G, learner: &mut dyn Learner<G>) -> Result<(), EvalError> {
+        match &mut self.copy {
+            Some(copy) => {
+                copy.refresh(game, learner);
+                self.profile = OnceLock::new();
+            }
+            None => {
+                *self = FrozenPolicy::of_learner(self.graph, learner, self.greedy)?;
+            }
+        }
+        Ok(())
+    }
+
     /// The tabulated probabilities, for the evaluator.
-    pub fn profile(&self) -> &Profile {
-        &self.profile
+    pub fn profile(&self) -> Result<&Profile, EvalError> {
+        if let Some(profile) = self.profile.get() {
+            return Ok(profile);
+        }
+        let copy = self
+            .copy
+            .as_ref()
+            .expect("a frozen policy without a copy is tabulated");
+        let everywhere: Vec<Option<&dyn Policy<G>>> =
+            vec![Some(copy); self.graph.game().num_players()];
+        let profile = Profile::new(self.graph, &everywhere)?;
+        Ok(self.profile.get_or_init(|| profile))
     }
 }
 
 impl<G: Game> Policy<G> for FrozenPolicy<'_, G> {
     fn name(&self) -> String {
-        self.name.clone()
+        match &self.copy {
+            Some(copy) => format!("frozen {}", copy.name()),
+            None => self.name.clone(),
+        }
     }
     fn probabilities(
         &self,
-        _game: &G,
+        game: &G,
         state: &G::State,
         legal: &[Action],
         probs: &mut Vec<f64>,
     ) -> bool {
+        if let Some(copy) = &self.copy {
+            return copy.probabilities(game, state, legal, probs);
+        }
         probs.clear();
         // Every state a game can reach is in the graph; the fallback serves states built by hand.
         let Some(id) = self.graph.id(state) else {
             probs.resize(legal.len(), 1.0 / legal.len() as f64);
             return true;
         };
+        let profile = self.profile.get().expect("a tabulated policy");
         let actions = self.graph.actions(id);
-        let tabulated = self.profile.probs(self.graph, id);
+        let tabulated = profile.probs(self.graph, id);
         if actions == legal {
             probs.extend_from_slice(tabulated);
         } else {
@@ -271,6 +349,22 @@ impl<G: Game> Policy<G> for FrozenPolicy<'_, G> {
             }));
         }
         true
+    }
+    fn choose(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        rng: &mut crate::core::random::SgRng,
+    ) -> Option<Action> {
+        match &self.copy {
+            Some(copy) => copy.choose(game, state, legal, rng),
+            None => {
+                let mut probs = Vec::with_capacity(legal.len());
+                self.probabilities(game, state, legal, &mut probs);
+                crate::core::policy::sample(legal, &probs, rng)
+            }
+        }
     }
 }
 

@@ -363,9 +363,11 @@ impl<G: Game> Evaluator<G> for ExactEvaluator<'_, '_, G> {
             g.optimal_rate_faced,
             g.optimal_rate_optimal_play,
         ]);
-        let trained_against = self
-            .opponent
-            .or(copy.filter(|_| self.copy).map(FrozenPolicy::profile));
+        let trained_against = match (self.opponent, copy.filter(|_| self.copy)) {
+            (Some(opponent), _) => Some(opponent),
+            (None, Some(copy)) => Some(copy.profile()?),
+            (None, None) => None,
+        };
         // Every exact result of every seat in one backward pass: per seat, the behaviour
         // against perfect play, random play and the training opponent, the greedy policy
         // against perfect play, and the behaviour's worst case (an adversary lane).

@@ -333,14 +333,13 @@ impl OpponentPolicy {
     }
 }
 
-/// A frozen copy of how `learner` plays now.
+/// A frozen copy of how `learner` plays now: a copy of the learner of its own kind
+/// ([`FrozenPolicy::of_learner`]), brought up to date at each refresh with what the learner
+/// changed ([`FrozenPolicy::refresh`]).
 pub fn copy_of<'g, G: Game>(
     graph: &'g StateGraph<G>,
     learner: &dyn Learner<G>,
     play: FrozenPlay,
 ) -> Result<FrozenPolicy<'g, G>, crate::eval::EvalError> {
-    match play {
-        FrozenPlay::Behaviour => FrozenPolicy::new(graph, learner.policy().as_ref()),
-        FrozenPlay::Greedy => FrozenPolicy::new(graph, learner.greedy_policy().as_ref()),
-    }
+    FrozenPolicy::of_learner(graph, learner, play == FrozenPlay::Greedy)
 }

@@ -856,7 +856,7 @@ fn run_job<G: Game>(
     let copy = match (cond.opponent.and_then(OpponentSpec::frozen), truth.graph) {
         (Some((refresh, play)), Some(graph)) => {
             let policy = SharedPolicy::new(copy_of(graph, learner.as_ref(), play)?);
-            Some((policy, refresh, play, graph))
+            Some((policy, refresh))
         }
         _ => None,
     };
@@ -963,10 +963,10 @@ fn run_job<G: Game>(
             note_thresholds(&mut job.reached, &metrics, episode);
         }
         // Evaluated against the copy it trained against; the next episodes meet a new one.
-        if let Some((shared, refresh, play, graph)) = &copy
+        if let Some((shared, refresh)) = &copy
             && episode % refresh == 0
         {
-            shared.replace(copy_of(graph, learner.as_ref(), *play)?);
+            shared.write().refresh(game, learner.as_mut())?;
         }
         pending += 1;
         if pending == 64 || episode == config.episodes() {

@@ -261,6 +261,13 @@ struct Boxes<G: Game> {
     ranges: Vec<(u32, u32)>,
     moves: Vec<Action>,
     beads: Vec<u32>,
+    /// The beads changed since a frozen copy was last brought up to date, once
+    /// [`Boxes::refresh_copy`] has started the record (`None`: not recording; `Some(None)`:
+    /// more than a whole copy costs).
+    changed: Option<Option<Vec<u32>>>,
+    /// The stamp of the last refresh: in the boxes, of the one their record started at; in a
+    /// frozen copy, of the one that brought it up to date (0: none).
+    stamp: u64,
 }
 
 impl<G: Game> Default for Boxes<G> {
@@ -271,6 +278,8 @@ impl<G: Game> Default for Boxes<G> {
             ranges: Vec::new(),
             moves: Vec::new(),
             beads: Vec::new(),
+            changed: None,
+            stamp: 0,
         }
     }
 }
@@ -304,6 +313,71 @@ impl<G: Game> Boxes<G> {
         self.ranges.push((range.start as u32, range.len() as u32));
         range
     }
+
+    /// Changes the bead at `bead` to `to`, noted for the frozen copy when recording.
+    #[inline]
+    fn set_bead(&mut self, bead: usize, to: u32) {
+        self.beads[bead] = to;
+        let limit = self.beads.len() / 4 + 1024;
+        if let Some(record) = &mut self.changed {
+            match record {
+                Some(changed) if changed.len() < limit => changed.push(bead as u32),
+                _ => *record = None,
+            }
+        }
+    }
+
+    /// A copy of the boxes as they are now (without any record of changes).
+    fn frozen(&self) -> Self {
+        Boxes {
+            index: self.index.clone(),
+            keys: self.keys.clone(),
+            ranges: self.ranges.clone(),
+            moves: self.moves.clone(),
+            beads: self.beads.clone(),
+            changed: None,
+            stamp: 0,
+        }
+    }
+
+    /// Brings `copy`, a [`Boxes::frozen`] copy of these boxes, up to date: the boxes opened
+    /// since (they come last) and the beads changed, once the record runs (from the first call
+    /// on; the first call, one after more changes than a whole copy costs, and one for another
+    /// copy than the last call's copy it all).
+    fn refresh_copy(&mut self, game: &G, copy: &mut Boxes<G>) {
+        let stamp = super::table::refresh_stamp();
+        let changed = match self.changed.take() {
+            Some(Some(changed))
+                if copy.keys.len() <= self.keys.len() && copy.stamp == self.stamp =>
+            {
+                changed
+            }
+            _ => {
+                *copy = self.frozen();
+                self.changed = Some(Some(Vec::new()));
+                (self.stamp, copy.stamp) = (stamp, stamp);
+                return;
+            }
+        };
+        (self.stamp, copy.stamp) = (stamp, stamp);
+        if copy.keys.len() < self.keys.len() {
+            let index = copy.index.get_or_insert_with(|| RowIndex::new(game));
+            for (key, &(start, len)) in self.keys.iter().zip(&self.ranges).skip(copy.keys.len()) {
+                index.find_or_insert(game, key, start as usize, len as usize);
+                copy.keys.push(key.clone());
+                copy.ranges.push((start, len));
+            }
+            copy.moves
+                .extend_from_slice(&self.moves[copy.moves.len()..]);
+            copy.beads
+                .extend_from_slice(&self.beads[copy.beads.len()..]);
+        }
+        let mut changed = changed;
+        for bead in changed.drain(..) {
+            copy.beads[bead as usize] = self.beads[bead as usize];
+        }
+        self.changed = Some(Some(changed));
+    }
 }
 
 /// A matchbox learner (HER or MENACE, by its [`MatchboxConfig`]).
@@ -329,6 +403,17 @@ impl<G: Game> Matchbox<G> {
 
     pub fn config(&self) -> &MatchboxConfig {
         &self.config
+    }
+
+    /// A copy of its boxes, never to be trained ([`Learner::frozen_copy`]).
+    fn frozen(&self) -> Self {
+        Matchbox {
+            name: self.name.clone(),
+            config: self.config.clone(),
+            boxes: self.boxes.frozen(),
+            history: Vec::new(),
+            moves_made: [0; MAX_PLAYERS],
+        }
     }
 
     /// The box for `state`, if the learner has opened it, with the symmetry that maps `state`
@@ -515,10 +600,12 @@ impl<G: Game> Learner<G> for Matchbox<G> {
                 continue;
             }
             let delta = self.config.reward(returns.result_for(played.seat));
-            let beads = &mut self.boxes.beads[played.bead];
+            let beads = self.boxes.beads[played.bead];
             // Saturate: a bead count neither wraps nor drops below the floor.
-            *beads = (*beads as i64 + delta as i64)
-                .clamp(self.config.min_beads as i64, u32::MAX as i64) as u32;
+            let after = (beads as i64 + delta as i64)
+                .clamp(self.config.min_beads as i64, u32::MAX as i64)
+                as u32;
+            self.boxes.set_bead(played.bead, after);
         }
         self.history.clear();
     }
@@ -535,6 +622,31 @@ impl<G: Game> Learner<G> for Matchbox<G> {
             learner: self,
             greedy: true,
         })
+    }
+
+    fn play_probabilities(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        greedy: bool,
+        probs: &mut Vec<f64>,
+    ) -> bool {
+        self.distribution(game, state, legal, probs, greedy);
+        true
+    }
+
+    fn frozen_copy(&self) -> Option<Box<dyn Learner<G>>> {
+        Some(Box::new(self.frozen()))
+    }
+
+    /// The boxes opened and the beads changed since the last refresh.
+    fn refresh_copy(&mut self, game: &G, copy: &mut Box<dyn Learner<G>>) {
+        let Some(to) = super::frozen::downcast::<G, Self>(copy) else {
+            *copy = Box::new(self.frozen());
+            return;
+        };
+        self.boxes.refresh_copy(game, &mut to.boxes);
     }
 
     fn position(&self, game: &G, state: &G::State, legal: &[Action], out: &mut Position) -> bool {
@@ -606,6 +718,8 @@ impl<G: Game> Learner<G> for Matchbox<G> {
                 *b = n as u32;
             }
         }
+        // Written without the record: a frozen copy is next made whole.
+        self.boxes.changed = None;
         Ok(())
     }
 }

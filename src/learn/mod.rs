@@ -12,6 +12,7 @@
 //! `q_learning/fast.rs` plays a one-table self-play episode in one piece.
 
 pub mod backup;
+pub mod frozen;
 pub mod metric;
 pub mod saved;
 pub mod schedule;
@@ -243,7 +244,7 @@ pub struct Decision<'a, G: Game> {
 /// statistics, policies and values (`self_play_gives_the_bytes_of_act_for_every_kind` and the
 /// property test `fast_paths_give_the_bytes_of_act`), and `position` answers as the policies
 /// and the value do.
-pub trait Learner<G: Game>: Send + Sync {
+pub trait Learner<G: Game>: std::any::Any + Send + Sync {
     /// A short description for tables and legends ("her", "menace").
     fn name(&self) -> String;
     /// Called before the first move of each episode.
@@ -321,6 +322,45 @@ pub trait Learner<G: Game>: Send + Sync {
     fn position(&self, game: &G, state: &G::State, legal: &[Action], out: &mut Position) -> bool {
         let _ = (game, state, legal, out);
         false
+    }
+    /// The probabilities [`Learner::policy`] (or, `greedy`, [`Learner::greedy_policy`]) gives
+    /// over `legal` at `state`, asked without building the policy: a frozen copy
+    /// ([`frozen::FrozenCopy`]) plays from it at every move. Must give exactly what the policy
+    /// gives; by default it asks the policy.
+    fn play_probabilities(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        greedy: bool,
+        probs: &mut Vec<f64>,
+    ) -> bool {
+        let policy = if greedy {
+            self.greedy_policy()
+        } else {
+            self.policy()
+        };
+        policy.probabilities(game, state, legal, probs)
+    }
+    /// A copy of what it has learned now, as a learner of its own kind that is never trained:
+    /// it plays, and answers the evaluator's questions about its play, as this learner does now
+    /// (a frozen copy, [`frozen::FrozenCopy`]). It may leave out what play does not read (the
+    /// decisions of an episode under way, Monte-Carlo's visit counts). `None`: this kind makes
+    /// no copy of itself (its frozen copy is tabulated over the positions instead).
+    fn frozen_copy(&self) -> Option<Box<dyn Learner<G>>> {
+        None
+    }
+    /// Brings `copy`, made by [`Learner::frozen_copy`] of this learner, up to date: afterwards
+    /// it answers as a fresh `frozen_copy` would. The tabular learners copy only the rows they
+    /// changed since the last refresh (their tables keep a record of them from the first
+    /// refresh on), so that a copy refreshed after every episode costs what the episode
+    /// changed; the feature learners copy their weights whole. By default a fresh copy
+    /// replaces it.
+    fn refresh_copy(&mut self, game: &G, copy: &mut Box<dyn Learner<G>>) {
+        let _ = game;
+        if let Some(fresh) = self.frozen_copy() {
+            *copy = fresh;
+        }
     }
     /// What it has learned, to be saved ([`saved`]): its tables' rows keyed by position, its
     /// weight arrays and its episodes. `None`: this kind saves nothing.

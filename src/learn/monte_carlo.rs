@@ -179,6 +179,19 @@ impl<G: Game> MonteCarlo<G> {
         &self.config
     }
 
+    /// A copy of what play reads, never to be trained ([`Learner::frozen_copy`]).
+    fn frozen(&self) -> Self {
+        MonteCarlo {
+            name: self.name.clone(),
+            config: self.config.clone(),
+            table: self.table.frozen(),
+            counts: Vec::new(),
+            episode_visits: Vec::new(),
+            episode: self.episode,
+            epsilon: self.epsilon.clone(),
+        }
+    }
+
     /// The action values of `state`, if it was met.
     pub fn q_values(&self, game: &G, state: &G::State) -> Option<&[f64]> {
         self.table.row(game, state).map(|r| &self.table.values()[r])
@@ -248,6 +261,38 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
         })
     }
 
+    fn play_probabilities(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        greedy: bool,
+        probs: &mut Vec<f64>,
+    ) -> bool {
+        let epsilon = if greedy { 0.0 } else { self.epsilon.value() };
+        McPolicy {
+            learner: self,
+            epsilon,
+        }
+        .probabilities(game, state, legal, probs)
+    }
+
+    /// The table and ε (play reads nothing else: the visit counts stay behind).
+    fn frozen_copy(&self) -> Option<Box<dyn Learner<G>>> {
+        Some(Box::new(self.frozen()))
+    }
+
+    /// The rows changed since the last refresh, ε and the episode.
+    fn refresh_copy(&mut self, _game: &G, copy: &mut Box<dyn Learner<G>>) {
+        let Some(to) = super::frozen::downcast::<G, Self>(copy) else {
+            *copy = Box::new(self.frozen());
+            return;
+        };
+        self.table.refresh_copy(&mut to.table, &mut []);
+        to.episode = self.episode;
+        to.epsilon.clone_from(&self.epsilon);
+    }
+
     fn statistics(&self) -> Vec<(crate::learn::Metric, f64)> {
         super::value_learner_statistics(
             ("states_visited", "States", self.table.rows()),
@@ -302,6 +347,7 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
     }
 
     fn restore(&mut self, game: &G, snapshot: Snapshot<G>) -> Result<(), String> {
+        self.table.forget_changes();
         self.table
             .restore_rows(game, snapshot.part("q"), self.config.initial, true)?;
         let mut counts = Vec::new();

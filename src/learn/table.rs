@@ -117,6 +117,87 @@ pub struct Table<G: Game> {
     layout: Layout<G>,
     rows: usize,
     values: Vec<f64>,
+    /// The rows handed out since a frozen copy was last brought up to date, once
+    /// [`Table::refresh_copy`] has started the record (`None`: not recording).
+    changes: Option<Changes<G>>,
+    /// In a frozen copy: the refresh it was last brought up to date by ([`refresh_stamp`]; 0:
+    /// none).
+    stamp: u64,
+}
+
+/// A number no other refresh of any table has: a record of changes serves the one copy that
+/// carries the stamp of its last refresh; another copy is copied whole.
+pub(crate) fn refresh_stamp() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A row handed out for writing: the dense index of its state (where the layout has one) and
+/// its values' place.
+#[derive(Clone, Copy)]
+struct Touched {
+    slot: u32,
+    start: u32,
+    len: u32,
+}
+
+/// What a table handed out since its frozen copy was last brought up to date: every row a
+/// learner may have written goes through [`Table::row_or_insert`] or
+/// [`Table::value_index_or_insert`] first (learners write the rows they were handed, in the
+/// same episode), so the rows handed out hold every change.
+#[derive(Clone)]
+struct Changes<G: Game> {
+    /// The stamp of the refresh the record started at.
+    stamp: u64,
+    rows: Vec<Touched>,
+    /// The states of rows appended under a hashed key.
+    keys: Vec<G::State>,
+    /// More rows than a whole copy costs: the next refresh copies everything.
+    whole: bool,
+}
+
+impl<G: Game> Default for Changes<G> {
+    fn default() -> Self {
+        Changes {
+            stamp: 0,
+            rows: Vec::new(),
+            keys: Vec::new(),
+            whole: false,
+        }
+    }
+}
+
+impl<G: Game> Changes<G> {
+    /// Notes the row `row` of the state of dense index `slot`, unless so many are noted that a
+    /// whole copy (of `values` values) is cheaper.
+    #[inline]
+    fn note(&mut self, slot: usize, row: &std::ops::Range<usize>, values: usize) {
+        if self.whole {
+            return;
+        }
+        if self.rows.len() >= values / 4 + 1024 {
+            *self = Changes {
+                stamp: self.stamp,
+                whole: true,
+                ..Changes::default()
+            };
+            return;
+        }
+        self.rows.push(Touched {
+            slot: slot as u32,
+            start: row.start as u32,
+            len: row.len() as u32,
+        });
+    }
+}
+
+/// Copies what `from` has past `to`'s end onto it (rows appended since), or cuts `to` back.
+fn extend_tail<T: Copy>(from: &[T], to: &mut Vec<T>) {
+    if to.len() > from.len() {
+        to.truncate(from.len());
+    }
+    let start = to.len();
+    to.extend_from_slice(&from[start..]);
 }
 
 impl<G: Game> Table<G> {
@@ -130,11 +211,15 @@ impl<G: Game> Table<G> {
                 },
                 rows: 0,
                 values: vec![initial; slots],
+                changes: None,
+                stamp: 0,
             },
             _ => Table {
                 layout: Layout::Appended(RowIndex::new(game)),
                 rows: 0,
                 values: Vec::new(),
+                changes: None,
+                stamp: 0,
             },
         }
     }
@@ -150,6 +235,8 @@ impl<G: Game> Table<G> {
                 },
                 rows: 0,
                 values: vec![initial; n],
+                changes: None,
+                stamp: 0,
             },
             _ => Table::new(game, initial),
         }
@@ -193,7 +280,7 @@ impl<G: Game> Table<G> {
         len: usize,
         initial: f64,
     ) -> std::ops::Range<usize> {
-        match &mut self.layout {
+        let row = match &mut self.layout {
             Layout::Appended(keys) => {
                 let next = self.values.len();
                 let (row, new) = keys.find_or_insert(game, state, next, len);
@@ -201,13 +288,29 @@ impl<G: Game> Table<G> {
                     self.values.resize(next + len, initial);
                     self.rows += 1;
                 }
-                row
+                if let Some(changes) = &mut self.changes {
+                    let slot = match keys {
+                        RowIndex::Dense(_) => game.state_index(state),
+                        RowIndex::Hashed(_) => {
+                            if new && !changes.whole {
+                                changes.keys.push(state.clone());
+                            }
+                            0
+                        }
+                    };
+                    changes.note(slot, &row, self.values.len());
+                }
+                return row;
             }
             Layout::ByActionIndex { met } => {
                 row_by_action_index(game, state, len, met, &mut self.rows)
             }
-            Layout::ByStateIndex { .. } => self.state_row_or_insert(game, state),
+            Layout::ByStateIndex { .. } => return self.state_row_or_insert(game, state),
+        };
+        if let Some(changes) = &mut self.changes {
+            changes.note(game.state_index(state), &row, self.values.len());
         }
+        row
     }
 
     /// [`Table::row_or_insert`] in a table of one value per state. Out of line, for speed: its
@@ -219,6 +322,9 @@ impl<G: Game> Table<G> {
             unreachable!("a table of one value per state");
         };
         let i = flag_met(game, state, met, &mut self.rows);
+        if let Some(changes) = &mut self.changes {
+            changes.note(i, &(i..i + 1), self.values.len());
+        }
         i..i + 1
     }
 
@@ -227,14 +333,24 @@ impl<G: Game> Table<G> {
     #[inline]
     pub fn value_index_or_insert(&mut self, game: &G, state: &G::State, initial: f64) -> usize {
         match &mut self.layout {
-            Layout::ByStateIndex { met } => flag_met(game, state, met, &mut self.rows),
+            Layout::ByStateIndex { met } => {
+                let i = flag_met(game, state, met, &mut self.rows);
+                if let Some(changes) = &mut self.changes {
+                    changes.note(i, &(i..i + 1), self.values.len());
+                }
+                i
+            }
             _ => self.row_or_insert(game, state, 1, initial).start,
         }
     }
 
-    /// The table as its parts, if its rows are laid out by the action index.
+    /// The table as its parts, if its rows are laid out by the action index and it keeps no
+    /// record of the rows handed out (the parts hand rows out without noting them).
     #[inline]
     pub fn by_action_index(&mut self) -> Option<ActionIndexedRows<'_>> {
+        if self.changes.is_some() {
+            return None;
+        }
         match &mut self.layout {
             Layout::ByActionIndex { met } => Some(ActionIndexedRows {
                 met,
@@ -373,6 +489,112 @@ impl<G: Game> Table<G> {
             target[range].copy_from_slice(&row.values);
         }
         Ok(())
+    }
+
+    /// A copy of the table as it is now, for a frozen copy of its learner (without any record
+    /// of changes).
+    pub fn frozen(&self) -> Self {
+        Table {
+            layout: self.layout.clone(),
+            rows: self.rows,
+            values: self.values.clone(),
+            changes: None,
+            stamp: 0,
+        }
+    }
+
+    /// Brings `copy`, a [`Table::frozen`] copy of this table, up to date, and with it each
+    /// array of `aligned` (an array laid out beside this table's values, and its copy):
+    /// afterwards they equal fresh copies. Once the table records the rows it hands out (from
+    /// the first call on), only those rows are copied, at a cost of what changed rather than of
+    /// the whole table; the first call, one after more rows than a whole copy costs, and one
+    /// for another copy than the last call's (the record serves one copy) copy everything.
+    pub fn refresh_copy(&mut self, copy: &mut Table<G>, aligned: &mut [(&[f64], &mut Vec<f64>)]) {
+        let same_layout = matches!(
+            (&self.layout, &copy.layout),
+            (Layout::ByActionIndex { .. }, Layout::ByActionIndex { .. })
+                | (Layout::ByStateIndex { .. }, Layout::ByStateIndex { .. })
+                | (
+                    Layout::Appended(RowIndex::Dense(_)),
+                    Layout::Appended(RowIndex::Dense(_))
+                )
+                | (
+                    Layout::Appended(RowIndex::Hashed(_)),
+                    Layout::Appended(RowIndex::Hashed(_))
+                )
+        ) && copy.values.len() <= self.values.len();
+        let stamp = refresh_stamp();
+        let changes = match self.changes.take() {
+            Some(changes) if !changes.whole && same_layout && changes.stamp == copy.stamp => {
+                changes
+            }
+            _ => {
+                *copy = self.frozen();
+                for (from, to) in aligned.iter_mut() {
+                    to.clear();
+                    to.extend_from_slice(from);
+                }
+                copy.stamp = stamp;
+                self.changes = Some(Changes {
+                    stamp,
+                    ..Changes::default()
+                });
+                return;
+            }
+        };
+        let Changes {
+            mut rows, mut keys, ..
+        } = changes;
+        copy.stamp = stamp;
+        copy.rows = self.rows;
+        // Rows appended since lie past the copy's end.
+        extend_tail(&self.values, &mut copy.values);
+        for (from, to) in aligned.iter_mut() {
+            extend_tail(from, to);
+        }
+        for t in rows.drain(..) {
+            let (slot, start) = (t.slot as usize, t.start as usize);
+            let range = start..start + t.len as usize;
+            match (&self.layout, &mut copy.layout) {
+                (Layout::ByActionIndex { .. }, Layout::ByActionIndex { met })
+                | (Layout::ByStateIndex { .. }, Layout::ByStateIndex { met }) => met[slot] = true,
+                (
+                    Layout::Appended(RowIndex::Dense(from)),
+                    Layout::Appended(RowIndex::Dense(to)),
+                ) => {
+                    to[slot] = from[slot];
+                }
+                _ => {}
+            }
+            copy.values[range.clone()].copy_from_slice(&self.values[range.clone()]);
+            for (from, to) in aligned.iter_mut() {
+                let end = range.end.min(from.len());
+                if range.start < end {
+                    to[range.start..end].copy_from_slice(&from[range.start..end]);
+                }
+            }
+        }
+        if let (Layout::Appended(RowIndex::Hashed(from)), Layout::Appended(RowIndex::Hashed(to))) =
+            (&self.layout, &mut copy.layout)
+        {
+            for key in keys.drain(..) {
+                let place = from[&key];
+                to.insert(key, place);
+            }
+        }
+        // The record goes on, its buffers kept.
+        self.changes = Some(Changes {
+            stamp,
+            rows,
+            keys,
+            whole: false,
+        });
+    }
+
+    /// Stops the record of the rows handed out (after values were written another way, as a
+    /// restore writes them): the next [`Table::refresh_copy`] copies everything.
+    pub fn forget_changes(&mut self) {
+        self.changes = None;
     }
 
     #[inline]

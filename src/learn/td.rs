@@ -150,6 +150,25 @@ impl<G: Game> Td<G> {
         &self.config
     }
 
+    /// A copy of what it has learned, never to be trained ([`Learner::frozen_copy`]).
+    fn frozen(&self) -> Self {
+        Td {
+            name: self.name.clone(),
+            config: self.config.clone(),
+            table: self.table.frozen(),
+            pending: self.pending.clone(),
+            chains: Default::default(),
+            two_player: self.two_player,
+            episode: self.episode,
+            alpha: self.alpha,
+            epsilon: self.epsilon.clone(),
+            values: Vec::new(),
+            afters: Vec::new(),
+            ends_game: Vec::new(),
+            ends: Vec::new(),
+        }
+    }
+
     /// The value of afterstate `after` to `mover`, who just moved: exact at the end of the
     /// game, learned otherwise.
     pub fn afterstate_value(&self, game: &G, after: &G::State, mover: Player) -> f64 {
@@ -310,6 +329,38 @@ impl<G: Game> Learner<G> for Td<G> {
         })
     }
 
+    fn play_probabilities(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        greedy: bool,
+        probs: &mut Vec<f64>,
+    ) -> bool {
+        let epsilon = if greedy { 0.0 } else { self.epsilon.value() };
+        TdPolicy {
+            learner: self,
+            epsilon,
+        }
+        .probabilities(game, state, legal, probs)
+    }
+
+    fn frozen_copy(&self) -> Option<Box<dyn Learner<G>>> {
+        Some(Box::new(self.frozen()))
+    }
+
+    /// The afterstate values changed since the last refresh, ε, α and the episode.
+    fn refresh_copy(&mut self, _game: &G, copy: &mut Box<dyn Learner<G>>) {
+        let Some(to) = super::frozen::downcast::<G, Self>(copy) else {
+            *copy = Box::new(self.frozen());
+            return;
+        };
+        self.table.refresh_copy(&mut to.table, &mut []);
+        to.episode = self.episode;
+        to.alpha = self.alpha;
+        to.epsilon.clone_from(&self.epsilon);
+    }
+
     fn statistics(&self) -> Vec<(crate::learn::Metric, f64)> {
         super::value_learner_statistics(
             ("afterstates_visited", "Afterstates", self.table.rows()),
@@ -376,6 +427,7 @@ impl<G: Game> Learner<G> for Td<G> {
     }
 
     fn restore(&mut self, game: &G, snapshot: Snapshot<G>) -> Result<(), String> {
+        self.table.forget_changes();
         self.table
             .restore_rows(game, snapshot.part("v"), self.config.initial, false)?;
         self.episode = snapshot.episodes;

@@ -782,3 +782,203 @@ fn position_values_answer_for_every_player() {
         assert!(mlp.position_value(&race, &start, p).is_some());
     }
 }
+
+/// A snapshot as comparable bits: its episodes, each row's part, position, moves and values,
+/// and its arrays.
+type SnapshotBits = (
+    u64,
+    Vec<(String, String, Vec<Action>, Vec<u64>)>,
+    Vec<Vec<u64>>,
+);
+
+fn snapshot_bits<G: Game>(game: &G, learner: &dyn Learner<G>) -> Option<SnapshotBits> {
+    let s = learner.snapshot(game)?;
+    Some((
+        s.episodes,
+        s.rows
+            .iter()
+            .map(|r| {
+                let state = format!("{:?}", r.state);
+                (r.part.clone(), state, r.actions.clone(), bits(&r.values))
+            })
+            .collect(),
+        s.arrays.iter().map(|(_, a)| bits(a)).collect(),
+    ))
+}
+
+/// Whether `a` and `b` play alike at every position of `graph` (behaviour and greedy, asked
+/// through [`Learner::play_probabilities`] and their policies), value them alike and report the
+/// same statistics, bit for bit.
+fn assert_same_play<G: Game>(
+    game: &G,
+    graph: &crate::core::graph::StateGraph<G>,
+    a: &dyn Learner<G>,
+    b: &dyn Learner<G>,
+    what: &str,
+) {
+    let (mut pa, mut pb) = (Vec::new(), Vec::new());
+    for id in 0..graph.len() as crate::core::graph::StateId {
+        if graph.turn(id).player().is_none() {
+            continue;
+        }
+        let (state, legal) = (graph.state(id), graph.actions(id));
+        for greedy in [false, true] {
+            assert!(a.play_probabilities(game, state, legal, greedy, &mut pa));
+            assert!(b.play_probabilities(game, state, legal, greedy, &mut pb));
+            assert_eq!(bits(&pa), bits(&pb), "{what}: state {id}, greedy {greedy}");
+            let policy = if greedy {
+                b.greedy_policy()
+            } else {
+                b.policy()
+            };
+            assert!(policy.probabilities(game, state, legal, &mut pa));
+            assert_eq!(bits(&pa), bits(&pb), "{what}: state {id}, greedy {greedy}");
+        }
+        assert_eq!(
+            a.value(game, state).map(f64::to_bits),
+            b.value(game, state).map(f64::to_bits),
+            "{what}: value at state {id}"
+        );
+    }
+    let stats = |l: &dyn Learner<G>| -> Vec<(String, u64)> {
+        l.statistics()
+            .into_iter()
+            .map(|(m, v)| (m.name, v.to_bits()))
+            .collect()
+    };
+    assert_eq!(stats(a), stats(b), "{what}: statistics");
+}
+
+/// A learner of `config` trained in `rounds` rounds of a few episodes each (self-play, or one
+/// seat against random play), its frozen copy refreshed after each round ([`Learner::refresh_copy`]):
+/// now and then, and at the end, the refreshed copy must hold what a fresh copy holds
+/// (the same snapshot), play as it and as the learner, and the exact evaluator's profile of it
+/// must be the learner's policy tabulated.
+fn refreshed_copy_is_fresh<G: Game>(game: &G, config: &LearnerConfig, rounds: usize, seed: u64) {
+    use crate::core::env::Env;
+    use crate::core::policy::RandomPolicy;
+    use crate::eval::FrozenPolicy;
+    use rand::RngExt;
+    let what = format!("{} {config:?} seed {seed}", game.name());
+    let graph = crate::core::graph::StateGraph::build(game, 1 << 20).unwrap();
+    let mut learner = config.build(game, "learner".into());
+    let mut copy = learner.frozen_copy().expect("every kind copies itself");
+    let mut frozen = FrozenPolicy::of_learner(&graph, learner.as_ref(), seed % 2 == 0).unwrap();
+    let mut rng = crate::core::random::rng(seed);
+    let mut aec = AecEnv::new(game.clone(), seed);
+    let players = game.num_players();
+    let mut envs: Vec<Env<G>> = (0..players)
+        .map(|seat| {
+            let opponents = (0..players)
+                .map(|p| (p != seat).then(|| Box::new(RandomPolicy) as Box<dyn Policy<G>>))
+                .collect();
+            Env::with_opponents(game.clone(), seat, opponents, seed).unwrap()
+        })
+        .collect();
+    for round in 0..rounds {
+        for _ in 0..rng.random_range(0..4) {
+            if rng.random_bool(0.3) {
+                play_self(&mut aec, learner.as_mut(), &mut rng);
+            } else {
+                let seat = rng.random_range(0..players);
+                play_vs_opponent(&mut envs[seat], learner.as_mut(), &mut rng);
+            }
+        }
+        learner.refresh_copy(game, &mut copy);
+        frozen.refresh(game, learner.as_mut()).unwrap();
+        if round % 7 == 3 || round + 1 == rounds {
+            let what = format!("{what}, round {round}");
+            let fresh = learner.frozen_copy().unwrap();
+            assert_eq!(
+                snapshot_bits(game, copy.as_ref()),
+                snapshot_bits(game, fresh.as_ref()),
+                "{what}: snapshot"
+            );
+            assert_same_play(game, &graph, copy.as_ref(), fresh.as_ref(), &what);
+            assert_same_play(game, &graph, copy.as_ref(), learner.as_ref(), &what);
+            let greedy = seed % 2 == 0;
+            let policy = if greedy {
+                learner.greedy_policy()
+            } else {
+                learner.policy()
+            };
+            let tabulated = FrozenPolicy::new(&graph, policy.as_ref()).unwrap();
+            let (a, b) = (frozen.profile().unwrap(), tabulated.profile().unwrap());
+            for id in 0..graph.len() as crate::core::graph::StateId {
+                assert_eq!(
+                    bits(a.probs(&graph, id)),
+                    bits(b.probs(&graph, id)),
+                    "{what}: profile at state {id}"
+                );
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// A frozen copy refreshed with what changed equals a fresh copy, for every tabular kind
+    /// and setting and on every way a table is laid out (as `fast_paths_give_the_bytes_of_act`
+    /// lays them out).
+    #[test]
+    fn a_refreshed_copy_is_a_fresh_copy(
+        game in 0usize..6,
+        config in learner_config(),
+        rounds in 1usize..40,
+        seed in any::<u64>(),
+    ) {
+        use crate::core::tabulated::Tabulated;
+        use crate::games::{DiceRace, DiceRaceParams, Hexapawn, HexapawnParams, TicTacToe};
+        let hexapawn = |rows, cols| Hexapawn::new(HexapawnParams { rows, cols }).unwrap();
+        let race = |players, goal| DiceRace::new(DiceRaceParams { players, goal }).unwrap();
+        match game {
+            0 => refreshed_copy_is_fresh(&Tabulated::new(&TicTacToe, 1 << 20).unwrap(), &config, rounds, seed),
+            1 => refreshed_copy_is_fresh(&TicTacToe, &config, rounds, seed),
+            2 => refreshed_copy_is_fresh(&hexapawn(3, 3), &config, rounds, seed),
+            3 => refreshed_copy_is_fresh(&hexapawn(4, 4), &config, rounds, seed),
+            4 => refreshed_copy_is_fresh(&race(2, 8), &config, rounds, seed),
+            _ => refreshed_copy_is_fresh(&Tabulated::new(&race(3, 5), 1 << 20).unwrap(), &config, rounds, seed),
+        }
+    }
+}
+
+#[test]
+fn a_refreshed_copy_of_a_feature_learner_is_a_fresh_copy() {
+    let configs = [
+        ("ntuple", "tuples = 6\nlength = 3"),
+        ("linear", "lambda = 0.8"),
+        ("mlp", "hidden = [8]"),
+    ];
+    for (seed, (kind, keys)) in configs.into_iter().enumerate() {
+        let keys: toml::Table = keys.parse().unwrap();
+        let config = LearnerConfig::deserialize(kind, toml::Value::Table(keys))
+            .unwrap()
+            .unwrap();
+        refreshed_copy_is_fresh(&crate::games::TicTacToe, &config, 12, seed as u64);
+    }
+}
+
+/// Many refreshes after single episodes, then a long stretch without one (more changes than a
+/// whole copy costs), then single episodes again: the copy follows every time.
+#[test]
+fn a_copy_refreshed_after_every_episode_and_after_many_follows_its_learner() {
+    use crate::learn::q_learning::QConfig;
+    let game = crate::games::TicTacToe;
+    let graph = crate::core::graph::StateGraph::build(&game, 1 << 20).unwrap();
+    let mut learner = LearnerConfig::QLearning(QConfig::default()).build(&game, "q".into());
+    let mut copy = learner.frozen_copy().unwrap();
+    let mut env = AecEnv::new(game.clone(), 3);
+    let mut rng = crate::core::random::rng(4);
+    for stretch in [1, 1, 1, 5_000, 1, 1] {
+        for _ in 0..stretch {
+            play_self(&mut env, learner.as_mut(), &mut rng);
+        }
+        learner.refresh_copy(&game, &mut copy);
+    }
+    let fresh = learner.frozen_copy().unwrap();
+    assert_eq!(
+        snapshot_bits(&game, copy.as_ref()),
+        snapshot_bits(&game, fresh.as_ref())
+    );
+    assert_same_play(&game, &graph, copy.as_ref(), learner.as_ref(), "q");
+}

@@ -130,6 +130,152 @@ pub fn learners(
     Ok(rows)
 }
 
+/// One training regime's speed on one game.
+#[derive(Clone, Debug, Serialize)]
+pub struct RegimeRow {
+    pub game: String,
+    pub regime: &'static str,
+    pub episodes: u64,
+    pub best_seconds: f64,
+    pub episodes_per_second: f64,
+    /// Seconds per episode over self-play's on the same game (1 for self-play).
+    pub time_vs_self_play: f64,
+}
+
+impl fmt::Display for RegimeRow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:<12} {:<44} {:>10} episodes  {:>8.3} s  {:>12} episodes/s  {:>7.2}x self-play's time",
+            self.game,
+            self.regime,
+            group(&self.episodes.to_string()),
+            self.best_seconds,
+            group(&format!("{:.0}", self.episodes_per_second)),
+            self.time_vs_self_play,
+        )
+    }
+}
+
+/// The regimes `bench regimes` times, in order.
+const REGIMES: [&str; 4] = [
+    "self-play",
+    "alternate seats vs frozen copy, refresh 1",
+    "alternate seats vs frozen copy, refresh 1 (tabulated)",
+    "alternate seats vs random (fixed opponent)",
+];
+
+/// The training regimes of one-table Q-learning (its defaults) on tic-tac-toe and Hexapawn,
+/// each played from its state graph as the experiments play it, one thread, episodes per
+/// second (best of `repeat` runs of `episodes` episodes): self-play; the learner taking the
+/// seats in turn against a frozen copy of itself refreshed after every game (the rows changed
+/// copied, as runs do), and the same with the copy tabulated whole at every refresh (how runs
+/// refreshed it before; a hundredth of the episodes); and against a fixed opponent (random
+/// play). `each` sees each row as it is measured.
+pub fn regimes(
+    repeat: usize,
+    episodes: u64,
+    each: &mut dyn FnMut(&RegimeRow),
+) -> Result<Vec<RegimeRow>> {
+    use crate::core::tabulated::Tabulated;
+    use crate::games::{Hexapawn, HexapawnParams};
+    let mut rows = Vec::new();
+    let tictactoe = Tabulated::new(&TicTacToe, 1 << 20)?;
+    regimes_on(&tictactoe, "tic-tac-toe", repeat, episodes, each, &mut rows)?;
+    let hexapawn = Tabulated::new(&Hexapawn::new(HexapawnParams::default())?, 1 << 20)?;
+    regimes_on(&hexapawn, "hexapawn", repeat, episodes, each, &mut rows)?;
+    Ok(rows)
+}
+
+/// [`regimes`] on one game.
+fn regimes_on<G: crate::core::game::Game>(
+    game: &G,
+    name: &str,
+    repeat: usize,
+    episodes: u64,
+    each: &mut dyn FnMut(&RegimeRow),
+    rows: &mut Vec<RegimeRow>,
+) -> Result<()> {
+    use crate::core::env::Env;
+    use crate::core::graph::StateGraph;
+    use crate::core::policy::{Policy, RandomPolicy, SharedPolicy};
+    use crate::eval::FrozenPolicy;
+    use crate::experiment::opponents::{FrozenPlay, copy_of};
+    use crate::learn::play_vs_opponent;
+
+    let graph = StateGraph::build(game, 1 << 20)?;
+    let config = LearnerConfig::deserialize("q-learning", toml::Value::Table(toml::Table::new()))
+        .expect("a registered kind")?;
+    let mut self_play = f64::NAN;
+    for (k, regime) in REGIMES.iter().enumerate() {
+        let n = if k == 2 {
+            (episodes / 100).max(1)
+        } else {
+            episodes
+        };
+        let mut best = f64::INFINITY;
+        for run in 0..repeat.max(1) {
+            let mut learner = config.build(game, "Q-learning".to_string());
+            let mut rng = crate::core::random::rng(run as u64);
+            let seconds = if k == 0 {
+                let mut env = AecEnv::new(game.clone(), run as u64);
+                let started = std::time::Instant::now();
+                for _ in 0..n {
+                    play_self(&mut env, learner.as_mut(), &mut rng);
+                }
+                started.elapsed().as_secs_f64()
+            } else {
+                // As a run plays it: one environment per seat, taken in turn, the opponent
+                // shared by both.
+                let copy =
+                    SharedPolicy::new(copy_of(&graph, learner.as_ref(), FrozenPlay::Behaviour)?);
+                let mut envs = Vec::new();
+                for seat in 0..2 {
+                    let opponent: Box<dyn Policy<G> + '_> = match k {
+                        3 => Box::new(RandomPolicy),
+                        _ => Box::new(copy.clone()),
+                    };
+                    let mut opponents = vec![None, None];
+                    opponents[1 - seat] = Some(opponent);
+                    envs.push(Env::with_opponents(
+                        game.clone(),
+                        seat,
+                        opponents,
+                        run as u64,
+                    )?);
+                }
+                let started = std::time::Instant::now();
+                for episode in 0..n {
+                    let env = &mut envs[(episode % 2) as usize];
+                    play_vs_opponent(env, learner.as_mut(), &mut rng);
+                    match k {
+                        1 => copy.write().refresh(game, learner.as_mut())?,
+                        2 => copy.replace(FrozenPolicy::new(&graph, learner.policy().as_ref())?),
+                        _ => {}
+                    }
+                }
+                started.elapsed().as_secs_f64()
+            };
+            best = best.min(seconds);
+        }
+        let per_episode = best / n as f64;
+        if k == 0 {
+            self_play = per_episode;
+        }
+        let row = RegimeRow {
+            game: name.to_string(),
+            regime,
+            episodes: n,
+            best_seconds: best,
+            episodes_per_second: n as f64 / best,
+            time_vs_self_play: per_episode / self_play,
+        };
+        each(&row);
+        rows.push(row);
+    }
+    Ok(())
+}
+
 /// One value learner over features: TD updates (one per afterstate backed up) per second.
 #[derive(Clone, Debug, Serialize)]
 pub struct FeatureRow {

@@ -105,7 +105,7 @@ impl Target {
 }
 
 /// A differentiable value `v̂(x; w)` of a position's features `x`, with parameters `w`.
-pub trait Approximator<G: Game>: Send + Sync {
+pub trait Approximator<G: Game>: Clone + Send + Sync + 'static {
     /// A position's features as the approximator reads them (weight indices, an observation).
     type Input: Clone + Default + Send + Sync;
     /// What the afterstates of one decision share, to read them faster (and room for that).
@@ -314,6 +314,32 @@ impl<G: Game, A: Approximator<G>> FeatureTd<G, A> {
 
     pub fn approximator(&self) -> &A {
         &self.approx
+    }
+
+    /// A copy of its weights and settings, never to be trained ([`Learner::frozen_copy`]).
+    fn frozen(&self) -> Self {
+        FeatureTd {
+            name: self.name.clone(),
+            settings: self.settings.clone(),
+            approx: self.approx.clone(),
+            pending: self.pending.clone(),
+            held: self.held.clone(),
+            chains: self.chains.clone(),
+            by_steps: self.by_steps.clone(),
+            sparse: self.sparse,
+            two_player: self.two_player,
+            episode: self.episode,
+            alpha: self.alpha,
+            epsilon: self.epsilon.clone(),
+            updates: self.updates,
+            values: Vec::new(),
+            afters: Vec::new(),
+            ends_game: Vec::new(),
+            inputs: Vec::new(),
+            base: A::Base::default(),
+            grad: Vec::new(),
+            ends: Vec::new(),
+        }
     }
 
     /// TD updates made so far (one per afterstate backed up).
@@ -531,6 +557,40 @@ impl<G: Game, A: Approximator<G>> Learner<G> for FeatureTd<G, A> {
             learner: self,
             epsilon: 0.0,
         })
+    }
+
+    fn play_probabilities(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        greedy: bool,
+        probs: &mut Vec<f64>,
+    ) -> bool {
+        let epsilon = if greedy { 0.0 } else { self.epsilon.value() };
+        FeaturePolicy {
+            learner: self,
+            epsilon,
+        }
+        .probabilities(game, state, legal, probs)
+    }
+
+    fn frozen_copy(&self) -> Option<Box<dyn Learner<G>>> {
+        Some(Box::new(self.frozen()))
+    }
+
+    /// Every weight (a weight change reaches many positions: no record of changes is kept),
+    /// ε, α and the episode.
+    fn refresh_copy(&mut self, _game: &G, copy: &mut Box<dyn Learner<G>>) {
+        let Some(to) = super::frozen::downcast::<G, Self>(copy) else {
+            *copy = Box::new(self.frozen());
+            return;
+        };
+        to.approx.params_mut().copy_from_slice(self.approx.params());
+        to.episode = self.episode;
+        to.alpha = self.alpha;
+        to.updates = self.updates;
+        to.epsilon.clone_from(&self.epsilon);
     }
 
     fn statistics(&self) -> Vec<(Metric, f64)> {

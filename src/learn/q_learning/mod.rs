@@ -181,6 +181,39 @@ impl<G: Game> Learner<G> for QLearner<G> {
         })
     }
 
+    fn play_probabilities(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        greedy: bool,
+        probs: &mut Vec<f64>,
+    ) -> bool {
+        let epsilon = if greedy { 0.0 } else { self.epsilon.value() };
+        QPolicy {
+            learner: self,
+            epsilon,
+        }
+        .probabilities(game, state, legal, probs)
+    }
+
+    fn frozen_copy(&self) -> Option<Box<dyn Learner<G>>> {
+        Some(Box::new(self.frozen()))
+    }
+
+    /// The rows changed since the last refresh, in `Q` (and `Q2`), and ε, α and the episode.
+    fn refresh_copy(&mut self, _game: &G, copy: &mut Box<dyn Learner<G>>) {
+        let Some(to) = super::frozen::downcast::<G, Self>(copy) else {
+            *copy = Box::new(self.frozen());
+            return;
+        };
+        self.table
+            .refresh_copy(&mut to.table, &mut [(&self.second, &mut to.second)]);
+        to.episode = self.episode;
+        to.alpha = self.alpha;
+        to.epsilon.clone_from(&self.epsilon);
+    }
+
     fn statistics(&self) -> Vec<(crate::learn::Metric, f64)> {
         super::value_learner_statistics(
             ("states_visited", "States", self.table.rows()),
@@ -229,6 +262,8 @@ impl<G: Game> Learner<G> for QLearner<G> {
     }
 
     fn restore(&mut self, game: &G, snapshot: Snapshot<G>) -> Result<(), String> {
+        // `Q2` is written beside the record of changes: a frozen copy is next made whole.
+        self.table.forget_changes();
         let initial = self.config.initial;
         self.table
             .restore_rows(game, snapshot.part("q"), initial, true)?;
@@ -273,6 +308,21 @@ impl<G: Game> QLearner<G> {
 
     pub fn config(&self) -> &QConfig {
         &self.config
+    }
+
+    /// A copy of what it has learned, never to be trained ([`Learner::frozen_copy`]).
+    fn frozen(&self) -> Self {
+        QLearner {
+            name: self.name.clone(),
+            config: self.config.clone(),
+            table: self.table.frozen(),
+            second: self.second.clone(),
+            pending: self.pending.clone(),
+            episode: self.episode,
+            alpha: self.alpha,
+            epsilon: self.epsilon.clone(),
+            sums: Vec::new(),
+        }
     }
 
     /// v(S): the value of the state S whose row is `row`, to the player to move there, that the
