@@ -863,7 +863,8 @@ fn refreshed_copy_is_fresh<G: Game>(game: &G, config: &LearnerConfig, rounds: us
     let graph = crate::core::graph::StateGraph::build(game, 1 << 20).unwrap();
     let mut learner = config.build(game, "learner".into());
     let mut copy = learner.frozen_copy().expect("every kind copies itself");
-    let mut frozen = FrozenPolicy::of_learner(&graph, learner.as_ref(), seed % 2 == 0).unwrap();
+    let mut frozen =
+        FrozenPolicy::of_learner(&graph, learner.as_ref(), seed.is_multiple_of(2)).unwrap();
     let mut rng = crate::core::random::rng(seed);
     let mut aec = AecEnv::new(game.clone(), seed);
     let players = game.num_players();
@@ -896,7 +897,7 @@ fn refreshed_copy_is_fresh<G: Game>(game: &G, config: &LearnerConfig, rounds: us
             );
             assert_same_play(game, &graph, copy.as_ref(), fresh.as_ref(), &what);
             assert_same_play(game, &graph, copy.as_ref(), learner.as_ref(), &what);
-            let greedy = seed % 2 == 0;
+            let greedy = seed.is_multiple_of(2);
             let policy = if greedy {
                 learner.greedy_policy()
             } else {
