@@ -1031,3 +1031,33 @@ fn a_study_of_a_thousand_runs_that_save_every_agent_ends() {
         .count();
     assert_eq!(agents, 1000);
 }
+
+/// The documented maximum: a study of 1,000,000 seeds × 1 episode runs to its end and keeps one
+/// agent (the default `save_agents`). Slow (14 minutes on 2 cores, peak 849 MB), so outside
+/// the default run: `cargo test --release --test hostile -- --ignored`.
+#[test]
+#[ignore = "slow: a million runs"]
+fn a_study_of_a_million_seeds_ends() {
+    let config = "name = \"million\"\nepisodes = 1\neval_interval = 1\nseeds = 1000000\n\
+                  [game]\nname = \"hexapawn\"\n[learner]\nkind = \"matchbox\"\nscheme = \"her\"\n\
+                  seat = \"black\"\n[[opponents]]\npolicy = \"random\"\n";
+    let dir = folder("million", &[("million.toml", config)]);
+    // No time limit here (the harness's is a minute): the study is the work.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_solvedgym"))
+        .args(["run", "million.toml", "--out", "out", "--quiet"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("1,000,000"), "{stdout}");
+    let agents = std::fs::read_dir(dir.join("out/million/agents"))
+        .unwrap()
+        .count();
+    assert_eq!(agents, 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
