@@ -249,8 +249,29 @@ fn work_too_big_for_the_machine_is_refused_with_the_numbers_before_it_allocates(
 
 #[test]
 fn hangs_and_unbounded_counts_are_refused() {
-    let dir = folder("bounds", &[]);
+    // An MLP over a 4,096-edge Hackenbush position valued by the match evaluator: once ran
+    // for days with no estimate.
+    let hackenbush = "name = \"hack\"\nepisodes = 100\neval_interval = 50\nseeds = 1\n\
+        [game]\nname = \"hackenbush\"\nrandom = 2\nseed = 1\nedges = 4096\n\
+        [[learners]]\nkind = \"mlp\"\nseat = \"left\"\n\
+        [[opponents]]\npolicy = \"random\"\n[evaluation]\nevaluator = \"match\"\n";
+    let small = hackenbush
+        .replace("edges = 4096", "edges = 16")
+        .replace("episodes = 100", "episodes = 2")
+        .replace("eval_interval = 50", "eval_interval = 2");
+    let dir = folder(
+        "bounds",
+        &[("hack.toml", hackenbush), ("small.toml", &small)],
+    );
     let cases = vec![
+        case(
+            &["run", "hack.toml", "--out", "out", "--quiet"],
+            Expect::Refused("multiply-adds a run (about"),
+        ),
+        case(
+            &["run", "small.toml", "--out", "out", "--quiet"],
+            Expect::Answer(""),
+        ),
         case(
             &["stats", "tictactoe", "--games", "1000000000000"],
             Expect::Refused("at most 1,000,000,000 games"),

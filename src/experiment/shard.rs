@@ -85,7 +85,7 @@ const EPISODE: u128 = 1;
 const EXACT_POSITION: u128 = 2;
 /// A match evaluation plays its games against about three references, each game about an
 /// episode.
-const MATCH_REFERENCES: u128 = 3;
+pub const MATCH_REFERENCES: u64 = 3;
 
 /// How one run is evaluated, for its cost.
 #[derive(Clone, Copy, Debug)]
@@ -102,7 +102,7 @@ pub fn run_cost(episodes: u64, interval: u64, eval: EvalCost) -> u128 {
     let evaluations = u128::from(episodes.div_ceil(interval.max(1))) + 1;
     let per_evaluation = match eval {
         EvalCost::Exact { states } => EXACT_POSITION * u128::from(states),
-        EvalCost::Match { games } => MATCH_REFERENCES * u128::from(games) * EPISODE,
+        EvalCost::Match { games } => u128::from(MATCH_REFERENCES) * u128::from(games) * EPISODE,
     };
     EPISODE * u128::from(episodes) + evaluations * per_evaluation
 }

@@ -7,11 +7,13 @@
 //! Each learner's file opens with its algorithm: [`Learner::act`] makes one decision as the
 //! textbook box reads, [`Learner::end_episode`] backs up the last ones. What the learners share
 //! lies beside them: [`backup`] (which earlier decision a new one backs up, ε-greedy choice),
-//! [`table`] (values keyed by state), [`schedule`] (ε and α by episode). A learner may add a
-//! fast path that gives the same bytes, tested against `act` in `tests.rs`:
-//! `q_learning/fast.rs` plays a one-table self-play episode in one piece.
+//! [`epsilon_greedy`] (their policies, written once), [`table`] (values keyed by state),
+//! [`schedule`] (ε and α by episode). A learner may add a fast path that gives the same bytes,
+//! tested against `act` in `tests.rs`: `q_learning/fast.rs` plays a one-table self-play
+//! episode in one piece.
 
 pub mod backup;
+pub mod epsilon_greedy;
 pub mod frozen;
 pub mod metric;
 pub mod saved;
@@ -90,6 +92,14 @@ pub trait LearnerSpec:
         let _ = (source, seat, graph);
         None
     }
+    /// About how many multiply-adds it spends to value one legal move of `game` (the
+    /// observation of the move's afterstate read through its weights), where that is more
+    /// than a table lookup; 0 for the tabular kinds. The run's work estimate
+    /// ([`crate::experiment`]) multiplies it by the moves a game offers.
+    fn move_cost<G: Game>(&self, game: &G) -> u64 {
+        let _ = game;
+        0
+    }
     /// The label of a learner whose config gives none.
     fn default_label(&self) -> String;
     /// A fresh learner for `game`.
@@ -138,6 +148,10 @@ macro_rules! learners {
             /// The kind's name.
             pub fn kind(&self) -> &'static str {
                 match self { $( LearnerConfig::$variant(c) => learner_kind(c), )* }
+            }
+            /// See [`LearnerSpec::move_cost`].
+            pub fn move_cost<G: Game>(&self, game: &G) -> u64 {
+                match self { $( LearnerConfig::$variant(c) => c.move_cost(game), )* }
             }
             pub fn default_label(&self) -> String {
                 match self { $( LearnerConfig::$variant(c) => c.default_label(), )* }

@@ -248,17 +248,11 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
     }
 
     fn policy(&self) -> Box<dyn Policy<G> + '_> {
-        Box::new(McPolicy {
-            learner: self,
-            epsilon: self.epsilon.value(),
-        })
+        super::epsilon_greedy::policy(self, false)
     }
 
     fn greedy_policy(&self) -> Box<dyn Policy<G> + '_> {
-        Box::new(McPolicy {
-            learner: self,
-            epsilon: 0.0,
-        })
+        super::epsilon_greedy::policy(self, true)
     }
 
     fn play_probabilities(
@@ -269,12 +263,7 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
         greedy: bool,
         probs: &mut Vec<f64>,
     ) -> bool {
-        let epsilon = if greedy { 0.0 } else { self.epsilon.value() };
-        McPolicy {
-            learner: self,
-            epsilon,
-        }
-        .probabilities(game, state, legal, probs)
+        super::epsilon_greedy::play_probabilities(self, (game, state, legal), greedy, probs)
     }
 
     /// The table and ε (play reads nothing else: the visit counts stay behind).
@@ -366,25 +355,23 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
     }
 }
 
-struct McPolicy<'a, G: Game> {
-    learner: &'a MonteCarlo<G>,
-    epsilon: f64,
-}
-
-impl<G: Game> Policy<G> for McPolicy<'_, G> {
-    fn name(&self) -> String {
-        format!("{} (ε = {})", self.learner.name, self.epsilon)
+impl<G: Game> super::epsilon_greedy::EpsilonGreedy<G> for MonteCarlo<G> {
+    fn label(&self) -> &str {
+        &self.name
     }
-    fn probabilities(
+    fn epsilon_now(&self) -> f64 {
+        self.epsilon.value()
+    }
+    fn probabilities_at(
         &self,
         game: &G,
         state: &G::State,
         legal: &[Action],
+        epsilon: f64,
         probs: &mut Vec<f64>,
-    ) -> bool {
-        let q = self.learner.q_values(game, state);
-        row_probabilities(q, legal.len(), self.epsilon, probs);
-        true
+    ) {
+        let q = self.q_values(game, state);
+        row_probabilities(q, legal.len(), epsilon, probs);
     }
 }
 

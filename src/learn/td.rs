@@ -316,17 +316,11 @@ impl<G: Game> Learner<G> for Td<G> {
     }
 
     fn policy(&self) -> Box<dyn Policy<G> + '_> {
-        Box::new(TdPolicy {
-            learner: self,
-            epsilon: self.epsilon.value(),
-        })
+        super::epsilon_greedy::policy(self, false)
     }
 
     fn greedy_policy(&self) -> Box<dyn Policy<G> + '_> {
-        Box::new(TdPolicy {
-            learner: self,
-            epsilon: 0.0,
-        })
+        super::epsilon_greedy::policy(self, true)
     }
 
     fn play_probabilities(
@@ -337,12 +331,7 @@ impl<G: Game> Learner<G> for Td<G> {
         greedy: bool,
         probs: &mut Vec<f64>,
     ) -> bool {
-        let epsilon = if greedy { 0.0 } else { self.epsilon.value() };
-        TdPolicy {
-            learner: self,
-            epsilon,
-        }
-        .probabilities(game, state, legal, probs)
+        super::epsilon_greedy::play_probabilities(self, (game, state, legal), greedy, probs)
     }
 
     fn frozen_copy(&self) -> Option<Box<dyn Learner<G>>> {
@@ -385,7 +374,7 @@ impl<G: Game> Learner<G> for Td<G> {
     }
 
     fn position(&self, game: &G, state: &G::State, legal: &[Action], out: &mut Position) -> bool {
-        // As `TdPolicy::probabilities` and `value` compute them, from one set of move values.
+        // As `probabilities_at` and `value` compute them, from one set of move values.
         let mover = game.turn(state).player();
         match mover {
             Some(mover) if !legal.is_empty() => {
@@ -437,26 +426,24 @@ impl<G: Game> Learner<G> for Td<G> {
     }
 }
 
-struct TdPolicy<'a, G: Game> {
-    learner: &'a Td<G>,
-    epsilon: f64,
-}
-
-impl<G: Game> Policy<G> for TdPolicy<'_, G> {
-    fn name(&self) -> String {
-        format!("{} (ε = {})", self.learner.name, self.epsilon)
+impl<G: Game> super::epsilon_greedy::EpsilonGreedy<G> for Td<G> {
+    fn label(&self) -> &str {
+        &self.name
     }
-    fn probabilities(
+    fn epsilon_now(&self) -> f64 {
+        self.epsilon.value()
+    }
+    fn probabilities_at(
         &self,
         game: &G,
         state: &G::State,
         legal: &[Action],
+        epsilon: f64,
         probs: &mut Vec<f64>,
-    ) -> bool {
-        super::backup::afterstate_probabilities(game, state, legal, self.epsilon, probs, |mover| {
-            self.learner.move_values(game, state, mover, legal)
+    ) {
+        super::backup::afterstate_probabilities(game, state, legal, epsilon, probs, |mover| {
+            self.move_values(game, state, mover, legal)
         });
-        true
     }
 }
 

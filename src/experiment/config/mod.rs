@@ -680,6 +680,29 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
             .eval_interval
             .or(top.eval_interval)
             .unwrap_or_else(|| NonZeroU64::new(episodes.get() / 50).unwrap_or(NonZeroU64::MIN));
+        for (learner, path) in resolved.iter().zip(&learner_paths) {
+            let move_cost = with_game!(&entry.game, g => learner.config.move_cost(g));
+            if move_cost == 0 {
+                continue;
+            }
+            let evaluations = u128::from(episodes.get().div_ceil(eval_interval.get())) + 1;
+            let estimate = work::Estimate {
+                sample: with_game!(&entry.game, g => work::sample(g)),
+                move_cost,
+                episodes: episodes.get(),
+                evaluation_games: match evaluation {
+                    Evaluation::Exact => 0,
+                    Evaluation::Match { games } => {
+                        evaluations
+                            * u128::from(games.get())
+                            * u128::from(super::shard::MATCH_REFERENCES)
+                    }
+                },
+            };
+            if let Some(why) = estimate.refusal(&learner.label) {
+                return Err(src.error(path, why));
+            }
+        }
         let name = match &entry.label {
             Some(label) if study => format!("{}/{label}", top.name),
             _ => top.name.clone(),
@@ -1186,3 +1209,4 @@ impl ExperimentConfig {
 
 #[cfg(test)]
 mod tests;
+pub mod work;

@@ -79,6 +79,10 @@ impl LearnerSpec for LinearConfig {
     type Note = NoNote;
     const KIND: &'static str = "linear";
     const KEYS: &'static str = "output = \"tanh\" | \"linear\", lambda, alpha, epsilon, gamma, trace_cutoff, target = \"played\" | \"greedy\" (linear value of the observation, TD(λ) or Q-learning on afterstates)";
+    /// The observation, read and weighed.
+    fn move_cost<G: Game>(&self, game: &G) -> u64 {
+        2 * game.observation_len() as u64
+    }
     fn default_label(&self) -> String {
         format!("linear {}({})", self.target.method(), self.lambda)
     }

@@ -101,6 +101,17 @@ impl LearnerSpec for MlpConfig {
     type Note = NoNote;
     const KIND: &'static str = "mlp";
     const KEYS: &'static str = "hidden = [32], activation = \"tanh\" | \"relu\", init_seed, output, lambda, alpha, epsilon, gamma, trace_cutoff, target = \"played\" | \"greedy\" (perceptron on the observation, TD(λ) or Q-learning on afterstates)";
+    /// The observation, then each layer's weights.
+    fn move_cost<G: Game>(&self, game: &G) -> u64 {
+        let mut fan_in = game.observation_len() as u64;
+        let mut cost = fan_in;
+        for &w in self.hidden.iter().take(2).chain(std::iter::once(&1)) {
+            let w = w.clamp(1, MAX_WIDTH) as u64;
+            cost = cost.saturating_add(fan_in.saturating_mul(w));
+            fan_in = w;
+        }
+        cost
+    }
     fn default_label(&self) -> String {
         let widths: Vec<String> = self.hidden.iter().map(|w| w.to_string()).collect();
         format!(

@@ -546,17 +546,11 @@ impl<G: Game, A: Approximator<G>> Learner<G> for FeatureTd<G, A> {
     }
 
     fn policy(&self) -> Box<dyn Policy<G> + '_> {
-        Box::new(FeaturePolicy {
-            learner: self,
-            epsilon: self.epsilon.value(),
-        })
+        super::epsilon_greedy::policy(self, false)
     }
 
     fn greedy_policy(&self) -> Box<dyn Policy<G> + '_> {
-        Box::new(FeaturePolicy {
-            learner: self,
-            epsilon: 0.0,
-        })
+        super::epsilon_greedy::policy(self, true)
     }
 
     fn play_probabilities(
@@ -567,12 +561,7 @@ impl<G: Game, A: Approximator<G>> Learner<G> for FeatureTd<G, A> {
         greedy: bool,
         probs: &mut Vec<f64>,
     ) -> bool {
-        let epsilon = if greedy { 0.0 } else { self.epsilon.value() };
-        FeaturePolicy {
-            learner: self,
-            epsilon,
-        }
-        .probabilities(game, state, legal, probs)
+        super::epsilon_greedy::play_probabilities(self, (game, state, legal), greedy, probs)
     }
 
     fn frozen_copy(&self) -> Option<Box<dyn Learner<G>>> {
@@ -683,26 +672,24 @@ fn squash_sums(output: Output, values: &mut [f64], ends: &[bool]) {
     }
 }
 
-struct FeaturePolicy<'a, G: Game, A: Approximator<G>> {
-    learner: &'a FeatureTd<G, A>,
-    epsilon: f64,
-}
-
-impl<G: Game, A: Approximator<G>> Policy<G> for FeaturePolicy<'_, G, A> {
-    fn name(&self) -> String {
-        format!("{} (ε = {})", self.learner.name, self.epsilon)
+impl<G: Game, A: Approximator<G>> super::epsilon_greedy::EpsilonGreedy<G> for FeatureTd<G, A> {
+    fn label(&self) -> &str {
+        &self.name
     }
-    fn probabilities(
+    fn epsilon_now(&self) -> f64 {
+        self.epsilon.value()
+    }
+    fn probabilities_at(
         &self,
         game: &G,
         state: &G::State,
         legal: &[Action],
+        epsilon: f64,
         probs: &mut Vec<f64>,
-    ) -> bool {
-        afterstate_probabilities(game, state, legal, self.epsilon, probs, |mover| {
-            self.learner.choice_values(game, state, mover, legal)
+    ) {
+        afterstate_probabilities(game, state, legal, epsilon, probs, |mover| {
+            self.choice_values(game, state, mover, legal)
         });
-        true
     }
 }
 

@@ -122,6 +122,20 @@ impl LearnerSpec for NTupleConfig {
     type Note = NoNote;
     const KIND: &'static str = "ntuple";
     const KEYS: &'static str = "tuples, length, tuple_seed, symmetry, output = \"tanh\" | \"linear\", lambda, alpha, epsilon, gamma, trace_cutoff, target = \"played\" | \"greedy\" (n-tuple network, TD(λ) or Q-learning on afterstates)";
+    /// The cells read, then each tuple's cells in each symmetry.
+    fn move_cost<G: Game>(&self, game: &G) -> u64 {
+        let symmetries = if self.symmetry {
+            game.num_symmetries()
+        } else {
+            1
+        } as u64;
+        let cells = game.board_cells().map_or(0, |c| c.squares.len() as u64);
+        cells.saturating_add(
+            (self.tuples as u64)
+                .saturating_mul(self.length as u64)
+                .saturating_mul(symmetries),
+        )
+    }
     fn default_label(&self) -> String {
         format!(
             "n-tuple {}x{} {}({})",

@@ -168,17 +168,11 @@ impl<G: Game> Learner<G> for QLearner<G> {
     }
 
     fn policy(&self) -> Box<dyn Policy<G> + '_> {
-        Box::new(QPolicy {
-            learner: self,
-            epsilon: self.epsilon.value(),
-        })
+        super::epsilon_greedy::policy(self, false)
     }
 
     fn greedy_policy(&self) -> Box<dyn Policy<G> + '_> {
-        Box::new(QPolicy {
-            learner: self,
-            epsilon: 0.0,
-        })
+        super::epsilon_greedy::policy(self, true)
     }
 
     fn play_probabilities(
@@ -189,12 +183,7 @@ impl<G: Game> Learner<G> for QLearner<G> {
         greedy: bool,
         probs: &mut Vec<f64>,
     ) -> bool {
-        let epsilon = if greedy { 0.0 } else { self.epsilon.value() };
-        QPolicy {
-            learner: self,
-            epsilon,
-        }
-        .probabilities(game, state, legal, probs)
+        super::epsilon_greedy::play_probabilities(self, (game, state, legal), greedy, probs)
     }
 
     fn frozen_copy(&self) -> Option<Box<dyn Learner<G>>> {
@@ -409,26 +398,24 @@ impl<G: Game> QLearner<G> {
 }
 
 /// ε-greedy play on a Q-learner's values (ε = 0: greedy, ties shared equally).
-struct QPolicy<'a, G: Game> {
-    learner: &'a QLearner<G>,
-    epsilon: f64,
-}
-
-impl<G: Game> Policy<G> for QPolicy<'_, G> {
-    fn name(&self) -> String {
-        format!("{} (ε = {})", self.learner.name, self.epsilon)
+impl<G: Game> super::epsilon_greedy::EpsilonGreedy<G> for QLearner<G> {
+    fn label(&self) -> &str {
+        &self.name
     }
-    fn probabilities(
+    fn epsilon_now(&self) -> f64 {
+        self.epsilon.value()
+    }
+    fn probabilities_at(
         &self,
         game: &G,
         state: &G::State,
         legal: &[Action],
+        epsilon: f64,
         probs: &mut Vec<f64>,
-    ) -> bool {
-        self.learner.with_q_values(game, state, |q| {
-            row_probabilities(q, legal.len(), self.epsilon, probs)
+    ) {
+        self.with_q_values(game, state, |q| {
+            row_probabilities(q, legal.len(), epsilon, probs)
         });
-        true
     }
 }
 
