@@ -126,13 +126,25 @@ pub fn point_mass(legal: &[Action], pick: Option<Action>, probs: &mut Vec<f64>) 
 
 /// Samples an action from `probs`; mass left unassigned (beyond rounding) means resignation.
 pub fn sample(legal: &[Action], probs: &[f64], rng: &mut SgRng) -> Option<Action> {
-    let total: f64 = probs.iter().sum();
+    sample_with(legal, |i| probs[i], rng)
+}
+
+/// [`sample`] of the probabilities `prob(i)` gives each action of `legal` (the same draw, bit
+/// for bit), for a policy that can say them without writing them down.
+#[inline]
+pub fn sample_with(
+    legal: &[Action],
+    prob: impl Fn(usize) -> f64,
+    rng: &mut SgRng,
+) -> Option<Action> {
+    let total: f64 = (0..legal.len()).map(&prob).sum();
     if total <= 0.0 {
         return None;
     }
-    let resign = resign_probability(probs);
+    let resign = resign_rest(total);
     let mut u = rng.random::<f64>() * (total + resign);
-    for (&a, &p) in legal.iter().zip(probs) {
+    for (i, &a) in legal.iter().enumerate() {
+        let p = prob(i);
         if u < p {
             return Some(a);
         }
@@ -142,17 +154,20 @@ pub fn sample(legal: &[Action], probs: &[f64], rng: &mut SgRng) -> Option<Action
         return None;
     }
     // Rounding carried u past the last action: take the last one that can be played.
-    legal
-        .iter()
-        .zip(probs)
+    (0..legal.len())
         .rev()
-        .find(|(_, p)| **p > 0.0)
-        .map(|(&a, _)| a)
+        .find(|&i| prob(i) > 0.0)
+        .map(|i| legal[i])
 }
 
 /// The probability of resigning given action probabilities.
 pub fn resign_probability(probs: &[f64]) -> f64 {
-    let rest = 1.0 - probs.iter().sum::<f64>();
+    resign_rest(probs.iter().sum::<f64>())
+}
+
+/// [`resign_probability`] of probabilities that sum to `total`.
+fn resign_rest(total: f64) -> f64 {
+    let rest = 1.0 - total;
     if rest <= RESIGN_EPSILON { 0.0 } else { rest }
 }
 

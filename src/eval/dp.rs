@@ -386,6 +386,46 @@ pub struct PolicyReport {
     pub mistakes: usize,
 }
 
+impl PolicyReport {
+    /// One report over the positions of several seats, from each seat's own report (their
+    /// positions are apart: a position has one mover): counts add up, each rate is the mean
+    /// over every seat's positions it was taken over.
+    pub fn over_seats(reports: &[PolicyReport]) -> PolicyReport {
+        let mean = |rate: fn(&PolicyReport) -> (f64, usize)| -> (f64, usize) {
+            let (mut sum, mut count) = (0.0, 0);
+            for r in reports {
+                let (rate, n) = rate(r);
+                if n > 0 {
+                    sum += rate * n as f64;
+                    count += n;
+                }
+            }
+            (
+                if count == 0 {
+                    f64::NAN
+                } else {
+                    sum / count as f64
+                },
+                count,
+            )
+        };
+        let (optimal_rate_all, states_all) = mean(|r| (r.optimal_rate_all, r.states_all));
+        let (optimal_rate_faced, states_faced) = mean(|r| (r.optimal_rate_faced, r.states_faced));
+        let (optimal_rate_optimal_play, states_optimal_play) =
+            mean(|r| (r.optimal_rate_optimal_play, r.states_optimal_play));
+        PolicyReport {
+            optimal_rate_all,
+            states_all,
+            optimal_rate_faced,
+            states_faced,
+            optimal_rate_optimal_play,
+            states_optimal_play,
+            blunders: reports.iter().map(|r| r.blunders).sum(),
+            mistakes: reports.iter().map(|r| r.mistakes).sum(),
+        }
+    }
+}
+
 /// Measures `policy`, played at `seats`, against the enumerated `solution`.
 pub fn evaluate_policy<G: Game>(
     solution: &Solution<G>,

@@ -225,15 +225,11 @@ pub fn epsilon_greedy_probabilities(values: &[f64], epsilon: f64, probs: &mut Ve
     let n = values.len();
     let max = max_of(values);
     let ties = values.iter().filter(|&&v| v == max).count() as f64;
+    // `ε/n + (1 − ε)/ties` on a best move, `ε/n` elsewhere, worked out once.
+    let rest = epsilon / n as f64;
+    let best = rest + (1.0 - epsilon) / ties;
     probs.clear();
-    probs.extend(values.iter().map(|&v| {
-        epsilon / n as f64
-            + if v == max {
-                (1.0 - epsilon) / ties
-            } else {
-                0.0
-            }
-    }));
+    probs.extend(values.iter().map(|&v| if v == max { best } else { rest }));
 }
 
 /// The ε-greedy distribution of an afterstate-value learner at `state`: over the values
@@ -267,6 +263,31 @@ pub fn row_probabilities(row: Option<&[f64]>, n: usize, epsilon: f64, probs: &mu
     }
 }
 
+/// A move drawn from [`row_probabilities`] as [`crate::core::policy::sample`] draws it (the
+/// same bits), without writing the probabilities down: a frozen copy's move.
+pub fn sample_row(
+    row: Option<&[f64]>,
+    legal: &[crate::core::game::Action],
+    epsilon: f64,
+    rng: &mut SgRng,
+) -> Option<crate::core::game::Action> {
+    use crate::core::policy::sample_with;
+    let n = legal.len();
+    match row {
+        Some(q) if q.len() == n => {
+            let max = max_of(q);
+            let ties = q.iter().filter(|&&v| v == max).count() as f64;
+            let rest = epsilon / n as f64;
+            let best = rest + (1.0 - epsilon) / ties;
+            sample_with(legal, |i| if q[i] == max { best } else { rest }, rng)
+        }
+        _ => {
+            let p = 1.0 / n as f64;
+            sample_with(legal, |_| p, rng)
+        }
+    }
+}
+
 /// The expected value of `values` under the ε-greedy distribution.
 #[inline]
 pub fn epsilon_greedy_expectation(values: &[f64], epsilon: f64) -> f64 {
@@ -279,6 +300,33 @@ pub fn epsilon_greedy_expectation(values: &[f64], epsilon: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::core::random::rng;
+
+    /// A frozen copy's fused draw is the draw of the written-down probabilities, bit for bit.
+    #[test]
+    fn sample_row_draws_as_sample_of_row_probabilities() {
+        use crate::core::policy::sample;
+        use rand::RngExt;
+        let mut values = rng(7);
+        let mut probs = Vec::new();
+        for case in 0..20_000u64 {
+            let n = values.random_range(1..10usize);
+            // Few distinct values, so that ties are common.
+            let q: Vec<f64> = (0..n)
+                .map(|_| values.random_range(0..3) as f64 * 0.5)
+                .collect();
+            let row = (case % 5 != 0).then_some(q.as_slice());
+            let epsilon = [0.0, 0.1, 0.5, 1.0][(case % 4) as usize];
+            let legal: Vec<u32> = (0..n as u32).map(|a| a * 3 + 1).collect();
+            row_probabilities(row, n, epsilon, &mut probs);
+            let (mut a, mut b) = (rng(case), rng(case));
+            assert_eq!(
+                sample(&legal, &probs, &mut a),
+                sample_row(row, &legal, epsilon, &mut b),
+                "{q:?} {epsilon}"
+            );
+            assert_eq!(a.random::<u64>(), b.random::<u64>());
+        }
+    }
 
     #[test]
     fn self_play_backs_up_from_the_other_seat_with_a_sign_flip() {

@@ -72,6 +72,9 @@ impl<G: Game> Policy<G> for FrozenCopy<G> {
         legal: &[Action],
         rng: &mut SgRng,
     ) -> Option<Action> {
+        if let Some(pick) = self.copy.play_choose(game, state, legal, self.greedy, rng) {
+            return pick;
+        }
         thread_local! {
             static PROBS: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
         }

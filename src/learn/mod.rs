@@ -356,6 +356,20 @@ pub trait Learner<G: Game>: std::any::Any + Send + Sync {
         };
         policy.probabilities(game, state, legal, probs)
     }
+    /// A move drawn from [`Learner::play_probabilities`] as [`crate::core::policy::sample`]
+    /// draws it (the same bits), where the learner can draw it without writing the
+    /// probabilities down (a frozen copy plays so); `None`: not offered.
+    fn play_choose(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        greedy: bool,
+        rng: &mut SgRng,
+    ) -> Option<Option<Action>> {
+        let _ = (game, state, legal, greedy, rng);
+        None
+    }
     /// A copy of what it has learned now, as a learner of its own kind that is never trained:
     /// it plays, and answers the evaluator's questions about its play, as this learner does now
     /// (a frozen copy, [`frozen::FrozenCopy`]). It may leave out what play does not read (the

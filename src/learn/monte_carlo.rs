@@ -266,6 +266,24 @@ impl<G: Game> Learner<G> for MonteCarlo<G> {
         super::epsilon_greedy::play_probabilities(self, (game, state, legal), greedy, probs)
     }
 
+    fn play_choose(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        greedy: bool,
+        rng: &mut SgRng,
+    ) -> Option<Option<Action>> {
+        use super::epsilon_greedy::EpsilonGreedy;
+        let epsilon = self.epsilon_for(greedy);
+        Some(super::backup::sample_row(
+            self.q_values(game, state),
+            legal,
+            epsilon,
+            rng,
+        ))
+    }
+
     /// The table and ε (play reads nothing else: the visit counts stay behind).
     fn frozen_copy(&self) -> Option<Box<dyn Learner<G>>> {
         Some(Box::new(self.frozen()))

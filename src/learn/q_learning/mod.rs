@@ -35,7 +35,9 @@ use serde::{Deserialize, Serialize};
 
 use super::backup::{
     Pending, discount, epsilon_greedy, epsilon_greedy_expectation, max_of, row_probabilities,
+    sample_row,
 };
+use super::epsilon_greedy::EpsilonGreedy;
 use super::saved::Snapshot;
 use super::schedule::{Decay, Epsilon, Schedule, checked};
 use super::table::Table;
@@ -184,6 +186,18 @@ impl<G: Game> Learner<G> for QLearner<G> {
         probs: &mut Vec<f64>,
     ) -> bool {
         super::epsilon_greedy::play_probabilities(self, (game, state, legal), greedy, probs)
+    }
+
+    fn play_choose(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        greedy: bool,
+        rng: &mut SgRng,
+    ) -> Option<Option<Action>> {
+        let epsilon = self.epsilon_for(greedy);
+        Some(self.with_q_values(game, state, |q| sample_row(q, legal, epsilon, rng)))
     }
 
     fn frozen_copy(&self) -> Option<Box<dyn Learner<G>>> {
