@@ -113,8 +113,14 @@ class Solution:
         policy: Union[npt.NDArray[np.float64], Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], Any]],
         seats: Optional[List[int]] = None,
         batch_size: int = 4096,
+        illegal: str = "raise",
+        output: str = "probabilities",
     ) -> Dict[str, Any]:
-        """The exact evaluation of a policy (a positions x actions table, or a batched callable)."""
+        """The exact evaluation of a policy (a positions x actions table, or a batched callable),
+        each seat alone against perfect, random and best-response play. `illegal`: "raise"
+        (refuse mass on an illegal action), "lose" (it loses the game, as the environments'
+        illegal="lose" plays it) or "renormalize" (drop it). `output`: "probabilities"
+        (weights at least 0) or "logits" (a softmax over the row)."""
 
 VectorStep = Tuple[
     npt.NDArray[np.float32], npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]

@@ -10,7 +10,9 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use solvedgym::front::{Batch, DynGame, DynPlayer, DynSolution, DynState, DynVector, FrontError};
+use solvedgym::front::{
+    Batch, DynGame, DynPlayer, DynSolution, DynState, DynVector, FrontError, Illegal, Output,
+};
 use solvedgym::io::text::{abbreviated, plain_words, quote_short};
 
 pyo3::create_exception!(
@@ -675,28 +677,39 @@ impl Solution {
     }
 
     /// Evaluates `policy` exactly, by the Rust evaluator's dynamic programs, at `seats` (all
-    /// seats by default). `policy` is either a table (positions x actions) of probabilities,
-    /// or a callable `policy(observations, masks) -> probabilities` called on batches of up to
-    /// `batch_size` positions of one seat (`observations`: float32, batch x observation_size,
-    /// from that seat's point of view; `masks`: bool, batch x actions, the legal ones) that
-    /// returns a batch x actions array. The entries are weights: mass on illegal actions is
-    /// ignored and each row's legal entries are normalised (divided by the largest first, so a
-    /// policy scaled by 1e308 or 5e-324 scores as the same policy unscaled). A legal entry that
-    /// is NaN, infinite or negative, or a row whose legal entries are all 0, raises
-    /// `ValueError` naming the position (its number and notation) and the action.
+    /// seats by default), each seat alone: the policy plays that seat, perfect, random or
+    /// best-response play every other one (never the policy against itself). `policy` is
+    /// either a table (positions x actions) or a callable `policy(observations, masks)` called
+    /// on batches of up to `batch_size` positions of one seat (`observations`: float32, batch x
+    /// observation_size, from that seat's point of view; `masks`: bool, batch x actions, the
+    /// legal ones) that returns a batch x actions array.
+    ///
+    /// `output="probabilities"` (the default): the entries are weights, at least 0, normalised
+    /// (divided by the largest first, so a policy scaled by 1e308 or 5e-324 scores as the same
+    /// policy unscaled); `output="logits"`: raw scores, made probabilities by a softmax over the
+    /// row (-inf: never played). `illegal="raise"` (the default): weight on an illegal action
+    /// raises `ValueError` naming the first position; `"lose"`: it ends the game as a loss for
+    /// the mover, as an environment made with `illegal="lose"` plays it; `"renormalize"`: it is
+    /// dropped and the legal entries normalised. A read entry that is NaN, infinite or (as a
+    /// weight) negative, or a row with no weight, raises `ValueError` naming the position (its
+    /// number and notation) and the action.
     ///
     /// Returns a dict: `moves` (optimal-move rates over all positions, over the positions it
-    /// can face and along perfect play; blunders and mistakes), and per seat its exact result
-    /// (`win`, `draw`, `loss`, `expected_return`) `against_perfect`, `against_best_response`
-    /// and `against_random`.
-    #[pyo3(signature = (policy, seats = None, batch_size = 4096))]
+    /// can face and along perfect play; blunders and mistakes) over every seat evaluated and
+    /// `moves_per_seat`, and per seat its exact result (`win`, `draw`, `loss`,
+    /// `expected_return`) `against_perfect`, `against_best_response` and `against_random`.
+    #[pyo3(signature = (policy, seats = None, batch_size = 4096, illegal = "raise", output = "probabilities"))]
     fn evaluate<'py>(
         &self,
         py: Python<'py>,
         policy: &Bound<'py, PyAny>,
         seats: Option<&Bound<'py, PyAny>>,
         batch_size: usize,
+        illegal: &str,
+        output: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let illegal: Illegal = illegal.parse().map_err(to_py)?;
+        let output: Output = output.parse().map_err(to_py)?;
         let seats: Vec<usize> = match seats.filter(|s| !s.is_none()) {
             Some(seats) => indices(seats, "seats")?,
             None => (0..self.game.num_players()).collect(),
@@ -761,7 +774,7 @@ impl Solution {
             ));
         };
         let evaluation = py
-            .detach(|| self.inner.evaluate(&table, &seats))
+            .detach(|| self.inner.evaluate_with(&table, &seats, illegal, output))
             .map_err(to_py)?;
         let json =
             serde_json::to_value(&evaluation).map_err(|e| PyValueError::new_err(e.to_string()))?;

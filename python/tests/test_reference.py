@@ -79,12 +79,20 @@ class Reference:
         legal = self.game.legal_actions(s)
         return {a: 1.0 / len(legal) for a in legal}
 
-    def table_policy(self, table):
+    def table_policy(self, table, illegal="renormalize"):
+        """The policy of a table of weights: normalised over the legal entries
+        ("renormalize"), or over every entry ("lose": the mass on illegal ones is a loss for
+        the mover, `LOSE` in the distribution)."""
+
         def pi(s):
             row = table[self.sol.index(s)]
             legal = self.game.legal_actions(s)
-            total = sum(row[a] for a in legal)
-            return {a: row[a] / total for a in legal}
+            total = sum(row[a] for a in legal) if illegal == "renormalize" else sum(row)
+            dist = {a: row[a] / total for a in legal}
+            lost = 1.0 - sum(dist.values())
+            if lost > 1e-9:
+                dist[LOSE] = lost
+            return dist
 
         return pi
 
@@ -103,9 +111,14 @@ class Reference:
             else:
                 mover = self.game.current_player(s)
                 dist = pi(s) if mover == seat else opponent(s)
-                out = sum(p * go(self.game.apply(s, a)) for a, p in dist.items() if p > 0)
+                out = sum(p * step(s, a) for a, p in dist.items() if p > 0)
             memo[k] = out
             return out
+
+        def step(s, a):
+            if a == LOSE:  # the seat loses at once
+                return np.array([0.0, 0.0, 1.0, -1.0])
+            return go(self.game.apply(s, a))
 
         return go(self.start)
 
@@ -119,7 +132,11 @@ class Reference:
             if self.game.is_terminal(s):
                 out = self.game.returns(s)[seat]
             elif self.game.current_player(s) == seat:
-                out = sum(p * go(self.game.apply(s, a)) for a, p in pi(s).items() if p > 0)
+                out = sum(
+                    p * (-1.0 if a == LOSE else go(self.game.apply(s, a)))
+                    for a, p in pi(s).items()
+                    if p > 0
+                )
             else:
                 out = min(go(c) for _, c in self.children(s))
             memo[k] = out
@@ -156,9 +173,14 @@ class Reference:
             and self.game.current_player(self.states[k]) == seat
         ]
 
+        def keeps(s, a):
+            if a == LOSE:  # losing at once keeps the value of a lost position only
+                return self.result(self.value(s), self.game.current_player(s)) == "loss"
+            return self.keeps(s, self.game.apply(s, a))
+
         def rate(k):
             s = self.states[k]
-            return sum(p for a, p in pi(s).items() if self.keeps(s, self.game.apply(s, a)))
+            return sum(p for a, p in pi(s).items() if keeps(s, a))
 
         def mean(keys):
             keys = [k for k in mine if k in keys]
@@ -169,9 +191,7 @@ class Reference:
             if k not in faced:
                 continue
             s = self.states[k]
-            throws = any(
-                p > 0 and not self.keeps(s, self.game.apply(s, a)) for a, p in pi(s).items()
-            )
+            throws = any(p > 0 and (a == LOSE or not keeps(s, a)) for a, p in pi(s).items())
             res = self.result(self.value(s), seat)
             blunders += throws and res == "win"
             mistakes += throws and res == "draw"
@@ -189,6 +209,8 @@ class Reference:
 
 
 GAMES = [("tictactoe", {}), ("hexapawn", {})]
+
+LOSE = "lose"  # the move of a policy's mass on illegal actions, where it loses
 
 
 @lru_cache(maxsize=None)
@@ -241,13 +263,18 @@ def check_seat(ref, report, k, pi, seat):
 @pytest.mark.parametrize("name,params", GAMES)
 def test_every_figure_matches_the_reference_per_seat_and_with_the_default_seats(name, params):
     game, sol, ref = solved(name)
-    for label, table in tables(sol).items():
-        pi = ref.table_policy(table)
-        joint = sol.evaluate(table)  # seats=None: every seat
+    legal, _ = sol.masks()
+    for (label, table), illegal in [
+        (case, illegal) for case in tables(sol).items() for illegal in ["renormalize", "lose"]
+    ]:
+        pi = ref.table_policy(table, illegal)
+        joint = sol.evaluate(table, illegal=illegal)  # seats=None: every seat
         assert joint["seats"] == [0, 1]
+        if not (table * ~legal).any():  # no illegal mass: the default ("raise") takes it
+            assert sol.evaluate(table) == joint
         for k, seat in enumerate([0, 1]):
             check_seat(ref, joint, k, pi, seat)
-            alone = sol.evaluate(table, seats=[seat])
+            alone = sol.evaluate(table, seats=[seat], illegal=illegal)
             check_seat(ref, alone, 0, pi, seat)
             # The joint call equals the per-seat call, field by field.
             for key in ["against_perfect", "against_random", "against_best_response"]:
@@ -290,3 +317,47 @@ def test_a_callable_in_batches_matches_the_reference():
     pi = ref.table_policy(table)
     for k, seat in enumerate([0, 1]):
         check_seat(ref, e, k, pi, seat)
+
+
+def test_illegal_mass_is_refused_by_default_and_scored_as_a_loss_when_asked():
+    game, sol, ref = solved("tictactoe")
+    legal, _ = sol.masks()
+    table = legal.astype(np.float64)
+    # One position of x with a little weight on an occupied square.
+    first_o = sol.index(game.apply(game.initial_state(), 4))
+    table[first_o, 4] = 0.5  # o's position: b2 is taken
+    with pytest.raises(ValueError, match=r"position \d+ .*weight 0.5 on action 4 \(illegal here\).*illegal=\"lose\""):
+        sol.evaluate(table)
+    x_only = sol.evaluate(table, seats=[0])  # o's rows are not read for x
+    assert x_only == sol.evaluate(legal.astype(np.float64), seats=[0])
+    lose = sol.evaluate(table, seats=[1], illegal="lose")
+    kind = sol.evaluate(table, seats=[1], illegal="renormalize")
+    # Mass on an illegal move loses: o does worse than when it is dropped.
+    assert lose["against_random"][0]["loss"] > kind["against_random"][0]["loss"]
+    pi = ref.table_policy(table, "lose")
+    check_seat(ref, lose, 0, pi, 1)
+
+
+def test_logits_are_a_softmax_over_the_row_and_negative_weights_are_refused():
+    game, sol, ref = solved("hexapawn")
+    legal, _ = sol.masks()
+    rng = np.random.default_rng(3)
+    logits = rng.normal(size=legal.shape) * 3
+    with pytest.raises(ValueError, match=r"weight of action .* is -.*output=\"logits\""):
+        sol.evaluate(logits, illegal="renormalize")
+    for illegal in ["renormalize", "lose"]:
+        e = sol.evaluate(logits, output="logits", illegal=illegal)
+        if illegal == "renormalize":
+            weights = np.where(legal, np.exp(logits - np.where(legal, logits, -np.inf).max(axis=1, keepdims=True)), 0.0)
+        else:
+            weights = np.exp(logits - logits.max(axis=1, keepdims=True))
+        weights[~legal.any(axis=1)] = 1.0  # rows of the end are not read
+        pi = ref.table_policy(weights, illegal)
+        for k, seat in enumerate([0, 1]):
+            check_seat(ref, e, k, pi, seat)
+    # Masked logits (-inf on the illegal actions) pass the default.
+    masked = np.where(legal, logits, -np.inf)
+    assert sol.evaluate(masked, output="logits") == sol.evaluate(logits, output="logits", illegal="renormalize")
+    for bad, match in [({"illegal": "drop"}, "illegal='drop'|illegal=drop"), ({"output": "scores"}, "output=scores")]:
+        with pytest.raises(ValueError, match=match):
+            sol.evaluate(legal.astype(np.float64), **bad)

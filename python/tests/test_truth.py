@@ -76,10 +76,22 @@ def test_a_batched_network_like_policy(ttt):
         calls.append(len(obs))
         logits = obs @ weights
         p = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return p  # float32, mass on illegal actions: both are accepted
-    e = sol.evaluate(network, batch_size=1000)
+        return p  # float32, mass on illegal actions
+    # Mass on illegal actions is the caller's to score: refused unless it says how.
+    with pytest.raises(ValueError, match="illegal here"):
+        sol.evaluate(network, batch_size=1000)
+    calls.clear()
+    e = sol.evaluate(network, batch_size=1000, illegal="renormalize")
     assert max(calls) <= 1000 and sum(calls) == int((sol.players() >= 0).sum())
     assert 0.0 < e["moves"]["optimal_rate_all"] < 1.0
+    # As logits (a softmax over the legal entries), the same policy.
+    as_logits = sol.evaluate(lambda o, m: o @ weights, batch_size=1000, output="logits", illegal="renormalize")
+    for key in ["against_perfect", "against_random", "against_best_response"]:
+        for a, b in zip(as_logits[key], e[key]):
+            assert a["expected_return"] == pytest.approx(b["expected_return"], abs=1e-6)
+    # Scored as the environment's illegal="lose" plays it, it does worse.
+    lose = sol.evaluate(network, batch_size=1000, illegal="lose")
+    assert lose["against_random"][0]["loss"] > e["against_random"][0]["loss"]
 
 
 def test_hostile_policies_raise(ttt):

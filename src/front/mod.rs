@@ -16,7 +16,7 @@ mod picture;
 mod solution;
 mod vector;
 pub use picture::{MAX_SIDE, Picture};
-pub use solution::{DynSolution, Evaluation};
+pub use solution::{DynSolution, Evaluation, Illegal, Output};
 pub use vector::{Batch, DynVector};
 
 use crate::ai::players::{check_fuzz, computer_player};

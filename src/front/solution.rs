@@ -49,12 +49,67 @@ pub struct Evaluation {
     pub against_random: Vec<ExpectedResult>,
 }
 
+/// What the evaluator does with the mass a policy puts on illegal actions, in the words of the
+/// environments' `illegal` setting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Illegal {
+    /// Refuse a policy that puts mass on an illegal action, naming the first position.
+    Raise,
+    /// Mass on an illegal action ends the game as a loss for the mover, as an environment
+    /// made with `illegal="lose"` plays it.
+    Lose,
+    /// Drop the mass on illegal actions and normalise the legal ones.
+    Renormalize,
+}
+
+impl std::str::FromStr for Illegal {
+    type Err = FrontError;
+    fn from_str(s: &str) -> Result<Self, FrontError> {
+        match s {
+            "raise" => Ok(Illegal::Raise),
+            "lose" => Ok(Illegal::Lose),
+            "renormalize" | "renormalise" => Ok(Illegal::Renormalize),
+            _ => Err(FrontError::Refused(format!(
+                "illegal={}: \"raise\" (refuse mass on an illegal action), \"lose\" (it loses the game, as the environments' illegal=\"lose\" plays it) or \"renormalize\" (drop it)",
+                abbreviated(s, 40)
+            ))),
+        }
+    }
+}
+
+/// What a policy's numbers are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// Weights, finite and at least 0, normalised by the evaluator (probabilities, counts).
+    Probabilities,
+    /// Raw scores, made probabilities by a softmax over the row (over the legal actions where
+    /// illegal mass is renormalised, over every action otherwise); -inf is a weight of 0.
+    Logits,
+}
+
+impl std::str::FromStr for Output {
+    type Err = FrontError;
+    fn from_str(s: &str) -> Result<Self, FrontError> {
+        match s {
+            "probabilities" => Ok(Output::Probabilities),
+            "logits" => Ok(Output::Logits),
+            _ => Err(FrontError::Refused(format!(
+                "output={}: \"probabilities\" (weights at least 0) or \"logits\" (raw scores, a softmax over the row)",
+                abbreviated(s, 40)
+            ))),
+        }
+    }
+}
+
 /// A policy read from a table: row `id` holds the probabilities of the `width` actions at
 /// position `id` (only the legal ones are read; they are normalised).
 struct TablePolicy<'t, G: Game> {
     graph: &'t StateGraph<G>,
     table: &'t [f64],
     width: usize,
+    /// Normalised over every action of the row (the mass on illegal ones left unassigned: a
+    /// resignation, which loses), not over the legal ones.
+    over_all: bool,
 }
 
 impl<G: Game> Policy<G> for TablePolicy<'_, G> {
@@ -75,7 +130,14 @@ impl<G: Game> Policy<G> for TablePolicy<'_, G> {
             .expect("the profile asks about its graph's positions");
         let row = &self.table[id as usize * self.width..][..self.width];
         probs.extend(legal.iter().map(|&a| row[a as usize]));
-        normalise(probs);
+        if self.over_all {
+            // Scaled as `normalise` scales: by the row's largest weight, then its sum.
+            let max = row.iter().copied().fold(0.0, f64::max);
+            let sum: f64 = row.iter().map(|w| w / max).sum();
+            probs.iter_mut().for_each(|w| *w = *w / max / sum);
+        } else {
+            normalise(probs);
+        }
         true
     }
 }
@@ -267,12 +329,27 @@ impl DynSolution {
         with_game!(self.game.game(), g => self.solved(g).oracle.describe_start())
     }
 
-    /// Evaluates exactly the policy whose action probabilities at position `id` are row `id`
-    /// of `table` (`len()` rows of `num_distinct_actions` numbers, row-major), played at
-    /// `seats`: mass on illegal actions is ignored and a row's legal entries are normalised;
-    /// rows of positions where no seat of `seats` moves are not read. A row of a seat's position
-    /// with a negative, NaN or infinite entry, or with no mass on any legal action, is an error.
+    /// [`DynSolution::evaluate_with`] of weights whose mass on illegal actions is dropped and
+    /// whose legal entries are normalised.
     pub fn evaluate(&self, table: &[f64], seats: &[Player]) -> Result<Evaluation, FrontError> {
+        self.evaluate_with(table, seats, Illegal::Renormalize, Output::Probabilities)
+    }
+
+    /// Evaluates exactly the policy whose action weights at position `id` are row `id` of
+    /// `table` (`len()` rows of `num_distinct_actions` numbers, row-major), played at `seats`,
+    /// each seat alone against perfect, random and best-response play at the others. `output`
+    /// says what the numbers are (weights at least 0, or logits made probabilities by a
+    /// softmax); `illegal` what mass on an illegal action does (refused, a loss for the mover,
+    /// or dropped). Rows of positions where no seat of `seats` moves are not read. A read entry
+    /// that is NaN, infinite or (for weights) negative, or a row with no mass, is an error
+    /// naming the position.
+    pub fn evaluate_with(
+        &self,
+        table: &[f64],
+        seats: &[Player],
+        illegal: Illegal,
+        output: Output,
+    ) -> Result<Evaluation, FrontError> {
         let bad = |why: String| FrontError::Refused(why);
         let players = self.game.num_players();
         let mut seats = seats.to_vec();
@@ -295,6 +372,7 @@ impl DynSolution {
                 self.len() * width
             )));
         }
+        let over_all = illegal != Illegal::Renormalize;
         with_game!(self.game.game(), g => {
             let solved = self.solved(g);
             let graph = solved.oracle.graph();
@@ -305,39 +383,111 @@ impl DynSolution {
                 let text = position_text(g, state).unwrap_or_else(|| g.render(state));
                 format!("position {id} ({})", abbreviated(text.trim(), 100))
             };
-            for id in 0..graph.len() as u32 {
-                let Turn::Player(p) = graph.turn(id) else { continue };
-                if !seats.contains(&p) {
-                    continue;
+            let action = |id: u32, a: usize| {
+                if graph.actions(id).contains(&(a as Action)) {
+                    format!("action {a} ({})", g.action_to_string(graph.state(id), a as Action))
+                } else {
+                    format!("action {a} (illegal here)")
                 }
+            };
+            let legal_list = |id: u32| {
+                graph
+                    .actions(id)
+                    .iter()
+                    .map(|&a| format!("{a} ({})", g.action_to_string(graph.state(id), a)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            // The entries of a row that are read: its legal actions' where illegal mass is
+            // dropped, every action's otherwise.
+            let read = |id: u32| -> Vec<usize> {
+                if over_all {
+                    (0..width).collect()
+                } else {
+                    graph.actions(id).iter().map(|&a| a as usize).collect()
+                }
+            };
+            let seat_rows = || {
+                (0..graph.len() as u32).filter(|&id| {
+                    matches!(graph.turn(id), Turn::Player(p) if seats.contains(&p))
+                })
+            };
+            // Logits made weights: a softmax over the entries read.
+            let softmaxed;
+            let table: &[f64] = match output {
+                Output::Probabilities => table,
+                Output::Logits => {
+                    let mut t = vec![0.0; table.len()];
+                    for id in seat_rows() {
+                        let row = &table[id as usize * width..][..width];
+                        let entries = read(id);
+                        for &a in &entries {
+                            let x = row[a];
+                            if x.is_nan() || x == f64::INFINITY {
+                                return Err(bad(format!(
+                                    "{}: the logit of {} is {}; logits are finite numbers (or -inf for an action never played)",
+                                    position(id),
+                                    action(id, a),
+                                    short_number(x)
+                                )));
+                            }
+                        }
+                        let max = entries.iter().map(|&a| row[a]).fold(f64::NEG_INFINITY, f64::max);
+                        if max == f64::NEG_INFINITY {
+                            return Err(bad(format!(
+                                "{}: every logit read is -inf (legal: {}); a policy gives some action a finite logit",
+                                position(id),
+                                legal_list(id)
+                            )));
+                        }
+                        let out = &mut t[id as usize * width..][..width];
+                        for &a in &entries {
+                            out[a] = (row[a] - max).exp();
+                        }
+                    }
+                    softmaxed = t;
+                    &softmaxed
+                }
+            };
+            for id in seat_rows() {
                 let row = &table[id as usize * width..][..width];
                 let mut any = false;
-                for &a in graph.actions(id) {
-                    let x = row[a as usize];
+                for a in read(id) {
+                    let x = row[a];
                     if !(x.is_finite() && x >= 0.0) {
+                        let hint = if x < 0.0 && output == Output::Probabilities {
+                            "; give output=\"logits\" for a network's raw scores"
+                        } else {
+                            ""
+                        };
                         return Err(bad(format!(
-                            "{}: the weight of action {a} ({}) is {}; a policy's weights are finite numbers, at least 0",
+                            "{}: the weight of {} is {}; a policy's weights are finite numbers, at least 0{hint}",
                             position(id),
-                            g.action_to_string(graph.state(id), a),
+                            action(id, a),
                             short_number(x)
                         )));
                     }
-                    any |= x > 0.0;
+                    let is_legal = graph.actions(id).contains(&(a as Action));
+                    if illegal == Illegal::Raise && !is_legal && x > 0.0 {
+                        return Err(bad(format!(
+                            "{}: the policy puts weight {} on {} (legal: {}); give illegal=\"lose\" to score it as the environments' illegal=\"lose\" plays it, or illegal=\"renormalize\" to drop it",
+                            position(id),
+                            short_number(x),
+                            action(id, a),
+                            legal_list(id)
+                        )));
+                    }
+                    any |= x > 0.0 && (is_legal || illegal == Illegal::Lose);
                 }
                 if !any {
-                    let legal: Vec<String> = graph
-                        .actions(id)
-                        .iter()
-                        .map(|&a| format!("{a} ({})", g.action_to_string(graph.state(id), a)))
-                        .collect();
                     return Err(bad(format!(
                         "{}: every legal action has weight 0 (legal: {}); a policy puts weight on at least one",
                         position(id),
-                        legal.join(", ")
+                        legal_list(id)
                     )));
                 }
             }
-            let policy = TablePolicy { graph, table, width };
+            let policy = TablePolicy { graph, table, width, over_all };
             let perfect = OptimalPolicy::new(solved.oracle.as_oracle());
             // Each seat's figures are its policy at that seat alone, the given opponent at
             // every other (never the policy against itself).
