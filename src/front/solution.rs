@@ -399,28 +399,27 @@ impl DynSolution {
                     .join(", ")
             };
             // The entries of a row that are read: its legal actions' where illegal mass is
-            // dropped, every action's otherwise.
-            let read = |id: u32| -> Vec<usize> {
+            // dropped, every action's otherwise (into `out`, reused row after row).
+            let read = |id: u32, out: &mut Vec<usize>| {
+                out.clear();
                 if over_all {
-                    (0..width).collect()
+                    out.extend(0..width);
                 } else {
-                    graph.actions(id).iter().map(|&a| a as usize).collect()
+                    out.extend(graph.actions(id).iter().map(|&a| a as usize));
                 }
             };
-            let seat_rows = || {
-                (0..graph.len() as u32).filter(|&id| {
-                    matches!(graph.turn(id), Turn::Player(p) if seats.contains(&p))
-                })
-            };
+            let is_seat_row = |id: u32| matches!(graph.turn(id), Turn::Player(p) if seats.contains(&p));
+            let seat_rows = || (0..graph.len() as u32).filter(|&id| is_seat_row(id));
+            let mut entries = Vec::with_capacity(width);
             // Logits made weights: a softmax over the entries read.
             let softmaxed;
             let table: &[f64] = match output {
                 Output::Probabilities => table,
                 Output::Logits => {
-                    let mut t = vec![0.0; table.len()];
                     for id in seat_rows() {
                         let row = &table[id as usize * width..][..width];
-                        let entries = read(id);
+                        read(id, &mut entries);
+                        let mut finite = false;
                         for &a in &entries {
                             let x = row[a];
                             if x.is_nan() || x == f64::INFINITY {
@@ -431,28 +430,44 @@ impl DynSolution {
                                     short_number(x)
                                 )));
                             }
+                            finite |= x.is_finite();
                         }
-                        let max = entries.iter().map(|&a| row[a]).fold(f64::NEG_INFINITY, f64::max);
-                        if max == f64::NEG_INFINITY {
+                        if !finite {
                             return Err(bad(format!(
                                 "{}: every logit read is -inf (legal: {}); a policy gives some action a finite logit",
                                 position(id),
                                 legal_list(id)
                             )));
                         }
-                        let out = &mut t[id as usize * width..][..width];
-                        for &a in &entries {
-                            out[a] = (row[a] - max).exp();
-                        }
                     }
+                    // The exponentials, on every core (checked above: no row fails).
+                    use rayon::prelude::*;
+                    let mut t = vec![0.0; table.len()];
+                    t.par_chunks_mut(width)
+                        .zip(table.par_chunks(width))
+                        .enumerate()
+                        .for_each_init(Vec::new, |entries, (id, (out, row))| {
+                            let id = id as u32;
+                            if !is_seat_row(id) {
+                                return;
+                            }
+                            read(id, entries);
+                            let max = entries.iter().map(|&a| row[a]).fold(f64::NEG_INFINITY, f64::max);
+                            for &a in entries.iter() {
+                                out[a] = (row[a] - max).exp();
+                            }
+                        });
                     softmaxed = t;
                     &softmaxed
                 }
             };
+            let mut legal = vec![false; width];
             for id in seat_rows() {
                 let row = &table[id as usize * width..][..width];
                 let mut any = false;
-                for a in read(id) {
+                read(id, &mut entries);
+                graph.actions(id).iter().for_each(|&a| legal[a as usize] = true);
+                for &a in &entries {
                     let x = row[a];
                     if !(x.is_finite() && x >= 0.0) {
                         let hint = if x < 0.0 && output == Output::Probabilities {
@@ -467,7 +482,7 @@ impl DynSolution {
                             short_number(x)
                         )));
                     }
-                    let is_legal = graph.actions(id).contains(&(a as Action));
+                    let is_legal = legal[a];
                     if illegal == Illegal::Raise && !is_legal && x > 0.0 {
                         return Err(bad(format!(
                             "{}: the policy puts weight {} on {} (legal: {}); give illegal=\"lose\" to score it as the environments' illegal=\"lose\" plays it, or illegal=\"renormalize\" to drop it",
@@ -479,6 +494,7 @@ impl DynSolution {
                     }
                     any |= x > 0.0 && (is_legal || illegal == Illegal::Lose);
                 }
+                graph.actions(id).iter().for_each(|&a| legal[a as usize] = false);
                 if !any {
                     return Err(bad(format!(
                         "{}: every legal action has weight 0 (legal: {}); a policy puts weight on at least one",
@@ -490,12 +506,18 @@ impl DynSolution {
             let policy = TablePolicy { graph, table, width, over_all };
             let perfect = OptimalPolicy::new(solved.oracle.as_oracle());
             // Each seat's figures are its policy at that seat alone, the given opponent at
-            // every other (never the policy against itself).
-            let alone = |seat: Player, others: &dyn Policy<_>| -> Result<Profile, FrontError> {
-                let policies: Vec<Option<&dyn Policy<_>>> = (0..players)
-                    .map(|p| Some(if p == seat { &policy as &dyn Policy<_> } else { others }))
-                    .collect();
+            // every other (never the policy against itself): each policy is tabulated once,
+            // and each seat's profile mixed from them.
+            let tabulate = |at: &dyn Fn(Player) -> bool, p: &dyn Policy<_>| -> Result<Profile, FrontError> {
+                let policies: Vec<Option<&dyn Policy<_>>> =
+                    (0..players).map(|q| at(q).then_some(p)).collect();
                 Profile::new(graph, &policies).map_err(|e| bad(e.to_string()))
+            };
+            let own = tabulate(&|q| seats.contains(&q), &policy)?;
+            let perfect = tabulate(&|_| true, &perfect)?;
+            let random = tabulate(&|_| true, &RandomPolicy)?;
+            let alone = |seat: Player, others: &Profile| {
+                Profile::mix(graph, &[&own, others], |q| usize::from(q != seat))
             };
             let graph_error = |e: crate::core::graph::GraphError| bad(e.to_string());
             let mut evaluation = Evaluation {
@@ -507,8 +529,8 @@ impl DynSolution {
                 against_random: Vec::new(),
             };
             for &s in &seats {
-                let with_perfect = alone(s, &perfect)?;
-                let with_random = alone(s, &RandomPolicy)?;
+                let with_perfect = alone(s, &perfect);
+                let with_random = alone(s, &random);
                 evaluation
                     .moves_per_seat
                     .push(evaluate_profile(graph, &solved.truth, &[s], &with_perfect));
