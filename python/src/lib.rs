@@ -760,9 +760,14 @@ impl Solution {
                             chunk.len()
                         )));
                     }
+                    // Row by row as slices where the array is laid out by rows (numpy's
+                    // default), entry by entry otherwise.
                     for (k, &id) in chunk.iter().enumerate() {
-                        for a in 0..width {
-                            table[id * width + a] = out[[k, a]];
+                        let to = &mut table[id * width..][..width];
+                        let row = out.row(k);
+                        match row.as_slice() {
+                            Some(from) => to.copy_from_slice(from),
+                            None => to.iter_mut().zip(row.iter()).for_each(|(t, &x)| *t = x),
                         }
                     }
                 }
