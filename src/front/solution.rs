@@ -514,8 +514,10 @@ impl DynSolution {
                 Profile::new(graph, &policies).map_err(|e| bad(e.to_string()))
             };
             let own = tabulate(&|q| seats.contains(&q), &policy)?;
-            let perfect = tabulate(&|_| true, &perfect)?;
-            let random = tabulate(&|_| true, &RandomPolicy)?;
+            // The opponents only where some evaluated seat meets them.
+            let opposes = |q: Player| seats.iter().any(|&s| s != q);
+            let perfect = tabulate(&opposes, &perfect)?;
+            let random = tabulate(&opposes, &RandomPolicy)?;
             let alone = |seat: Player, others: &Profile| {
                 Profile::mix(graph, &[&own, others], |q| usize::from(q != seat))
             };

@@ -222,14 +222,19 @@ fn greedy_and_max(values: &[f64], rng: &mut SgRng) -> (usize, f64) {
 /// The ε-greedy distribution over `values` into `probs`: `1 - ε` shared by the greedy entries,
 /// `ε` spread over all.
 pub fn epsilon_greedy_probabilities(values: &[f64], epsilon: f64, probs: &mut Vec<f64>) {
-    let n = values.len();
-    let max = max_of(values);
-    let ties = values.iter().filter(|&&v| v == max).count() as f64;
-    // `ε/n + (1 − ε)/ties` on a best move, `ε/n` elsewhere, worked out once.
-    let rest = epsilon / n as f64;
-    let best = rest + (1.0 - epsilon) / ties;
+    let (max, best, rest) = epsilon_greedy_weights(values, epsilon);
     probs.clear();
     probs.extend(values.iter().map(|&v| if v == max { best } else { rest }));
+}
+
+/// The largest of `values`, and the ε-greedy probability of a move of that value
+/// (`ε/n + (1 − ε)/ties`) and of any other (`ε/n`), worked out once for the row.
+#[inline]
+fn epsilon_greedy_weights(values: &[f64], epsilon: f64) -> (f64, f64, f64) {
+    let max = max_of(values);
+    let ties = values.iter().filter(|&&v| v == max).count() as f64;
+    let rest = epsilon / values.len() as f64;
+    (max, rest + (1.0 - epsilon) / ties, rest)
 }
 
 /// The ε-greedy distribution of an afterstate-value learner at `state`: over the values
@@ -275,10 +280,7 @@ pub fn sample_row(
     let n = legal.len();
     match row {
         Some(q) if q.len() == n => {
-            let max = max_of(q);
-            let ties = q.iter().filter(|&&v| v == max).count() as f64;
-            let rest = epsilon / n as f64;
-            let best = rest + (1.0 - epsilon) / ties;
+            let (max, best, rest) = epsilon_greedy_weights(q, epsilon);
             sample_with(legal, |i| if q[i] == max { best } else { rest }, rng)
         }
         _ => {

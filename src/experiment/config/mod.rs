@@ -680,6 +680,8 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
             .eval_interval
             .or(top.eval_interval)
             .unwrap_or_else(|| NonZeroU64::new(episodes.get() / 50).unwrap_or(NonZeroU64::MIN));
+        // One game played at random, the first time a learner needs it.
+        let mut sample = None;
         for (learner, path) in resolved.iter().zip(&learner_paths) {
             let move_cost = with_game!(&entry.game, g => learner.config.move_cost(g));
             if move_cost == 0 {
@@ -687,7 +689,8 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
             }
             let evaluations = u128::from(episodes.get().div_ceil(eval_interval.get())) + 1;
             let estimate = work::Estimate {
-                sample: with_game!(&entry.game, g => work::sample(g)),
+                sample: *sample
+                    .get_or_insert_with(|| with_game!(&entry.game, g => work::sample(g))),
                 move_cost,
                 episodes: episodes.get(),
                 evaluation_games: match evaluation {
