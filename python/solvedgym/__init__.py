@@ -12,10 +12,12 @@ check is the command line's own, reached through the extension module `solvedgym
 `solvedgym.games()` lists the games and their parameters; `make(name, **params)` takes the
 same parameter names and defaults as the command line and the configs. An illegal action raises
 `IllegalActionError` (a `ValueError`), which lists the legal ones. `run(config)` runs an
-experiment config (a path or a dict) as `solvedgym run` does and returns its curves and summary.
+experiment config (a path or a dict) as `solvedgym run` does and returns its curves and summary;
+`load_agent(path)` opens an agent a run saved, usable wherever a policy or an opponent is.
 """
 
 from ._solvedgym import (
+    Agent,
     Computer,
     ForeignStateError,
     Game,
@@ -24,6 +26,7 @@ from ._solvedgym import (
     State,
     __version__,
     games,
+    load_agent,
     make,
     value,
 )
@@ -34,6 +37,7 @@ CHANCE_PLAYER = -1
 TERMINAL_PLAYER = -4
 
 __all__ = [
+    "Agent",
     "CHANCE_PLAYER",
     "Computer",
     "TERMINAL_PLAYER",
@@ -45,6 +49,7 @@ __all__ = [
     "State",
     "__version__",
     "games",
+    "load_agent",
     "make",
     "run",
     "value",

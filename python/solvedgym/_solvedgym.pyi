@@ -83,6 +83,10 @@ class Computer:
     def choose(self, state: State, seed: int = 0) -> Optional[int]:
         """Its move at `state`, drawn with `seed`; None where it resigns."""
 
+PolicyLike = Union[
+    npt.NDArray[np.float64], Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], Any], "Agent", "Computer"
+]
+
 class Solution:
     """Every reachable position of a game, numbered from 0 (the start), with its exact truth."""
 
@@ -110,17 +114,67 @@ class Solution:
     def observations(self, ids: List[int], player: int) -> npt.NDArray[np.float32]: ...
     def evaluate(
         self,
-        policy: Union[npt.NDArray[np.float64], Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], Any]],
+        policy: PolicyLike,
         seats: Optional[List[int]] = None,
         batch_size: int = 4096,
         illegal: str = "raise",
         output: str = "probabilities",
+        opponent: Optional[PolicyLike] = None,
     ) -> Dict[str, Any]:
-        """The exact evaluation of a policy (a positions x actions table, or a batched callable),
-        each seat alone against perfect, random and best-response play. `illegal`: "raise"
+        """The exact evaluation of a policy (a positions x actions table, a batched callable, a
+        saved agent or a computer player), each seat alone against perfect, random and
+        best-response play, and against `opponent` where one is given. `illegal`: "raise"
         (refuse mass on an illegal action), "lose" (it loses the game, as the environments'
         illegal="lose" plays it) or "renormalize" (drop it). `output`: "probabilities"
         (weights at least 0) or "logits" (a softmax over the row)."""
+    def best_response(
+        self,
+        opponent: Union[str, PolicyLike],
+        seat: int,
+        batch_size: int = 4096,
+        illegal: str = "raise",
+        output: str = "probabilities",
+    ) -> Dict[str, Any]:
+        """The best any policy achieves at `seat` against `opponent` ("random", "perfect" or a
+        policy) at every other seat: `win`, `draw`, `loss`, `expected_return` and `policy`
+        (a positions x actions table, 1 at the move it plays)."""
+
+class Agent:
+    """A saved agent (`load_agent(path)`), usable wherever a policy or an opponent is."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def game(self) -> Game: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def config(self) -> str:
+        """Every key of its learner's config, as TOML."""
+    @property
+    def seats(self) -> List[str]: ...
+    @property
+    def seat_numbers(self) -> List[int]: ...
+    @property
+    def episodes(self) -> int: ...
+    @property
+    def origin(self) -> Optional[Dict[str, Any]]:
+        """run, opponent, seed, episodes, condition, config_hash, config (its run's resolved config)."""
+    @property
+    def header(self) -> Dict[str, Any]: ...
+    @property
+    def spec(self) -> str:
+        """Its name as a computer player: "agent=PATH"."""
+    def computer(self, fuzz: float = 0.0) -> Computer: ...
+    def table(self, solution: Solution) -> npt.NDArray[np.float64]:
+        """The probabilities of its moves at every position of `solution`."""
+    def evaluate(self, progress: bool = False) -> Dict[str, Any]:
+        """Its run's figures made again, as `solvedgym evaluate PATH --json` makes them."""
+
+def load_agent(path: str) -> Agent:
+    """Opens an agent a run saved (`<run folder>/agents/*.parquet`)."""
 
 VectorStep = Tuple[
     npt.NDArray[np.float32], npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]

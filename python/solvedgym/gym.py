@@ -11,7 +11,8 @@ seat
     the learner's player, by number or name (default 0).
 opponent
     who plays every other seat: ``"random"``, ``"optimal"`` (perfect play from the exact solver),
-    ``"greedy"``, search settings (``"depth=3"``), or a callable ``f(game, state) -> action``.
+    ``"greedy"``, search settings (``"depth=3"``), a saved agent (``solvedgym.load_agent(path)``,
+    or ``"agent=PATH"``), or a callable ``f(game, state) -> action``.
 fuzz
     the computer opponents' probability of a random move (default 0).
 illegal
@@ -34,7 +35,7 @@ from gymnasium import spaces
 
 import solvedgym
 
-Opponent = Union[str, Callable[[solvedgym.Game, solvedgym.State], int]]
+Opponent = Union[str, solvedgym.Agent, Callable[[solvedgym.Game, solvedgym.State], int]]
 
 
 def env_name(game: str) -> str:
@@ -92,8 +93,10 @@ class SolvedGymEnv(gymnasium.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r}: one of {self.metadata['render_modes']}")
         self.render_mode = render_mode
-        if callable(opponent):
-            self._opponent: Any = opponent
+        if isinstance(opponent, solvedgym.Agent):
+            self._opponent: Any = self.game.computer(opponent.spec, fuzz)
+        elif callable(opponent):
+            self._opponent = opponent
         else:
             self._opponent = self.game.computer(str(opponent), fuzz)
         self.action_space = spaces.Discrete(self.game.num_distinct_actions)

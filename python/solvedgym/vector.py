@@ -9,7 +9,7 @@
 (or ``solvedgym.vector.SolvedGymVectorEnv(256, game="tictactoe")``). The keyword arguments
 are those of ``solvedgym/<Name>-v0`` (the game's parameters, ``seat``, ``opponent``, ``fuzz``,
 ``illegal``) except that the opponent is a computer player by name (``"random"``,
-``"optimal"``, ``"greedy"``, search settings): a Python callable would be called once per
+``"optimal"``, ``"greedy"``, search settings, a saved agent): a Python callable would be called once per
 move and undo the point. Everything else happens in Rust with Python's interpreter released:
 the learner's actions, the opponents' moves, chance, the observations (float32, ``(N,
 observation_size)``) and the action masks (``info["action_mask"]``, bool ``(N, actions)``, also
@@ -46,16 +46,19 @@ class SolvedGymVectorEnv(VectorEnv):
         num_envs: int = 1,
         game: str = "tictactoe",
         seat: Union[int, str] = 0,
-        opponent: str = "random",
+        opponent: Union[str, solvedgym.Agent] = "random",
         fuzz: float = 0.0,
         illegal: str = "raise",
         render_mode: Optional[str] = None,
         **params: Any,
     ):
+        if isinstance(opponent, solvedgym.Agent):
+            opponent = opponent.spec
         if not isinstance(opponent, str):
             raise TypeError(
                 "the vector environment's opponent is a computer player by name "
-                "('random', 'optimal', 'greedy', 'depth=3'); use solvedgym/<Name>-v0 for a callable"
+                "('random', 'optimal', 'greedy', 'depth=3', 'agent=PATH') or a saved agent; "
+                "use solvedgym/<Name>-v0 for a callable"
             )
         if illegal not in ("raise", "lose"):
             raise ValueError(f"illegal={illegal!r}: 'raise' or 'lose'")

@@ -11,7 +11,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use solvedgym::front::{
-    Batch, DynGame, DynPlayer, DynSolution, DynState, DynVector, FrontError, Illegal, Output,
+    Batch, DynAgent, DynGame, DynPlayer, DynSolution, DynState, DynVector, FrontError, Illegal,
+    Opponent, Output, PolicyTable,
 };
 use solvedgym::io::text::{abbreviated, plain_words, quote_short};
 
@@ -508,6 +509,95 @@ struct Solution {
 }
 
 impl Solution {
+    /// The numbers of `policy` (a positions x actions table, or a callable asked about the
+    /// positions of `seats` in batches of `batch_size`) as one row-major table; rows of other
+    /// seats' positions are 0 for a callable.
+    fn policy_table<'py>(
+        &self,
+        py: Python<'py>,
+        policy: &Bound<'py, PyAny>,
+        seats: &[usize],
+        batch_size: usize,
+        what: &str,
+    ) -> PyResult<Vec<f64>> {
+        let (n, width) = (self.inner.len(), self.game.num_distinct_actions());
+        let player = if let Ok(agent) = policy.cast::<Agent>() {
+            Some(&agent.get().inner.player)
+        } else if let Ok(computer) = policy.cast::<Computer>() {
+            Some(&computer.get().player)
+        } else {
+            None
+        };
+        if let Some(player) = player {
+            return py.detach(|| self.inner.player_table(player)).map_err(|e| {
+                PyValueError::new_err(format!("{what}: {}", plain_words(&e.to_string())))
+            });
+        }
+        if let Ok(array) = policy.extract::<PyReadonlyArray2<'py, f64>>() {
+            let array = array.as_array();
+            if array.shape() != [n, width] {
+                return Err(PyValueError::new_err(format!(
+                    "{what}: the table is {:?}; it needs one row per position and one column per action: [{n}, {width}]",
+                    array.shape()
+                )));
+            }
+            return Ok(array.iter().copied().collect());
+        }
+        if !policy.is_callable() {
+            return Err(PyTypeError::new_err(format!(
+                "{what}: a callable (observations, masks) -> probabilities, or a positions x actions array"
+            )));
+        }
+        if batch_size == 0 {
+            return Err(PyValueError::new_err("batch_size must be at least 1"));
+        }
+        let players = self.inner.players();
+        let (legal, _) = self.inner.masks();
+        let np = py.import("numpy")?;
+        let mut table = vec![0.0; n * width];
+        for &seat in seats {
+            let ids: Vec<usize> = (0..n).filter(|&id| players[id] == seat as i64).collect();
+            for chunk in ids.chunks(batch_size) {
+                let obs = self.observations_of(py, chunk, seat as i64)?;
+                let mut mask = Vec::with_capacity(chunk.len() * width);
+                for &id in chunk {
+                    mask.extend_from_slice(&legal[id * width..][..width]);
+                }
+                let mask = PyArray1::from_vec(py, mask).reshape([chunk.len(), width])?;
+                let out = policy.call1((obs, mask))?;
+                // Whatever array-like it returns (float32 from a network, a list), as float64.
+                let out = np
+                    .call_method1("asarray", (out, "float64"))?
+                    .extract::<PyReadonlyArray2<'py, f64>>()
+                    .map_err(|_| {
+                        PyTypeError::new_err(format!(
+                            "{what} must return a 2-D array of probabilities (batch x actions)"
+                        ))
+                    })?;
+                let out = out.as_array();
+                if out.shape() != [chunk.len(), width] {
+                    return Err(PyValueError::new_err(format!(
+                        "{what} returned a {:?} array for a batch of {} positions; it must be [{}, {width}]",
+                        out.shape(),
+                        chunk.len(),
+                        chunk.len()
+                    )));
+                }
+                // Row by row as slices where the array is laid out by rows (numpy's default),
+                // entry by entry otherwise.
+                for (k, &id) in chunk.iter().enumerate() {
+                    let to = &mut table[id * width..][..width];
+                    let row = out.row(k);
+                    match row.as_slice() {
+                        Some(from) => to.copy_from_slice(from),
+                        None => to.iter_mut().zip(row.iter()).for_each(|(t, &x)| *t = x),
+                    }
+                }
+            }
+        }
+        Ok(table)
+    }
+
     fn observations_of<'py>(
         &self,
         py: Python<'py>,
@@ -678,9 +768,10 @@ impl Solution {
 
     /// Evaluates `policy` exactly, by the Rust evaluator's dynamic programs, at `seats` (all
     /// seats by default), each seat alone: the policy plays that seat, perfect, random or
-    /// best-response play every other one (never the policy against itself). `policy` is
-    /// either a table (positions x actions) or a callable `policy(observations, masks)` called
-    /// on batches of up to `batch_size` positions of one seat (`observations`: float32, batch x
+    /// best-response play every other one (never the policy against itself), and `opponent`
+    /// (a policy in any form `policy` takes) where one is given. `policy` is either a table
+    /// (positions x actions) or a callable `policy(observations, masks)` called on batches of
+    /// up to `batch_size` positions of one seat (`observations`: float32, batch x
     /// observation_size, from that seat's point of view; `masks`: bool, batch x actions, the
     /// legal ones) that returns a batch x actions array.
     ///
@@ -692,13 +783,17 @@ impl Solution {
     /// the mover, as an environment made with `illegal="lose"` plays it; `"renormalize"`: it is
     /// dropped and the legal entries normalised. A read entry that is NaN, infinite or (as a
     /// weight) negative, or a row with no weight, raises `ValueError` naming the position (its
-    /// number and notation) and the action.
+    /// number and notation) and the action. The opponent is read the same way.
     ///
     /// Returns a dict: `moves` (optimal-move rates over all positions, over the positions it
     /// can face and along perfect play; blunders and mistakes) over every seat evaluated and
-    /// `moves_per_seat`, and per seat its exact result (`win`, `draw`, `loss`,
-    /// `expected_return`) `against_perfect`, `against_best_response` and `against_random`.
-    #[pyo3(signature = (policy, seats = None, batch_size = 4096, illegal = "raise", output = "probabilities"))]
+    /// `moves_per_seat`; per seat `throws_per_seat` (the probability mass it puts on throwing
+    /// a win or a draw away, over the positions it can face and along play against perfect
+    /// play) and its exact result (`win`, `draw`, `loss`, `expected_return`)
+    /// `against_perfect`, `against_best_response`, `against_random` and, given an opponent,
+    /// `against_opponent`.
+    #[pyo3(signature = (policy, seats = None, batch_size = 4096, illegal = "raise", output = "probabilities", opponent = None))]
+    #[allow(clippy::too_many_arguments)]
     fn evaluate<'py>(
         &self,
         py: Python<'py>,
@@ -707,6 +802,7 @@ impl Solution {
         batch_size: usize,
         illegal: &str,
         output: &str,
+        opponent: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let illegal: Illegal = illegal.parse().map_err(to_py)?;
         let output: Output = output.parse().map_err(to_py)?;
@@ -714,76 +810,111 @@ impl Solution {
             Some(seats) => indices(seats, "seats")?,
             None => (0..self.game.num_players()).collect(),
         };
-        let (n, width) = (self.inner.len(), self.game.num_distinct_actions());
-        let table: Vec<f64> = if let Ok(array) = policy.extract::<PyReadonlyArray2<'py, f64>>() {
-            let array = array.as_array();
-            if array.shape() != [n, width] {
-                return Err(PyValueError::new_err(format!(
-                    "the table is {:?}; it needs one row per position and one column per action: [{n}, {width}]",
-                    array.shape()
-                )));
-            }
-            array.iter().copied().collect()
-        } else if policy.is_callable() {
-            if batch_size == 0 {
-                return Err(PyValueError::new_err("batch_size must be at least 1"));
-            }
-            let players = self.inner.players();
-            let (legal, _) = self.inner.masks();
-            let np = py.import("numpy")?;
-            let mut table = vec![0.0; n * width];
-            for &seat in &seats {
-                let ids: Vec<usize> = (0..n).filter(|&id| players[id] == seat as i64).collect();
-                for chunk in ids.chunks(batch_size) {
-                    let obs = self.observations_of(py, chunk, seat as i64)?;
-                    let mut mask = Vec::with_capacity(chunk.len() * width);
-                    for &id in chunk {
-                        mask.extend_from_slice(&legal[id * width..][..width]);
-                    }
-                    let mask = PyArray1::from_vec(py, mask).reshape([chunk.len(), width])?;
-                    let out = policy.call1((obs, mask))?;
-                    // Whatever array-like it returns (float32 from a network, a list), as float64.
-                    let out = np
-                        .call_method1("asarray", (out, "float64"))?
-                        .extract::<PyReadonlyArray2<'py, f64>>()
-                        .map_err(|_| {
-                            PyTypeError::new_err(
-                                "the policy must return a 2-D array of probabilities (batch x actions)",
-                            )
-                        })?;
-                    let out = out.as_array();
-                    if out.shape() != [chunk.len(), width] {
-                        return Err(PyValueError::new_err(format!(
-                            "the policy returned a {:?} array for a batch of {} positions; it must be [{}, {width}]",
-                            out.shape(),
-                            chunk.len(),
-                            chunk.len()
-                        )));
-                    }
-                    // Row by row as slices where the array is laid out by rows (numpy's
-                    // default), entry by entry otherwise.
-                    for (k, &id) in chunk.iter().enumerate() {
-                        let to = &mut table[id * width..][..width];
-                        let row = out.row(k);
-                        match row.as_slice() {
-                            Some(from) => to.copy_from_slice(from),
-                            None => to.iter_mut().zip(row.iter()).for_each(|(t, &x)| *t = x),
-                        }
-                    }
-                }
-            }
-            table
-        } else {
-            return Err(PyTypeError::new_err(
-                "policy: a callable (observations, masks) -> probabilities, or a positions x actions array",
-            ));
+        let players = self.game.num_players();
+        if seats.is_empty() || seats.iter().any(|&p| p >= players) {
+            return Err(PyValueError::new_err(format!(
+                "seats {seats:?}: the seats of {} are 0 to {}",
+                self.game.name(),
+                players - 1
+            )));
+        }
+        let table = self.policy_table(py, policy, &seats, batch_size, "policy")?;
+        let others: Vec<usize> = (0..players)
+            .filter(|q| seats.iter().any(|s| s != q))
+            .collect();
+        let opponent = match opponent.filter(|o| !o.is_none()) {
+            Some(o) => Some(self.policy_table(py, o, &others, batch_size, "opponent")?),
+            None => None,
+        };
+        let spec = |table| PolicyTable {
+            table,
+            illegal,
+            output,
         };
         let evaluation = py
-            .detach(|| self.inner.evaluate_with(&table, &seats, illegal, output))
+            .detach(|| {
+                self.inner
+                    .evaluate_with(spec(&table), &seats, opponent.as_deref().map(spec))
+            })
             .map_err(to_py)?;
         let json =
             serde_json::to_value(&evaluation).map_err(|e| PyValueError::new_err(e.to_string()))?;
         from_json(py, &json)
+    }
+
+    /// The best any policy achieves at `seat` against `opponent` at every other seat:
+    /// `"random"` (uniform over the legal moves), `"perfect"` (the solver's play: uniform over
+    /// the moves that keep the best value) or a policy in any form `evaluate` takes (read with
+    /// `illegal` and `output` as `evaluate` reads it). The ceiling of a learner trained against
+    /// that opponent. Returns a dict: `seat`, its exact `win`, `draw`, `loss` and
+    /// `expected_return`, and `policy`, a positions x actions table with 1 at the move it plays
+    /// at each of the seat's positions (the move of greatest expected return; ties to the
+    /// greater win probability, then the smaller loss probability, then the first move).
+    #[pyo3(signature = (opponent, seat, batch_size = 4096, illegal = "raise", output = "probabilities"))]
+    fn best_response<'py>(
+        &self,
+        py: Python<'py>,
+        opponent: &Bound<'py, PyAny>,
+        seat: i64,
+        batch_size: usize,
+        illegal: &str,
+        output: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let illegal: Illegal = illegal.parse().map_err(to_py)?;
+        let output: Output = output.parse().map_err(to_py)?;
+        let players = self.game.num_players();
+        let seat = usize::try_from(seat)
+            .ok()
+            .filter(|&s| s < players)
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "seat {seat}: the seats of {} are 0 to {}",
+                    self.game.name(),
+                    players - 1
+                ))
+            })?;
+        let named = opponent
+            .extract::<String>()
+            .ok()
+            .map(|name| match name.as_str() {
+                "random" => Ok(None),
+                "perfect" | "optimal" => Ok(Some(())),
+                _ => Err(PyValueError::new_err(format!(
+                    "opponent={}: \"random\", \"perfect\", or a policy (a positions x actions table, a callable, a saved agent)",
+                    abbreviated(&name, 40)
+                ))),
+            })
+            .transpose()?;
+        let others: Vec<usize> = (0..players).filter(|&q| q != seat).collect();
+        let table = match named {
+            Some(_) => None,
+            None => Some(self.policy_table(py, opponent, &others, batch_size, "opponent")?),
+        };
+        let reply = py
+            .detach(|| {
+                let opponent = match (named, &table) {
+                    (Some(None), _) => Opponent::Random,
+                    (Some(Some(())), _) => Opponent::Perfect,
+                    (None, Some(table)) => Opponent::Policy(PolicyTable {
+                        table,
+                        illegal,
+                        output,
+                    }),
+                    (None, None) => unreachable!("a table where the opponent is no name"),
+                };
+                self.inner.best_response(opponent, seat)
+            })
+            .map_err(to_py)?;
+        let out = PyDict::new(py);
+        out.set_item("seat", reply.seat)?;
+        out.set_item("win", reply.result.win)?;
+        out.set_item("draw", reply.result.draw)?;
+        out.set_item("loss", reply.result.loss)?;
+        out.set_item("expected_return", reply.result.expected_return)?;
+        let width = self.game.num_distinct_actions();
+        let policy = PyArray1::from_vec(py, reply.policy).reshape([self.inner.len(), width])?;
+        out.set_item("policy", policy)?;
+        Ok(out)
     }
 
     fn __repr__(&self) -> String {
@@ -823,6 +954,166 @@ impl Computer {
     fn __repr__(&self) -> String {
         format!("Computer({}, {})", self.game.describe(), self.player.name())
     }
+}
+
+/// A saved agent (`solvedgym.load_agent(path)`): what its file says and its play, usable
+/// wherever a policy is (`Solution.evaluate`, `Solution.best_response`, an environment's
+/// `opponent`).
+#[pyclass(module = "solvedgym._solvedgym", frozen)]
+struct Agent {
+    inner: DynAgent,
+    game: Arc<DynGame>,
+}
+
+#[pymethods]
+impl Agent {
+    /// The file it was read from.
+    #[getter]
+    fn path(&self) -> String {
+        self.inner.path.display().to_string()
+    }
+
+    /// The game it was saved from (with its parameters).
+    #[getter]
+    fn game(&self) -> Game {
+        Game {
+            inner: self.game.clone(),
+        }
+    }
+
+    /// Its learner's kind (`q-learning`, `her`...) and label.
+    #[getter]
+    fn kind(&self) -> String {
+        self.inner.header.kind.clone()
+    }
+
+    #[getter]
+    fn label(&self) -> String {
+        self.inner.header.label.clone()
+    }
+
+    /// Every key of its learner's config, as TOML.
+    #[getter]
+    fn config(&self) -> String {
+        self.inner.header.learner.clone()
+    }
+
+    /// The seats it trained at, by name (every seat in self-play).
+    #[getter]
+    fn seats(&self) -> Vec<String> {
+        self.inner.header.seats.clone()
+    }
+
+    /// The numbers of those seats.
+    #[getter]
+    fn seat_numbers(&self) -> Vec<usize> {
+        let names = solvedgym_agent_names(&self.game);
+        self.inner
+            .header
+            .seats
+            .iter()
+            .filter_map(|s| names.iter().position(|n| n == s))
+            .collect()
+    }
+
+    /// The episodes it trained.
+    #[getter]
+    fn episodes(&self) -> u64 {
+        self.inner.header.episodes
+    }
+
+    /// Where it was trained (a dict: `run`, `opponent`, `seed`, `episodes`, `condition`,
+    /// `config_hash`, and `config`, its run's resolved config), or None.
+    #[getter]
+    fn origin<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        match &self.inner.header.origin {
+            None => Ok(None),
+            Some(o) => {
+                let json =
+                    serde_json::to_value(o).map_err(|e| PyValueError::new_err(e.to_string()))?;
+                from_json(py, &json).map(Some)
+            }
+        }
+    }
+
+    /// Everything its file's header says, as a dict.
+    #[getter]
+    fn header<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let json = serde_json::to_value(&self.inner.header)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        from_json(py, &json)
+    }
+
+    /// Its name as a computer player (`agent=PATH`), as an environment's `opponent` or
+    /// `solvedgym play --ai` takes it.
+    #[getter]
+    fn spec(&self) -> String {
+        self.inner.spec()
+    }
+
+    /// Its play as a computer player (a random move with probability `fuzz`).
+    #[pyo3(signature = (fuzz = 0.0))]
+    fn computer(&self, py: Python<'_>, fuzz: f64) -> PyResult<Computer> {
+        let (game, spec) = (self.game.clone(), self.inner.spec());
+        let player = py
+            .detach(move || game.computer(&spec, fuzz))
+            .map_err(to_py)?;
+        Ok(Computer {
+            game: self.game.clone(),
+            player,
+        })
+    }
+
+    /// The probabilities of its moves at every position of `solution` (positions x actions).
+    fn table<'py>(
+        &self,
+        py: Python<'py>,
+        solution: &Bound<'py, Solution>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let sol = solution.get();
+        let table = py
+            .detach(|| sol.inner.player_table(&self.inner.player))
+            .map_err(to_py)?;
+        PyArray1::from_vec(py, table).reshape([sol.inner.len(), sol.game.num_distinct_actions()])
+    }
+
+    /// Its run's figures made again, as `solvedgym evaluate PATH --json` makes them: a dict of
+    /// `agent` (its header) and `metrics` ([name, value] pairs, the run's last row of
+    /// curves.parquet for that learner, opponent and seed).
+    #[pyo3(signature = (progress = false))]
+    fn evaluate<'py>(&self, py: Python<'py>, progress: bool) -> PyResult<Bound<'py, PyAny>> {
+        let path = self.inner.path.clone();
+        let evaluation = py
+            .detach(move || solvedgym::experiment::evaluate_agent(&path, progress))
+            .map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
+        let json =
+            serde_json::to_value(&evaluation).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        from_json(py, &json)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Agent({} {} on {}, {} episodes, as {}: {})",
+            self.inner.header.kind,
+            self.inner.header.label,
+            self.game.describe(),
+            self.inner.header.episodes,
+            self.inner.header.seats.join(" and "),
+            self.inner.path.display()
+        )
+    }
+}
+
+/// Opens the agent a run saved at `path` (`<run folder>/agents/*.parquet`): its learner
+/// restored, on the game and parameters it was saved from. Refused, saying why, where the file
+/// is not an agent, of another format version, or of a learner this solvedgym does not have.
+#[pyfunction]
+fn load_agent(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Agent> {
+    let inner = py.detach(move || DynAgent::load(&path)).map_err(to_py)?;
+    Ok(Agent {
+        game: Arc::new(inner.game.clone()),
+        inner,
+    })
 }
 
 type Rows<'py, T> = Bound<'py, PyArray2<T>>;
@@ -1638,11 +1929,13 @@ fn _solvedgym(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(games, m)?)?;
     m.add_function(wrap_pyfunction!(make, m)?)?;
+    m.add_function(wrap_pyfunction!(load_agent, m)?)?;
     m.add_function(wrap_pyfunction!(value, m)?)?;
     m.add_function(wrap_pyfunction!(_run, m)?)?;
     m.add_class::<Game>()?;
     m.add_class::<State>()?;
     m.add_class::<Computer>()?;
+    m.add_class::<Agent>()?;
     m.add_class::<Solution>()?;
     m.add_class::<VectorCore>()?;
     m.add_class::<AecBase>()?;

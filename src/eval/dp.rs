@@ -145,13 +145,59 @@ impl Profile {
         graph: &StateGraph<G>,
         policies: &[Option<&dyn Policy<G>>],
     ) -> Result<Self, EvalError> {
-        let game = graph.game();
+        Profile::of_states(graph, policies, 0..graph.len() as StateId)
+    }
+
+    /// [`Profile::new`] with the positions shared out among the cores in blocks (the same
+    /// profile: each position's probabilities are its policy's, whichever core asks).
+    pub fn new_parallel<G: Game>(
+        graph: &StateGraph<G>,
+        policies: &[Option<&dyn Policy<G>>],
+    ) -> Result<Self, EvalError> {
+        use rayon::prelude::*;
+        const BLOCK: usize = 1 << 14;
         let n = graph.len();
-        let mut edge = Vec::with_capacity(graph.num_edges());
-        let mut resign = vec![0.0; n];
-        let mut known = vec![false; n];
+        let blocks: Vec<Profile> = (0..n.div_ceil(BLOCK))
+            .into_par_iter()
+            .map(|b| {
+                let ids = (b * BLOCK) as StateId..n.min((b + 1) * BLOCK) as StateId;
+                Profile::of_states(graph, policies, ids)
+            })
+            .collect::<Result<_, _>>()?;
+        let mut out = Profile {
+            edge: Vec::with_capacity(graph.num_edges()),
+            resign: Vec::with_capacity(n),
+            known: Vec::with_capacity(n),
+        };
+        for block in blocks {
+            out.edge.extend_from_slice(&block.edge);
+            out.resign.extend_from_slice(&block.resign);
+            out.known.extend_from_slice(&block.known);
+        }
+        Ok(out)
+    }
+
+    /// The part of [`Profile::new`] of the states `ids` (their edges, resignations and
+    /// whether they are known, in order).
+    fn of_states<G: Game>(
+        graph: &StateGraph<G>,
+        policies: &[Option<&dyn Policy<G>>],
+        ids: std::ops::Range<StateId>,
+    ) -> Result<Self, EvalError> {
+        let game = graph.game();
+        // Where the states' edges start (the end of the edges past the last state).
+        let edge_at = |id: StateId| {
+            if id as usize == graph.len() {
+                graph.num_edges()
+            } else {
+                graph.edge_range(id).start
+            }
+        };
+        let mut edge = Vec::with_capacity(edge_at(ids.end) - edge_at(ids.start));
+        let mut resign = vec![0.0; ids.len()];
+        let mut known = vec![false; ids.len()];
         let mut probs = Vec::new();
-        for id in 0..n as StateId {
+        for (k, id) in ids.enumerate() {
             match graph.turn(id) {
                 Turn::Player(p) => match policies.get(p).copied().flatten() {
                     Some(policy) => {
@@ -171,16 +217,16 @@ impl Profile {
                             "one probability per action"
                         );
                         edge.extend_from_slice(&probs);
-                        resign[id as usize] = resign_probability(&probs);
-                        known[id as usize] = true;
+                        resign[k] = resign_probability(&probs);
+                        known[k] = true;
                     }
                     None => edge.extend(std::iter::repeat_n(f64::NAN, graph.actions(id).len())),
                 },
                 Turn::Chance => {
                     edge.extend_from_slice(graph.probabilities(id));
-                    known[id as usize] = true;
+                    known[k] = true;
                 }
-                Turn::Terminal => known[id as usize] = true,
+                Turn::Terminal => known[k] = true,
             }
         }
         Ok(Profile {
@@ -464,6 +510,48 @@ pub fn evaluate_profiles<G: Game>(
     seats: &[Player],
     profiles: &[&Profile],
 ) -> Vec<PolicyReport> {
+    reports_and_faced(graph, truth, seats, profiles).0
+}
+
+/// [`evaluate_profile`] of `mine` at `seat`, and its [`ThrowMass`] along play in which `theirs`
+/// plays every other seat: the positions it can face found once for both, and no mixed
+/// profile copied.
+pub fn evaluate_with_throws<G: Game>(
+    graph: &StateGraph<G>,
+    truth: &GraphTruth,
+    seat: Player,
+    mine: &Profile,
+    theirs: &Profile,
+) -> Result<(PolicyReport, ThrowMass), GraphError> {
+    let (mut reports, mut faced) = reports_and_faced(graph, truth, &[seat], &[mine]);
+    let throws = throws_over(graph, truth, seat, [mine, theirs], &faced.remove(0))?;
+    Ok((reports.remove(0), throws))
+}
+
+/// `seat`'s exact result playing `mine` against each of `theirs` at every other seat (`None`:
+/// a best response, every other seat minimising its expected return), in one backward pass
+/// for all of them: the bits of [`expected_result_of`] (and [`worst_case_of`] with
+/// [`Objective::ExpectedReturn`]) on the mixed profiles.
+pub fn results_against<G: Game>(
+    graph: &StateGraph<G>,
+    seat: Player,
+    mine: &Profile,
+    theirs: &[Option<&Profile>],
+) -> Result<Vec<ExpectedResult>, GraphError> {
+    let lanes: Vec<Lane> = theirs
+        .iter()
+        .map(|&theirs| Lane { seat, mine, theirs })
+        .collect();
+    backward_lanes(graph, &lanes, &mut Vec::new())
+}
+
+/// [`evaluate_profiles`], with the positions each profile can face.
+fn reports_and_faced<G: Game>(
+    graph: &StateGraph<G>,
+    truth: &GraphTruth,
+    seats: &[Player],
+    profiles: &[&Profile],
+) -> (Vec<PolicyReport>, Vec<Vec<bool>>) {
     let n = graph.len();
     let keep_edge = truth.keeps();
 
@@ -543,7 +631,7 @@ pub fn evaluate_profiles<G: Game>(
             mistakes,
         });
     }
-    reports
+    (reports, faced)
 }
 
 /// The states each of `profiles`, played at `seats`, can face against any opponent: reached
@@ -666,6 +754,173 @@ pub fn optimal_rate_along_play<G: Game>(
             f64::NAN
         },
         decisions,
+    })
+}
+
+/// How much probability a policy puts on throwing a result away, where counting the positions
+/// at which it *may* (a [`PolicyReport`]'s `blunders` and `mistakes`: every such position, for
+/// a softmax policy) says little: at a position won for its mover, the mass on moves (and
+/// resignation) that do not keep the win, its *blunder mass*; at a drawn one, the mass on moves
+/// that lose, its *mistake mass*. (Where the truth is expected results, not win/draw/loss,
+/// every position counts as drawn and the mistake mass is the mass off the best moves.)
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct ThrowMass {
+    /// The mean blunder mass over the won positions it can face (against any opponent), and
+    /// how many those are.
+    pub blunder_mass_faced: f64,
+    pub won_faced: usize,
+    /// The mean mistake mass over the drawn positions it can face, and how many.
+    pub mistake_mass_faced: f64,
+    pub drawn_faced: usize,
+    /// Along play against the profile's other seats (perfect play): the mean blunder and
+    /// mistake mass over its decisions at won and drawn positions, each position weighted by
+    /// the probability that a game reaches it (NaN where no game reaches one).
+    pub blunder_mass_along_play: f64,
+    pub mistake_mass_along_play: f64,
+    /// The expected number of blunders and of mistakes in one game along that play.
+    pub blunders_per_game: f64,
+    pub mistakes_per_game: f64,
+}
+
+/// [`ThrowMass`] of `seat` playing `profile` there, along play in which every seat plays its
+/// policy in `profile`.
+pub fn throw_mass<G: Game>(
+    graph: &StateGraph<G>,
+    truth: &GraphTruth,
+    seat: Player,
+    profile: &Profile,
+) -> Result<ThrowMass, GraphError> {
+    let faced = faced_by(graph, &[seat], &[profile]).remove(0);
+    throws_over(graph, truth, seat, [profile, profile], &faced)
+}
+
+/// [`throw_mass`] given the positions `faced` that `mine` at `seat` can face, along play in
+/// which `theirs` plays every other seat (`[mine, theirs]`).
+fn throws_over<G: Game>(
+    graph: &StateGraph<G>,
+    truth: &GraphTruth,
+    seat: Player,
+    [profile, theirs]: [&Profile; 2],
+    faced: &[bool],
+) -> Result<ThrowMass, GraphError> {
+    let ratio = |sum: f64, n: f64| if n > 0.0 { sum / n } else { f64::NAN };
+    // Per result (win, draw): mass summed and positions counted over the faced positions,
+    // and reach-weighted along play.
+    let (mut faced_mass, mut faced_count) = ([0.0; 2], [0usize; 2]);
+    let (mut play_mass, mut play_reach) = ([0.0; 2], [0.0; 2]);
+    let mut reach = vec![0.0; graph.len()];
+    reach[graph.start() as usize] = 1.0;
+    for &id in graph.post_order()?.iter().rev() {
+        let i = id as usize;
+        if graph.turn(id) == Turn::Player(seat) {
+            let k = match truth.value(id).result_for(seat) {
+                GameResult::Win => Some(0),
+                GameResult::Draw => Some(1),
+                GameResult::Loss => None,
+            };
+            if let Some(k) = k {
+                // The mass off the value-keeping moves, summed (exactly 0 where none is
+                // there), and resigning.
+                let keeps = &truth.keeps()[graph.edge_range(id)];
+                let off: f64 = profile
+                    .probs(graph, id)
+                    .iter()
+                    .zip(keeps)
+                    .filter(|(_, k)| !**k)
+                    .map(|(p, _)| p)
+                    .sum();
+                let mass = off + profile.resign[i];
+                if faced[i] {
+                    faced_mass[k] += mass;
+                    faced_count[k] += 1;
+                }
+                play_mass[k] += reach[i] * mass;
+                play_reach[k] += reach[i];
+            }
+        }
+        let r = reach[i];
+        if r == 0.0 || graph.turn(id).is_terminal() {
+            continue;
+        }
+        let by = match graph.turn(id) {
+            Turn::Player(p) if p != seat => theirs,
+            _ => profile,
+        };
+        for (&c, &p) in graph.children(id).iter().zip(by.probs(graph, id)) {
+            if p > 0.0 {
+                reach[c as usize] += r * p;
+            }
+        }
+    }
+    Ok(ThrowMass {
+        blunder_mass_faced: ratio(faced_mass[0], faced_count[0] as f64),
+        won_faced: faced_count[0],
+        mistake_mass_faced: ratio(faced_mass[1], faced_count[1] as f64),
+        drawn_faced: faced_count[1],
+        blunder_mass_along_play: ratio(play_mass[0], play_reach[0]),
+        mistake_mass_along_play: ratio(play_mass[1], play_reach[1]),
+        blunders_per_game: play_mass[0],
+        mistakes_per_game: play_mass[1],
+    })
+}
+
+/// The best `seat` can do against the other seats' policies in `profile` (chance at its
+/// probabilities): its result and, at each of its positions, the move it plays.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BestReply {
+    pub result: ExpectedResult,
+    /// Per state: the index (among the state's moves) of the move `seat` plays there, `None`
+    /// at the other seats' states, chance and the end.
+    pub choice: Vec<Option<u32>>,
+}
+
+/// [`BestReply`] of `seat` against `profile` (read at every other seat): at each of its
+/// positions the move of greatest expected return, ties broken by the greater win probability,
+/// then the smaller loss probability, then the first move. No policy does better: the backward
+/// induction of a one-player decision problem.
+pub fn best_reply<G: Game>(
+    graph: &StateGraph<G>,
+    seat: Player,
+    profile: &Profile,
+) -> Result<BestReply, GraphError> {
+    let game = graph.game();
+    let mut values = vec![ExpectedResult::default(); graph.len()];
+    let mut choice = vec![None; graph.len()];
+    let better = |a: &ExpectedResult, b: &ExpectedResult| {
+        a.expected_return
+            .total_cmp(&b.expected_return)
+            .then(a.win.total_cmp(&b.win))
+            .then(b.loss.total_cmp(&a.loss))
+            == std::cmp::Ordering::Greater
+    };
+    for &id in graph.post_order()? {
+        let i = id as usize;
+        let state = graph.state(id);
+        values[i] = match graph.turn(id) {
+            Turn::Terminal => {
+                let r = game.returns(state);
+                ExpectedResult::of(r.result_for(seat), r[seat])
+            }
+            Turn::Player(p) if p == seat => {
+                let children = graph.children(id);
+                let mut best = 0;
+                for (k, &c) in children.iter().enumerate().skip(1) {
+                    if better(&values[c as usize], &values[children[best] as usize]) {
+                        best = k;
+                    }
+                }
+                choice[i] = Some(best as u32);
+                values[children[best] as usize]
+            }
+            turn => {
+                assert!(profile.known[i], "every other seat has a policy");
+                expectation(graph, profile, &values, id, turn, seat)
+            }
+        };
+    }
+    Ok(BestReply {
+        result: values[graph.start() as usize],
+        choice,
     })
 }
 
@@ -907,6 +1162,33 @@ pub(crate) fn backward_lanes<G: Game>(
     Ok(values[start..start + width].to_vec())
 }
 
+/// `seat`'s result distribution at state `id` (a chance state, or a player's whose moves
+/// `profile` gives) from its children's `values`: their mean under the profile's
+/// probabilities, and the mover's resignation where it resigns.
+#[inline]
+fn expectation<G: Game>(
+    graph: &StateGraph<G>,
+    profile: &Profile,
+    values: &[ExpectedResult],
+    id: StateId,
+    turn: Turn,
+    seat: Player,
+) -> ExpectedResult {
+    let mut v = ExpectedResult::default();
+    for (&c, &p) in graph.children(id).iter().zip(profile.probs(graph, id)) {
+        if p > 0.0 {
+            v.add_scaled(&values[c as usize], p);
+        }
+    }
+    if let (Turn::Player(mover), r) = (turn, profile.resign[id as usize])
+        && r > 0.0
+    {
+        let ret = graph.game().resignation_returns(graph.state(id), mover);
+        v.add_scaled(&ExpectedResult::of(ret.result_for(seat), ret[seat]), r);
+    }
+    v
+}
+
 /// Result distributions of every state, children before parents. With an adversary
 /// `(seat, objective)`, every other seat minimises the objective; otherwise every seat plays
 /// its profile.
@@ -929,19 +1211,7 @@ fn backward<G: Game>(
             turn if profile.known[i]
                 && !matches!((turn, adversary), (Turn::Player(p), Some((s, _))) if p != s) =>
             {
-                let mut v = ExpectedResult::default();
-                for (&c, &p) in graph.children(id).iter().zip(profile.probs(graph, id)) {
-                    if p > 0.0 {
-                        v.add_scaled(&values[c as usize], p);
-                    }
-                }
-                if let (Turn::Player(mover), r) = (turn, profile.resign[i])
-                    && r > 0.0
-                {
-                    let ret = game.resignation_returns(state, mover);
-                    v.add_scaled(&ExpectedResult::of(ret.result_for(seat), ret[seat]), r);
-                }
-                v
+                expectation(graph, profile, &values, id, turn, seat)
             }
             _ => {
                 let (_, objective) = adversary.expect("every seat has a policy or an adversary");
@@ -993,6 +1263,63 @@ mod tests {
         let wc = worst_case(g, 0, &opt, Objective::ExpectedReturn).unwrap();
         assert!(wc.expected_return.abs() < 1e-12);
         assert_eq!(minimax_return(g, 0).unwrap(), 0.0);
+    }
+
+    /// The profile tabulated on every core is the one tabulated position by position, to the
+    /// bit (Hexapawn 4x4: more positions than one block).
+    #[test]
+    fn a_profile_tabulated_in_parallel_is_the_same() {
+        let game = crate::games::Hexapawn::new(crate::games::hexapawn::HexapawnParams {
+            rows: 4,
+            cols: 4,
+        })
+        .unwrap();
+        let sol = Solution::solve(&game, 1 << 22).unwrap();
+        let g = sol.graph();
+        assert!(g.len() > 1 << 14, "{}", g.len());
+        let opt = OptimalPolicy::new(&sol);
+        for policies in [
+            vec![Some(&opt as &dyn Policy<_>), None],
+            vec![None, Some(&RandomPolicy as &dyn Policy<_>)],
+        ] {
+            let (a, b) = (
+                Profile::new(g, &policies).unwrap(),
+                Profile::new_parallel(g, &policies).unwrap(),
+            );
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&a.edge), bits(&b.edge));
+            assert_eq!(bits(&a.resign), bits(&b.resign));
+            assert_eq!(a.known, b.known);
+        }
+    }
+
+    /// The best response to random play in tic-tac-toe: X wins 0.9948 (the figure,
+    /// by hand), never loses; O wins 0.9344 of its games. No policy does better: neither
+    /// perfect play nor random play.
+    #[test]
+    fn the_best_reply_to_random_play_is_the_ceiling() {
+        let sol = Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        let g = sol.graph();
+        let random = Profile::new(g, &[Some(&RandomPolicy as &dyn Policy<_>); 2]).unwrap();
+        let x = best_reply(g, 0, &random).unwrap();
+        assert_eq!(format!("{:.4}", x.result.expected_return), "0.9948");
+        assert_eq!(x.result.loss, 0.0);
+        let o = best_reply(g, 1, &random).unwrap();
+        assert_eq!(format!("{:.4}", o.result.win), "0.9344");
+        let opt = OptimalPolicy::new(&sol);
+        for (seat, reply) in [(0, &x), (1, &o)] {
+            let mut seats: Vec<&dyn Policy<_>> = vec![&RandomPolicy, &RandomPolicy];
+            for mine in [&opt as &dyn Policy<_>, &RandomPolicy] {
+                seats[seat] = mine;
+                let r = expected_result(g, &seats, seat).unwrap();
+                assert!(r.expected_return <= reply.result.expected_return + 1e-12);
+            }
+            // It chooses a move at each of its positions, nowhere else.
+            for id in 0..g.len() as StateId {
+                let its = g.turn(id) == Turn::Player(seat);
+                assert_eq!(reply.choice[id as usize].is_some(), its);
+            }
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::sync::{Mutex, PoisonError};
 use super::dp::{Lane, backward_lanes};
 use super::{
     EvalError, Evaluator, ExpectedResult, FrozenPolicy, GraphTruth, Metric, Profile, Role,
-    evaluate_profiles, minimax_return,
+    best_reply, evaluate_profiles, minimax_return,
 };
 use crate::core::game::{Game, GameResult, Player, Turn};
 use crate::core::graph::{StateGraph, StateId};
@@ -71,6 +71,14 @@ impl<'g, G: Game> ExactTruth<'g, G> {
             .collect();
         Ok(backward_lanes(self.graph, &lanes, &mut Vec::new())?)
     }
+    /// The best any policy achieves at each seat against `theirs` at every other seat
+    /// ([`best_reply`]): the ceiling of a learner trained against that opponent.
+    pub fn best_against(&self, theirs: &Profile) -> Result<Vec<ExpectedResult>, EvalError> {
+        let n = self.graph.game().num_players();
+        (0..n)
+            .map(|seat| Ok(best_reply(self.graph, seat, theirs)?.result))
+            .collect()
+    }
     pub fn graph(&self) -> &'g StateGraph<G> {
         self.graph
     }
@@ -104,7 +112,8 @@ pub struct ExactEvaluator<'t, 'g, G: Game> {
 
 impl<'t, 'g, G: Game> ExactEvaluator<'t, 'g, G> {
     /// The evaluator of a learner at `seats` that trains against `opponent` (tabulated, with
-    /// perfect play's results against it at each seat: [`ExactTruth::perfect_against`]), or a
+    /// the best response's results against it at each seat, the ceiling its reference lines
+    /// show: [`ExactTruth::best_against`]), or a
     /// frozen copy of itself (`copy`), or itself; `values`: whether it learns values.
     pub fn new(
         truth: &'t ExactTruth<'g, G>,
@@ -122,7 +131,7 @@ impl<'t, 'g, G: Game> ExactEvaluator<'t, 'g, G> {
                 Source::AllOptimal => Some(1.0),
                 Source::GameValue => Some(truth.values[seat]),
                 Source::ExactValues => Some(0.0),
-                Source::PerfectPlay => perfect.map(|r| {
+                Source::PerfectPlay | Source::BestResponse => perfect.map(|r| {
                     if m.name.starts_with("win_prob") {
                         r.win
                     } else if m.name.starts_with("loss_prob") {
@@ -161,19 +170,21 @@ impl<'t, 'g, G: Game> ExactEvaluator<'t, 'g, G> {
         for &seat in &seats {
             let at = (seats.len() > 1).then_some(seat);
             let suffix = at.map_or(String::new(), |p| format!("_as_{}", game.player_name(p)));
-            let mut against = |name: &str, perfect: Option<&ExpectedResult>| {
+            let mut against = |name: &str, line: Option<&ExpectedResult>, source: Source| {
                 for what in ["return", "win_prob", "loss_prob"] {
-                    let m = Metric::of(format!("{what}_vs_{name}{suffix}"));
-                    metrics.push(reference(m, seat, perfect).seat(at));
+                    let m = Metric::of(format!("{what}_vs_{name}{suffix}")).source(source);
+                    metrics.push(reference(m, seat, line).seat(at));
                 }
             };
-            against("optimal", Some(&truth.perfect[seat][0]));
-            against("random", Some(&truth.perfect[seat][1]));
-            if let Some((_, perfect)) = opponent {
-                against("opponent", perfect.get(seat));
+            let perfect_play = Source::PerfectPlay;
+            against("optimal", Some(&truth.perfect[seat][0]), perfect_play);
+            against("random", Some(&truth.perfect[seat][1]), perfect_play);
+            if let Some((_, ceiling)) = opponent {
+                // The training opponent's line is the ceiling: the best response to it.
+                against("opponent", ceiling.get(seat), Source::BestResponse);
             } else if copy {
                 // A frozen copy of the learner changes as it learns: no fixed line.
-                against("opponent", None);
+                against("opponent", None, perfect_play);
             }
             let m = Metric::of(format!("greedy_return_vs_optimal{suffix}"));
             metrics.push(reference(m, seat, None).seat(at).role(Role::GreedyResult));

@@ -17,9 +17,10 @@ pub mod stats;
 
 pub use crate::learn::{Metric, Role};
 pub use dp::{
-    AlongPlay, EvalError, ExpectedResult, FrozenPolicy, GraphTruth, Objective, PolicyReport,
-    Profile, evaluate_policy, evaluate_profile, evaluate_profiles, expected_result,
-    expected_result_of, minimax_return, optimal_rate_along_play, worst_case, worst_case_of,
+    AlongPlay, BestReply, EvalError, ExpectedResult, FrozenPolicy, GraphTruth, Objective,
+    PolicyReport, Profile, ThrowMass, best_reply, evaluate_policy, evaluate_profile,
+    evaluate_profiles, evaluate_with_throws, expected_result, expected_result_of, minimax_return,
+    optimal_rate_along_play, results_against, throw_mass, worst_case, worst_case_of,
 };
 
 use crate::core::game::Game;

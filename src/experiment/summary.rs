@@ -16,6 +16,7 @@ use crate::core::graph::StateGraph;
 use crate::eval::{Metric, Role, stats};
 use crate::io::text::group;
 use crate::learn::LearnerNote;
+use crate::learn::metric::Source;
 use crate::truth::SolveReport;
 
 /// The optimal-move-rate thresholds of the summary table.
@@ -72,6 +73,11 @@ pub struct ConditionSummary {
     pub perfect_policy: Option<&'static str>,
     /// Every evaluation metric at the last episode.
     pub final_metrics: BTreeMap<String, Spread>,
+    /// The ceiling of the results against the training opponent, by metric
+    /// (`return_vs_opponent`, ...): what the best response to that opponent scores, the most a
+    /// learner trained against it can reach (the exact evaluator against a fixed opponent).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub ceiling: BTreeMap<String, f64>,
     /// Episodes until the greedy policy keeps the value in 95% / 99% of the positions of
     /// optimal play (over the seeds that got there), and the share of seeds that did.
     pub episodes_to_95: Option<Spread>,
@@ -415,6 +421,21 @@ impl RunSummary {
                 ));
             }
         }
+        if self.conditions.iter().any(|c| !c.ceiling.is_empty()) {
+            out.push_str("\n## Against the training opponent: the ceiling\n\nThe result at the last evaluation (mean over seeds) beside the ceiling: what the best response to the opponent scores, the most a learner trained against it can reach (solver).\n\n| learner | opponent | metric | last | ceiling |\n|---|---|---|---|---|\n");
+            for c in &self.conditions {
+                for (name, ceiling) in &c.ceiling {
+                    let last = c
+                        .final_metrics
+                        .get(name)
+                        .map_or("-".to_string(), |s| format!("{:.4}", s.mean));
+                    out.push_str(&format!(
+                        "| {} | {} | {name} | {last} | {ceiling:.4} |\n",
+                        c.learner, c.opponent
+                    ));
+                }
+            }
+        }
         out
     }
 }
@@ -580,6 +601,11 @@ pub(super) fn summarise<G: Game>(
             perfect_share: perfect.map(|_| share(jobs.iter().filter(|j| j.perfect).count())),
             perfect_policy,
             final_metrics,
+            ceiling: recorded[c]
+                .iter()
+                .filter(|m| m.source == Source::BestResponse)
+                .filter_map(|m| Some((m.name.clone(), m.reference.as_ref()?.0)))
+                .collect(),
             episodes_to_95: reached_spread(jobs, 0),
             reached_95_share: share(jobs.iter().filter(|j| j.reached[0].is_some()).count()),
             episodes_to_99: reached_spread(jobs, 1),

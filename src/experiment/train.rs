@@ -163,8 +163,8 @@ struct Truth<'s, G: Game> {
     /// learner's play there.
     held_out: Option<ExactTruth<'s, G>>,
     /// The fixed training opponent of each condition, tabulated for the exact evaluator, with
-    /// perfect play's result against it at each seat (the reference lines of the results
-    /// against it).
+    /// the best response's result against it at each seat (the ceiling: the reference lines
+    /// of the results against it).
     opponents: Vec<Option<(Profile, Vec<ExpectedResult>)>>,
     /// The saved agent of `[evaluation] agent`, tabulated for the exact evaluator, with perfect
     /// play's result against it at each seat.
@@ -526,8 +526,9 @@ fn with_truth<G: Solve, R>(
         .map(|c| match (&exact_truth, c.opponent) {
             (Some(t), Some(o)) if o.frozen().is_none() => {
                 let profile = t.tabulate(o.policy.build(game, oracle)?.as_ref())?;
-                let perfect = t.perfect_against(&profile)?;
-                Ok(Some((profile, perfect)))
+                // The reference lines of the results against it: the ceiling.
+                let ceiling = t.best_against(&profile)?;
+                Ok(Some((profile, ceiling)))
             }
             _ => Ok(None),
         })

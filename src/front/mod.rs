@@ -16,7 +16,7 @@ mod picture;
 mod solution;
 mod vector;
 pub use picture::{MAX_SIDE, Picture};
-pub use solution::{DynSolution, Evaluation, Illegal, Output};
+pub use solution::{BestResponse, DynSolution, Evaluation, Illegal, Opponent, Output, PolicyTable};
 pub use vector::{Batch, DynVector};
 
 use crate::ai::players::{check_fuzz, computer_player};
@@ -507,6 +507,48 @@ impl DynGame {
                 Held::Policy(p) => p.choose(g, s, &legal, &mut rng),
             })
         })
+    }
+}
+
+/// A saved agent opened for a front: what its file says, the game it was saved from, and its
+/// play as a computer player (its learner's greedy policy, as `--ai agent=PATH` plays it).
+pub struct DynAgent {
+    pub path: std::path::PathBuf,
+    pub header: crate::learn::saved::AgentHeader,
+    pub game: DynGame,
+    pub player: DynPlayer,
+}
+
+impl DynAgent {
+    /// Opens the agent at `path` (its learner restored and checked, as `solvedgym evaluate`
+    /// and `--ai agent=PATH` open it) on the game and parameters its header names.
+    pub fn load(path: &std::path::Path) -> Result<DynAgent, FrontError> {
+        let refused = |e: anyhow::Error| FrontError::Refused(format!("{e:#}"));
+        let header = crate::learn::saved::read_header(path).map_err(refused)?;
+        let params: toml::Table =
+            serde_json::from_value(header.game_params.clone()).map_err(|e| {
+                FrontError::Refused(format!(
+                    "{}: the game's parameters {} do not read: {e}",
+                    path.display(),
+                    header.game_params
+                ))
+            })?;
+        let game = DynGame::new(&header.game, params)?;
+        let text = path.to_str().ok_or_else(|| {
+            FrontError::Refused(format!("{}: a path that is not UTF-8", path.display()))
+        })?;
+        let player = game.computer(&format!("agent={text}"), 0.0)?;
+        Ok(DynAgent {
+            path: path.to_path_buf(),
+            header,
+            game,
+            player,
+        })
+    }
+
+    /// The computer player's name for it (`agent=PATH`): an environment's `opponent`.
+    pub fn spec(&self) -> String {
+        format!("agent={}", self.path.display())
     }
 }
 

@@ -7,14 +7,14 @@ use std::any::Any;
 
 use serde::Serialize;
 
-use super::{DynGame, DynState, FrontError};
+use super::{DynGame, DynPlayer, DynState, FrontError, Held};
 use crate::core::game::{Action, Game, Player, Turn};
 use crate::core::graph::StateGraph;
 use crate::core::notation::position_text;
 use crate::core::policy::{Policy, RandomPolicy};
 use crate::eval::{
-    ExpectedResult, GraphTruth, Objective, PolicyReport, Profile, evaluate_profile,
-    expected_result_of, worst_case_of,
+    ExpectedResult, GraphTruth, PolicyReport, Profile, ThrowMass, best_reply, evaluate_with_throws,
+    results_against,
 };
 use crate::io::text::{abbreviated, short_number};
 use crate::truth::{GraphOracle, OptimalPolicy, Value, enumerate};
@@ -29,6 +29,26 @@ pub struct DynSolution {
 struct Solved<G: Game> {
     oracle: Box<dyn GraphOracle<G>>,
     truth: GraphTruth,
+    /// Perfect and random play tabulated at every seat, the first time an evaluation asks
+    /// (they do not change from policy to policy: a learner evaluated at every checkpoint
+    /// pays for them once).
+    opponents: std::sync::OnceLock<[Profile; 2]>,
+}
+
+impl<G: Game> Solved<G> {
+    /// [`Solved::opponents`], tabulated now if they were not.
+    fn opponents(&self) -> Result<&[Profile; 2], FrontError> {
+        if let Some(o) = self.opponents.get() {
+            return Ok(o);
+        }
+        let graph = self.oracle.graph();
+        let perfect = OptimalPolicy::new(self.oracle.as_oracle());
+        let tabulated = [
+            tabulate(graph, &|_| true, &perfect)?,
+            tabulate(graph, &|_| true, &RandomPolicy)?,
+        ];
+        Ok(self.opponents.get_or_init(|| tabulated))
+    }
 }
 
 /// A policy's exact evaluation ([`DynSolution::evaluate`]).
@@ -42,11 +62,48 @@ pub struct Evaluation {
     pub moves: PolicyReport,
     /// The same per seat (in `seats`' order).
     pub moves_per_seat: Vec<PolicyReport>,
+    /// Per seat (in `seats`' order): the probability mass it puts on throwing a win or a draw
+    /// away, over the positions it can face and along play against perfect play.
+    pub throws_per_seat: Vec<ThrowMass>,
     /// Per seat (in `seats`' order): its exact result when every other seat plays perfectly,
     /// plays the best response against it, or plays uniformly at random.
     pub against_perfect: Vec<ExpectedResult>,
     pub against_best_response: Vec<ExpectedResult>,
     pub against_random: Vec<ExpectedResult>,
+    /// Per seat: its exact result against the opponent's policy given to
+    /// [`DynSolution::evaluate_with`] at every other seat (absent where none was given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub against_opponent: Option<Vec<ExpectedResult>>,
+}
+
+/// A policy given as a table: row `id` holds the numbers of the actions at position `id`.
+#[derive(Clone, Copy, Debug)]
+pub struct PolicyTable<'t> {
+    /// `len()` rows of `num_distinct_actions` numbers, row-major.
+    pub table: &'t [f64],
+    pub illegal: Illegal,
+    pub output: Output,
+}
+
+/// Who plays every other seat in [`DynSolution::best_response`].
+#[derive(Clone, Copy, Debug)]
+pub enum Opponent<'t> {
+    /// The solver's perfect play: uniform over the moves that keep the best value.
+    Perfect,
+    /// Uniformly random moves.
+    Random,
+    Policy(PolicyTable<'t>),
+}
+
+/// The best reply to an opponent ([`DynSolution::best_response`]).
+#[derive(Clone, Debug)]
+pub struct BestResponse {
+    pub seat: Player,
+    /// Its exact result.
+    pub result: ExpectedResult,
+    /// The policy that achieves it: a table (positions x actions) with 1 at the move it plays
+    /// at each of the seat's positions, 0 elsewhere.
+    pub policy: Vec<f64>,
 }
 
 /// What the evaluator does with the mass a policy puts on illegal actions, in the words of the
@@ -100,6 +157,10 @@ impl std::str::FromStr for Output {
         }
     }
 }
+
+/// Checks one row of a policy's table (its position, working room for the entries read and
+/// for the legal actions): the error it finds, if any.
+type RowCheck<'a> = dyn Fn(u32, &mut Vec<usize>, &mut Vec<bool>) -> Option<FrontError> + Sync + 'a;
 
 /// A policy read from a table: row `id` holds the probabilities of the `width` actions at
 /// position `id` (only the legal ones are read; they are normalised).
@@ -332,36 +393,48 @@ impl DynSolution {
     /// [`DynSolution::evaluate_with`] of weights whose mass on illegal actions is dropped and
     /// whose legal entries are normalised.
     pub fn evaluate(&self, table: &[f64], seats: &[Player]) -> Result<Evaluation, FrontError> {
-        self.evaluate_with(table, seats, Illegal::Renormalize, Output::Probabilities)
+        self.evaluate_with(
+            PolicyTable {
+                table,
+                illegal: Illegal::Renormalize,
+                output: Output::Probabilities,
+            },
+            seats,
+            None,
+        )
     }
 
-    /// Evaluates exactly the policy whose action weights at position `id` are row `id` of
-    /// `table` (`len()` rows of `num_distinct_actions` numbers, row-major), played at `seats`,
-    /// each seat alone against perfect, random and best-response play at the others. `output`
-    /// says what the numbers are (weights at least 0, or logits made probabilities by a
-    /// softmax); `illegal` what mass on an illegal action does (refused, a loss for the mover,
-    /// or dropped). Rows of positions where no seat of `seats` moves are not read. A read entry
-    /// that is NaN, infinite or (for weights) negative, or a row with no mass, is an error
-    /// naming the position.
-    pub fn evaluate_with(
-        &self,
-        table: &[f64],
-        seats: &[Player],
-        illegal: Illegal,
-        output: Output,
-    ) -> Result<Evaluation, FrontError> {
-        let bad = |why: String| FrontError::Refused(why);
+    /// Checks `seats` (sorted, without repeats, each a seat of the game).
+    fn seats(&self, seats: &[Player]) -> Result<Vec<Player>, FrontError> {
         let players = self.game.num_players();
         let mut seats = seats.to_vec();
         seats.sort_unstable();
         seats.dedup();
         if seats.is_empty() || seats.iter().any(|&p| p >= players) {
-            return Err(bad(format!(
+            return Err(FrontError::Refused(format!(
                 "seats {seats:?}: the seats of {} are 0 to {}",
                 self.game.name(),
                 players - 1
             )));
         }
+        Ok(seats)
+    }
+
+    /// The policy of `spec` tabulated at the positions of `at`'s seats, its entries checked
+    /// (see [`DynSolution::evaluate_with`]).
+    fn profile_of<G: Game>(
+        &self,
+        g: &G,
+        graph: &StateGraph<G>,
+        spec: PolicyTable,
+        at: &(dyn Fn(Player) -> bool + Sync),
+    ) -> Result<Profile, FrontError> {
+        let bad = |why: String| FrontError::Refused(why);
+        let PolicyTable {
+            table,
+            illegal,
+            output,
+        } = spec;
         let width = self.game.num_distinct_actions();
         if table.len() != self.len() * width {
             return Err(bad(format!(
@@ -373,184 +446,336 @@ impl DynSolution {
             )));
         }
         let over_all = illegal != Illegal::Renormalize;
-        with_game!(self.game.game(), g => {
-            let solved = self.solved(g);
-            let graph = solved.oracle.graph();
-            // A position as a person reads it: its number, its notation (or its board) and an
-            // action's notation.
-            let position = |id: u32| {
-                let state = graph.state(id);
-                let text = position_text(g, state).unwrap_or_else(|| g.render(state));
-                format!("position {id} ({})", abbreviated(text.trim(), 100))
-            };
-            let action = |id: u32, a: usize| {
-                if graph.actions(id).contains(&(a as Action)) {
-                    format!("action {a} ({})", g.action_to_string(graph.state(id), a as Action))
-                } else {
-                    format!("action {a} (illegal here)")
-                }
-            };
-            let legal_list = |id: u32| {
-                graph
-                    .actions(id)
-                    .iter()
-                    .map(|&a| format!("{a} ({})", g.action_to_string(graph.state(id), a)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            // The entries of a row that are read: its legal actions' where illegal mass is
-            // dropped, every action's otherwise (into `out`, reused row after row).
-            let read = |id: u32, out: &mut Vec<usize>| {
-                out.clear();
-                if over_all {
-                    out.extend(0..width);
-                } else {
-                    out.extend(graph.actions(id).iter().map(|&a| a as usize));
-                }
-            };
-            let is_seat_row = |id: u32| matches!(graph.turn(id), Turn::Player(p) if seats.contains(&p));
-            let seat_rows = || (0..graph.len() as u32).filter(|&id| is_seat_row(id));
-            let mut entries = Vec::with_capacity(width);
-            // Logits made weights: a softmax over the entries read.
-            let softmaxed;
-            let table: &[f64] = match output {
-                Output::Probabilities => table,
-                Output::Logits => {
-                    for id in seat_rows() {
-                        let row = &table[id as usize * width..][..width];
-                        read(id, &mut entries);
-                        let mut finite = false;
-                        for &a in &entries {
-                            let x = row[a];
-                            if x.is_nan() || x == f64::INFINITY {
-                                return Err(bad(format!(
-                                    "{}: the logit of {} is {}; logits are finite numbers (or -inf for an action never played)",
-                                    position(id),
-                                    action(id, a),
-                                    short_number(x)
-                                )));
-                            }
-                            finite |= x.is_finite();
-                        }
-                        if !finite {
-                            return Err(bad(format!(
-                                "{}: every logit read is -inf (legal: {}); a policy gives some action a finite logit",
+        // A position as a person reads it: its number, its notation (or its board) and an
+        // action's notation.
+        let position = |id: u32| {
+            let state = graph.state(id);
+            let text = position_text(g, state).unwrap_or_else(|| g.render(state));
+            format!("position {id} ({})", abbreviated(text.trim(), 100))
+        };
+        let action = |id: u32, a: usize| {
+            if graph.actions(id).contains(&(a as Action)) {
+                format!(
+                    "action {a} ({})",
+                    g.action_to_string(graph.state(id), a as Action)
+                )
+            } else {
+                format!("action {a} (illegal here)")
+            }
+        };
+        let legal_list = |id: u32| {
+            graph
+                .actions(id)
+                .iter()
+                .map(|&a| format!("{a} ({})", g.action_to_string(graph.state(id), a)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        // The entries of a row that are read: its legal actions' where illegal mass is
+        // dropped, every action's otherwise (into `out`, reused row after row).
+        let read = |id: u32, out: &mut Vec<usize>| {
+            out.clear();
+            if over_all {
+                out.extend(0..width);
+            } else {
+                out.extend(graph.actions(id).iter().map(|&a| a as usize));
+            }
+        };
+        let is_seat_row = |id: u32| matches!(graph.turn(id), Turn::Player(p) if at(p));
+        // Logits made weights: a softmax over the entries read.
+        use rayon::prelude::*;
+        // The rows read, checked on every core; the first failure in position order is the
+        // error (the one a check row after row would find).
+        let check = |row_error: &RowCheck| {
+            let failed = (0..graph.len() as u32)
+                .into_par_iter()
+                .filter(|&id| is_seat_row(id))
+                .map_init(
+                    || (Vec::with_capacity(width), vec![false; width]),
+                    |(entries, legal), id| row_error(id, entries, legal),
+                )
+                .find_first(Option::is_some);
+            match failed.flatten() {
+                Some(e) => Err(e),
+                None => Ok(()),
+            }
+        };
+        let softmaxed;
+        let table: &[f64] = match output {
+            Output::Probabilities => table,
+            Output::Logits => {
+                check(&|id, entries, _| {
+                    let row = &table[id as usize * width..][..width];
+                    read(id, entries);
+                    let mut finite = false;
+                    for &a in entries.iter() {
+                        let x = row[a];
+                        if x.is_nan() || x == f64::INFINITY {
+                            return Some(bad(format!(
+                                "{}: the logit of {} is {}; logits are finite numbers (or -inf for an action never played)",
                                 position(id),
-                                legal_list(id)
+                                action(id, a),
+                                short_number(x)
                             )));
                         }
+                        finite |= x.is_finite();
                     }
-                    // The exponentials, on every core (checked above: no row fails).
-                    use rayon::prelude::*;
-                    let mut t = vec![0.0; table.len()];
-                    t.par_chunks_mut(width)
-                        .zip(table.par_chunks(width))
-                        .enumerate()
-                        .for_each_init(Vec::new, |entries, (id, (out, row))| {
-                            let id = id as u32;
-                            if !is_seat_row(id) {
-                                return;
-                            }
-                            read(id, entries);
-                            let max = entries.iter().map(|&a| row[a]).fold(f64::NEG_INFINITY, f64::max);
-                            for &a in entries.iter() {
-                                out[a] = (row[a] - max).exp();
-                            }
-                        });
-                    softmaxed = t;
-                    &softmaxed
-                }
-            };
-            let mut legal = vec![false; width];
-            for id in seat_rows() {
-                let row = &table[id as usize * width..][..width];
-                let mut any = false;
-                read(id, &mut entries);
-                graph.actions(id).iter().for_each(|&a| legal[a as usize] = true);
-                for &a in &entries {
-                    let x = row[a];
-                    if !(x.is_finite() && x >= 0.0) {
-                        let hint = if x < 0.0 && output == Output::Probabilities {
-                            "; give output=\"logits\" for a network's raw scores"
-                        } else {
-                            ""
-                        };
-                        return Err(bad(format!(
-                            "{}: the weight of {} is {}; a policy's weights are finite numbers, at least 0{hint}",
+                    (!finite).then(|| {
+                        bad(format!(
+                            "{}: every logit read is -inf (legal: {}); a policy gives some action a finite logit",
                             position(id),
-                            action(id, a),
-                            short_number(x)
-                        )));
-                    }
-                    let is_legal = legal[a];
-                    if illegal == Illegal::Raise && !is_legal && x > 0.0 {
-                        return Err(bad(format!(
-                            "{}: the policy puts weight {} on {} (legal: {}); give illegal=\"lose\" to score it as the environments' illegal=\"lose\" plays it, or illegal=\"renormalize\" to drop it",
-                            position(id),
-                            short_number(x),
-                            action(id, a),
                             legal_list(id)
-                        )));
-                    }
-                    any |= x > 0.0 && (is_legal || illegal == Illegal::Lose);
+                        ))
+                    })
+                })?;
+                // The exponentials, on every core (checked above: no row fails).
+                let mut t = vec![0.0; table.len()];
+                t.par_chunks_mut(width)
+                    .zip(table.par_chunks(width))
+                    .enumerate()
+                    .for_each_init(Vec::new, |entries, (id, (out, row))| {
+                        let id = id as u32;
+                        if !is_seat_row(id) {
+                            return;
+                        }
+                        read(id, entries);
+                        let max = entries
+                            .iter()
+                            .map(|&a| row[a])
+                            .fold(f64::NEG_INFINITY, f64::max);
+                        for &a in entries.iter() {
+                            out[a] = (row[a] - max).exp();
+                        }
+                    });
+                softmaxed = t;
+                &softmaxed
+            }
+        };
+        check(&|id, entries, legal| {
+            let row = &table[id as usize * width..][..width];
+            let mut any = false;
+            read(id, entries);
+            graph
+                .actions(id)
+                .iter()
+                .for_each(|&a| legal[a as usize] = true);
+            let mut failure = None;
+            for &a in entries.iter() {
+                let x = row[a];
+                if !(x.is_finite() && x >= 0.0) {
+                    let hint = if x < 0.0 && output == Output::Probabilities {
+                        "; give output=\"logits\" for a network's raw scores"
+                    } else {
+                        ""
+                    };
+                    failure = Some(bad(format!(
+                        "{}: the weight of {} is {}; a policy's weights are finite numbers, at least 0{hint}",
+                        position(id),
+                        action(id, a),
+                        short_number(x)
+                    )));
+                    break;
                 }
-                graph.actions(id).iter().for_each(|&a| legal[a as usize] = false);
-                if !any {
-                    return Err(bad(format!(
+                let is_legal = legal[a];
+                if illegal == Illegal::Raise && !is_legal && x > 0.0 {
+                    failure = Some(bad(format!(
+                        "{}: the policy puts weight {} on {} (legal: {}); give illegal=\"lose\" to score it as the environments' illegal=\"lose\" plays it, or illegal=\"renormalize\" to drop it",
+                        position(id),
+                        short_number(x),
+                        action(id, a),
+                        legal_list(id)
+                    )));
+                    break;
+                }
+                any |= x > 0.0 && (is_legal || illegal == Illegal::Lose);
+            }
+            graph
+                .actions(id)
+                .iter()
+                .for_each(|&a| legal[a as usize] = false);
+            failure.or_else(|| {
+                (!any).then(|| {
+                    bad(format!(
                         "{}: every legal action has weight 0 (legal: {}); a policy puts weight on at least one",
                         position(id),
                         legal_list(id)
-                    )));
-                }
-            }
-            let policy = TablePolicy { graph, table, width, over_all };
-            let perfect = OptimalPolicy::new(solved.oracle.as_oracle());
+                    ))
+                })
+            })
+        })?;
+        let policy = TablePolicy {
+            graph,
+            table,
+            width,
+            over_all,
+        };
+        tabulate(graph, at, &policy)
+    }
+
+    /// Evaluates exactly the policy whose action weights at position `id` are row `id` of
+    /// `policy.table` (`len()` rows of `num_distinct_actions` numbers, row-major), played at
+    /// `seats`, each seat alone against perfect, random and best-response play at the others
+    /// (and against `opponent`'s policy, where one is given). `output` says what the numbers
+    /// are (weights at least 0, or logits made probabilities by a softmax); `illegal` what mass
+    /// on an illegal action does (refused, a loss for the mover, or dropped). Rows of positions
+    /// where no seat of `seats` moves are not read (the opponent's: where it meets them). A
+    /// read entry that is NaN, infinite or (for weights) negative, or a row with no mass, is an
+    /// error naming the position.
+    pub fn evaluate_with(
+        &self,
+        policy: PolicyTable,
+        seats: &[Player],
+        opponent: Option<PolicyTable>,
+    ) -> Result<Evaluation, FrontError> {
+        let bad = |why: String| FrontError::Refused(why);
+        let seats = self.seats(seats)?;
+        with_game!(self.game.game(), g => {
+            let solved = self.solved(g);
+            let graph = solved.oracle.graph();
+            let own = self.profile_of(g, graph, policy, &|q| seats.contains(&q))?;
+            // The given opponent only where some evaluated seat meets it.
+            let opposes = |q: Player| seats.iter().any(|&s| s != q);
+            let given = match opponent {
+                Some(spec) => Some(self.profile_of(g, graph, spec, &opposes)?),
+                None => None,
+            };
             // Each seat's figures are its policy at that seat alone, the given opponent at
             // every other (never the policy against itself): each policy is tabulated once,
             // and each seat's profile mixed from them.
-            let tabulate = |at: &dyn Fn(Player) -> bool, p: &dyn Policy<_>| -> Result<Profile, FrontError> {
-                let policies: Vec<Option<&dyn Policy<_>>> =
-                    (0..players).map(|q| at(q).then_some(p)).collect();
-                Profile::new(graph, &policies).map_err(|e| bad(e.to_string()))
-            };
-            let own = tabulate(&|q| seats.contains(&q), &policy)?;
-            // The opponents only where some evaluated seat meets them.
-            let opposes = |q: Player| seats.iter().any(|&s| s != q);
-            let perfect = tabulate(&opposes, &perfect)?;
-            let random = tabulate(&opposes, &RandomPolicy)?;
-            let alone = |seat: Player, others: &Profile| {
-                Profile::mix(graph, &[&own, others], |q| usize::from(q != seat))
-            };
+            let [perfect, random] = solved.opponents()?;
             let graph_error = |e: crate::core::graph::GraphError| bad(e.to_string());
             let mut evaluation = Evaluation {
                 seats: seats.clone(),
                 moves: PolicyReport::default(),
                 moves_per_seat: Vec::new(),
+                throws_per_seat: Vec::new(),
                 against_perfect: Vec::new(),
                 against_best_response: Vec::new(),
                 against_random: Vec::new(),
+                against_opponent: given.as_ref().map(|_| Vec::new()),
             };
             for &s in &seats {
-                let with_perfect = alone(s, &perfect);
-                let with_random = alone(s, &random);
-                evaluation
-                    .moves_per_seat
-                    .push(evaluate_profile(graph, &solved.truth, &[s], &with_perfect));
-                evaluation
-                    .against_perfect
-                    .push(expected_result_of(graph, &with_perfect, s).map_err(graph_error)?);
-                evaluation.against_best_response.push(
-                    worst_case_of(graph, s, &with_perfect, Objective::ExpectedReturn)
-                        .map_err(graph_error)?,
-                );
-                evaluation
-                    .against_random
-                    .push(expected_result_of(graph, &with_random, s).map_err(graph_error)?);
+                let (moves, throws) =
+                    evaluate_with_throws(graph, &solved.truth, s, &own, perfect)
+                        .map_err(graph_error)?;
+                evaluation.moves_per_seat.push(moves);
+                evaluation.throws_per_seat.push(throws);
+                // Every result of the seat in one backward pass: against perfect play, a best
+                // response, random play and the given opponent.
+                let mut theirs = vec![Some(perfect), None, Some(random)];
+                theirs.extend(given.as_ref().map(Some));
+                let results = results_against(graph, s, &own, &theirs).map_err(graph_error)?;
+                evaluation.against_perfect.push(results[0]);
+                evaluation.against_best_response.push(results[1]);
+                evaluation.against_random.push(results[2]);
+                if let Some(out) = &mut evaluation.against_opponent {
+                    out.push(results[3]);
+                }
             }
             evaluation.moves = PolicyReport::over_seats(&evaluation.moves_per_seat);
             Ok(evaluation)
         })
     }
+
+    /// The best any policy achieves at `seat` against `opponent` at every other seat: its exact
+    /// result and the policy that achieves it ([`best_reply`]: at each of its positions the
+    /// move of greatest expected return, ties to the greater win probability, then the smaller
+    /// loss probability, then the first move).
+    pub fn best_response(
+        &self,
+        opponent: Opponent,
+        seat: Player,
+    ) -> Result<BestResponse, FrontError> {
+        let bad = |why: String| FrontError::Refused(why);
+        let seat = self.seats(&[seat])?[0];
+        let others = |q: Player| q != seat;
+        with_game!(self.game.game(), g => {
+            let solved = self.solved(g);
+            let graph = solved.oracle.graph();
+            let given;
+            let profile = match opponent {
+                Opponent::Perfect => &solved.opponents()?[0],
+                Opponent::Random => &solved.opponents()?[1],
+                Opponent::Policy(spec) => {
+                    given = self.profile_of(g, graph, spec, &others)?;
+                    &given
+                }
+            };
+            let reply = best_reply(graph, seat, profile).map_err(|e| bad(e.to_string()))?;
+            let width = self.game.num_distinct_actions();
+            let mut policy = vec![0.0; self.len() * width];
+            for (id, choice) in reply.choice.iter().enumerate() {
+                if let Some(k) = choice {
+                    let a = graph.actions(id as u32)[*k as usize];
+                    policy[id * width + a as usize] = 1.0;
+                }
+            }
+            Ok(BestResponse {
+                seat,
+                result: reply.result,
+                policy,
+            })
+        })
+    }
+}
+
+impl DynSolution {
+    /// The probabilities `player` (a computer player of this game: a saved agent, random
+    /// play...) gives each action at every position where a player moves, as a table
+    /// (positions x actions; 0 at illegal actions and where nobody moves).
+    pub fn player_table(&self, player: &DynPlayer) -> Result<Vec<f64>, FrontError> {
+        let width = self.game.num_distinct_actions();
+        with_game!(self.game.game(), g => {
+            let held = player.player.downcast_ref::<Held<_>>();
+            let Some(held) = held.filter(|_| player.game == self.game.id) else {
+                return Err(FrontError::Refused(format!(
+                    "{} plays another game than {} {}",
+                    player.name,
+                    self.game.name(),
+                    self.game.params()
+                )));
+            };
+            let optimal;
+            let policy: &dyn Policy<_> = match held {
+                Held::Policy(p) => p.as_ref(),
+                Held::Optimal(oracle, fuzz) => {
+                    optimal = oracle.strong_policy(*fuzz);
+                    optimal.as_ref()
+                }
+            };
+            let graph = self.solved(g).oracle.graph();
+            let mut table = vec![0.0; graph.len() * width];
+            let mut probs = Vec::new();
+            for id in 0..graph.len() as u32 {
+                if graph.turn(id).player().is_none() {
+                    continue;
+                }
+                if !policy.probabilities(g, graph.state(id), graph.actions(id), &mut probs) {
+                    return Err(FrontError::Refused(format!(
+                        "{} gives no probabilities for its moves",
+                        player.name
+                    )));
+                }
+                let row = &mut table[id as usize * width..][..width];
+                for (&a, &p) in graph.actions(id).iter().zip(&probs) {
+                    row[a as usize] = p;
+                }
+            }
+            Ok(table)
+        })
+    }
+}
+
+/// `policy` tabulated at the positions of the seats `at` accepts.
+fn tabulate<G: Game>(
+    graph: &StateGraph<G>,
+    at: &dyn Fn(Player) -> bool,
+    policy: &dyn Policy<G>,
+) -> Result<Profile, FrontError> {
+    let policies: Vec<Option<&dyn Policy<G>>> = (0..graph.game().num_players())
+        .map(|q| at(q).then_some(policy))
+        .collect();
+    Profile::new_parallel(graph, &policies).map_err(|e| FrontError::Refused(e.to_string()))
 }
 
 impl DynGame {
@@ -566,7 +791,11 @@ impl DynGame {
                 .map_err(|e| FrontError::Refused(e.to_string()))?;
             Ok(DynSolution {
                 game: self.clone(),
-                solved: Box::new(Solved { oracle, truth }),
+                solved: Box::new(Solved {
+                    oracle,
+                    truth,
+                    opponents: std::sync::OnceLock::new(),
+                }),
             })
         })
     }
@@ -707,6 +936,72 @@ mod tests {
         }
         assert!(p.against_random[0].win > 0.95, "{:?}", p.against_random[0]);
         assert_eq!(p.moves.optimal_rate_faced, 1.0);
+    }
+
+    /// A table of random weights for every position of `sol` (some legal moves at 0, some
+    /// mass on illegal ones), from `seed`.
+    fn random_table(sol: &DynSolution, seed: u64) -> Vec<f64> {
+        use rand::RngExt;
+        let width = sol.game().num_distinct_actions();
+        let mut rng = crate::core::random::rng(seed);
+        let mut table = vec![0.0; sol.len() * width];
+        for id in 0..sol.len() {
+            let moves = sol.moves(id).unwrap();
+            for a in 0..width {
+                table[id * width + a] = if rng.random_bool(0.1) {
+                    rng.random::<f64>()
+                } else {
+                    0.0
+                };
+            }
+            for (k, (a, _)) in moves.iter().enumerate() {
+                // At least the first legal move has weight.
+                let w: f64 = rng.random();
+                table[id * width + *a as usize] = if k == 0 || rng.random_bool(0.7) {
+                    w + 1e-3
+                } else {
+                    0.0
+                };
+            }
+        }
+        table
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+        /// The joint call (every seat) equals the per-seat calls, field by field, for any
+        /// policy, with or without a given opponent and whatever illegal mass does: in a game
+        /// of two players and in one of three with chance.
+        #[test]
+        fn the_joint_call_equals_the_per_seat_calls(seed in 0u64..1_000_000, lose: bool, three: bool) {
+            let game = if three {
+                DynGame::new("dice-race", toml::toml! { players = 3
+                goal = 4 }).unwrap()
+            } else {
+                DynGame::new("tictactoe", toml::Table::new()).unwrap()
+            };
+            let sol = game.solve(1 << 20).unwrap();
+            let (mine, theirs) = (random_table(&sol, seed), random_table(&sol, seed ^ 0x9e37));
+            let illegal = if lose { Illegal::Lose } else { Illegal::Renormalize };
+            let spec = |table| PolicyTable { table, illegal, output: Output::Probabilities };
+            let seats: Vec<Player> = (0..game.num_players()).collect();
+            let joint = sol.evaluate_with(spec(&mine), &seats, Some(spec(&theirs))).unwrap();
+            for (k, &seat) in seats.iter().enumerate() {
+                let alone = sol.evaluate_with(spec(&mine), &[seat], Some(spec(&theirs))).unwrap();
+                proptest::prop_assert_eq!(joint.against_perfect[k], alone.against_perfect[0]);
+                proptest::prop_assert_eq!(joint.against_random[k], alone.against_random[0]);
+                proptest::prop_assert_eq!(joint.against_best_response[k], alone.against_best_response[0]);
+                let (j, a) = (joint.against_opponent.as_ref().unwrap(), alone.against_opponent.as_ref().unwrap());
+                proptest::prop_assert_eq!(j[k], a[0]);
+                proptest::prop_assert_eq!(joint.moves_per_seat[k], alone.moves);
+                // NaN (no such position) compares unequal: compare the bits.
+                let bits = |t: &ThrowMass| serde_json::to_string(t).unwrap();
+                proptest::prop_assert_eq!(bits(&joint.throws_per_seat[k]), bits(&alone.throws_per_seat[0]));
+                // No policy does better against the opponent than the best response to it.
+                let best = sol.best_response(Opponent::Policy(spec(&theirs)), seat).unwrap();
+                proptest::prop_assert!(a[0].expected_return <= best.result.expected_return + 1e-12);
+            }
+        }
     }
 
     #[test]

@@ -107,6 +107,11 @@ impl Metric {
         self.seat = seat;
         self
     }
+    /// The same metric with its reference line taken from `source`.
+    pub fn source(mut self, source: Source) -> Self {
+        self.source = source;
+        self
+    }
     pub fn role(mut self, role: Role) -> Self {
         self.role = role;
         self
@@ -139,6 +144,10 @@ pub enum Source {
     /// What perfect play itself scores on this metric against the same opponent (the solver's
     /// optimal policy in the learner's seat, by the same dynamic program).
     PerfectPlay,
+    /// The ceiling: what the best response to the same opponent scores (the policy of greatest
+    /// expected return against it, by backward induction over the graph): the most a learner
+    /// trained against that opponent can reach.
+    BestResponse,
     /// The solver's values themselves: an error of 0.
     ExactValues,
     /// Perfect play never loses where the game value says so: 0 losses.
@@ -158,6 +167,9 @@ impl Source {
                 format!("game value, perfect play against perfect play: {v} (solver)")
             }
             Source::PerfectPlay => format!("perfect play against {against}: {v} (solver)"),
+            Source::BestResponse => {
+                format!("ceiling, the best response to {against}: {v} (solver)")
+            }
             Source::ExactValues => "the solver's values: error 0".to_string(),
             Source::NeverLoses => "perfect play never loses (solver)".to_string(),
             Source::BoxesNeeded => {

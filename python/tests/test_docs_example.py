@@ -1,0 +1,35 @@
+"""docs/python.md's worked example runs and prints what the page says it prints: the block
+under "A worked example" is executed, and its output compared with the `text` block after it
+(each number to 0.002: a float64 network on another machine's BLAS may round otherwise)."""
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NUMBER = re.compile(r"[-+]?\d+\.\d+")
+
+
+def example():
+    text = (ROOT / "docs" / "python.md").read_text()
+    section = text[text.index("### A worked example") :]
+    code = section[section.index("```python\n") + len("```python\n") :]
+    code = code[: code.index("```")]
+    shown = section[section.index("```text\n") + len("```text\n") :]
+    return code, shown[: shown.index("```")]
+
+
+def test_the_worked_example_prints_what_the_page_says():
+    pytest.importorskip("gymnasium")
+    code, shown = example()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "docs/python.md (worked example)", "exec"), {"__name__": "example"})
+    printed = out.getvalue()
+    # The same words, the same numbers.
+    assert NUMBER.sub("#", printed) == NUMBER.sub("#", shown), printed
+    for got, want in zip(NUMBER.findall(printed), NUMBER.findall(shown)):
+        assert abs(float(got) - float(want)) <= 0.002, (got, want, printed)
