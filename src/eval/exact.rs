@@ -170,21 +170,27 @@ impl<'t, 'g, G: Game> ExactEvaluator<'t, 'g, G> {
         for &seat in &seats {
             let at = (seats.len() > 1).then_some(seat);
             let suffix = at.map_or(String::new(), |p| format!("_as_{}", game.player_name(p)));
-            let mut against = |name: &str, line: Option<&ExpectedResult>, source: Source| {
-                for what in ["return", "win_prob", "loss_prob"] {
-                    let m = Metric::of(format!("{what}_vs_{name}{suffix}")).source(source);
-                    metrics.push(reference(m, seat, line).seat(at));
-                }
-            };
-            let perfect_play = Source::PerfectPlay;
-            against("optimal", Some(&truth.perfect[seat][0]), perfect_play);
-            against("random", Some(&truth.perfect[seat][1]), perfect_play);
+            // The metrics against `name`: their reference lines from the table's sources
+            // (`line` is perfect play's result against it), or from `source` where given.
+            let mut against =
+                |name: &str, line: Option<&ExpectedResult>, source: Option<Source>| {
+                    for what in ["return", "win_prob", "loss_prob"] {
+                        let m = Metric::of(format!("{what}_vs_{name}{suffix}"));
+                        let m = match source {
+                            Some(source) => m.source(source),
+                            None => m,
+                        };
+                        metrics.push(reference(m, seat, line).seat(at));
+                    }
+                };
+            against("optimal", Some(&truth.perfect[seat][0]), None);
+            against("random", Some(&truth.perfect[seat][1]), None);
             if let Some((_, ceiling)) = opponent {
                 // The training opponent's line is the ceiling: the best response to it.
-                against("opponent", ceiling.get(seat), Source::BestResponse);
+                against("opponent", ceiling.get(seat), Some(Source::BestResponse));
             } else if copy {
                 // A frozen copy of the learner changes as it learns: no fixed line.
-                against("opponent", None, perfect_play);
+                against("opponent", None, None);
             }
             let m = Metric::of(format!("greedy_return_vs_optimal{suffix}"));
             metrics.push(reference(m, seat, None).seat(at).role(Role::GreedyResult));
