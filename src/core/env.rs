@@ -64,6 +64,18 @@ pub struct Step<S> {
     pub info: Info,
 }
 
+/// Where `action` stands among the ascending `legal` actions, if it is one: a short list counts
+/// those below it (no branch that depends on where it stands), a long one is halved.
+#[inline]
+pub fn place_of(legal: &[Action], action: Action) -> Option<usize> {
+    let k = if legal.len() <= 16 {
+        legal.iter().map(|&a| usize::from(a < action)).sum()
+    } else {
+        legal.partition_point(|&a| a < action)
+    };
+    (legal.get(k) == Some(&action)).then_some(k)
+}
+
 /// Shared mechanics of both views: the current state, the ply count and the end of the episode.
 /// The legal actions of `state`: kept in place by the game ([`Game::keeps_legal_actions`]), or
 /// the first `len` of `copy` ([`Core::enter`]; `len` is 0 once a seat resigned).
@@ -209,17 +221,9 @@ impl<G: Game> Core<G> {
         if self.done() {
             return Err(EnvError::EpisodeOver);
         }
-        let legal = self.legal();
-        // Where the action stands among the legal actions (ascending): a short list counts
-        // those below it (no branch that depends on where it stands), a long one is halved.
-        let k = if legal.len() <= 16 {
-            legal.iter().map(|&a| usize::from(a < action)).sum()
-        } else {
-            legal.partition_point(|&a| a < action)
-        };
-        if legal.get(k) != Some(&action) {
+        let Some(k) = place_of(self.legal(), action) else {
             return Err(self.game.illegal(&self.state, action.to_string()).into());
-        }
+        };
         self.play(k, action);
         Ok(())
     }
@@ -386,6 +390,86 @@ impl<'p, G: Game> Env<'p, G> {
         Ok(self.step_result())
     }
 
+    /// Plays one episode from a reset, the other seats played by `theirs` instead of the
+    /// environment's own opponents: the episode `reset` and `step` give when the opponents
+    /// choose as `theirs` does, for a caller that holds them in a faster form (a learner
+    /// against its frozen copy). `mine` gives the place of the learner's move among the legal
+    /// actions at `(state, legal, ply)`; `theirs` the place of the move of seat `p` at
+    /// `(state, p, legal)`, drawn with the environment's random stream as its opponents draw
+    /// ([`place_of`] gives a policy's action's place); `None` resigns. Chance is drawn as `step`
+    /// draws it. A place past the legal actions is a bug of the caller: it panics, as
+    /// `play_vs_opponent` does.
+    pub fn play_episode<F, O>(&mut self, mut mine: F, mut theirs: O)
+    where
+        F: FnMut(&G, &G::State, &[Action], u32) -> Option<usize>,
+        O: FnMut(&G, &G::State, Player, &[Action], &mut SgRng) -> Option<usize>,
+    {
+        self.core.reset(None);
+        let me = self.seat;
+        let limit = self.core.max_plies.unwrap_or(u32::MAX);
+        loop {
+            let mut seat = match self.core.now {
+                Turn::Player(p) => p,
+                Turn::Chance => {
+                    self.core.draw_chance();
+                    continue;
+                }
+                Turn::Terminal => return,
+            };
+            // The moves up to the next chance event, the end or the ply limit, kept in locals
+            // as `AecEnv::play_out` keeps them.
+            let core = &mut self.core;
+            let (game, copy, rng) = (&core.game, &mut core.legal, &mut core.rng);
+            let keeps = game.keeps_legal_actions();
+            let mut state = core.state.clone();
+            let (mut ply, mut mover, mut mine_moved) = (core.ply, core.last_mover, false);
+            let resigned = loop {
+                let legal = if keeps {
+                    game.legal_actions_in_place(&state).unwrap_or_default()
+                } else {
+                    &copy[..]
+                };
+                let k = if seat == me {
+                    let Some(k) = mine(game, &state, legal, ply) else {
+                        break true;
+                    };
+                    mine_moved = true;
+                    k
+                } else {
+                    let Some(k) = theirs(game, &state, seat, legal, rng) else {
+                        break true;
+                    };
+                    k
+                };
+                let action = *legal.get(k).expect("a place among the legal actions");
+                state = game.apply_legal(&state, k, action);
+                ply += 1;
+                mover = seat;
+                let turn = if keeps {
+                    game.turn(&state)
+                } else {
+                    game.turn_and_legal_actions(&state, copy)
+                };
+                match turn {
+                    Turn::Player(p) if ply < limit => seat = p,
+                    _ => break false,
+                }
+            };
+            // The environment takes the state reached, as `Core::play` would have left it.
+            if ply != core.ply {
+                core.ply = ply;
+                core.last_mover = mover;
+                core.enter(state);
+            }
+            if mine_moved {
+                core.drawn.clear();
+            }
+            if resigned {
+                core.resign(seat).expect("the episode is running");
+            }
+        }
+    }
+
     /// The learner resigns: the episode ends with the game's resignation returns.
     pub fn resign(&mut self) -> Result<Step<G::State>, EnvError> {
         self.core.resign(self.seat)?;
@@ -452,6 +536,14 @@ impl<'p, G: Game> Env<'p, G> {
     }
     pub fn info(&self) -> Info {
         self.core.info()
+    }
+    /// Plies played since the reset ([`Info::ply`], without building the info).
+    pub fn ply(&self) -> u32 {
+        self.core.ply
+    }
+    /// The seat that resigned, if one did ([`Info::resigned`]).
+    pub fn resigned(&self) -> Option<Player> {
+        self.core.resigned
     }
     /// The legal actions of the learner now (empty when the episode is over).
     pub fn legal_actions(&self) -> &[Action] {

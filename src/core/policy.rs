@@ -137,16 +137,22 @@ pub fn sample_with(
     prob: impl Fn(usize) -> f64,
     rng: &mut SgRng,
 ) -> Option<Action> {
-    let total: f64 = (0..legal.len()).map(&prob).sum();
+    sample_place(legal.len(), prob, rng).map(|i| legal[i])
+}
+
+/// [`sample_with`] over `n` actions, giving the place of the action drawn (counting from 0).
+#[inline]
+pub fn sample_place(n: usize, prob: impl Fn(usize) -> f64, rng: &mut SgRng) -> Option<usize> {
+    let total: f64 = (0..n).map(&prob).sum();
     if total <= 0.0 {
         return None;
     }
     let resign = resign_rest(total);
     let mut u = rng.random::<f64>() * (total + resign);
-    for (i, &a) in legal.iter().enumerate() {
+    for i in 0..n {
         let p = prob(i);
         if u < p {
-            return Some(a);
+            return Some(i);
         }
         u -= p;
     }
@@ -154,10 +160,7 @@ pub fn sample_with(
         return None;
     }
     // Rounding carried u past the last action: take the last one that can be played.
-    (0..legal.len())
-        .rev()
-        .find(|&i| prob(i) > 0.0)
-        .map(|i| legal[i])
+    (0..n).rev().find(|&i| prob(i) > 0.0)
 }
 
 /// The probability of resigning given action probabilities.

@@ -342,6 +342,11 @@ impl<'g, G: Game> FrozenPolicy<'g, G> {
         Ok(())
     }
 
+    /// The learner's copy it plays, unless it is a tabulated policy.
+    pub fn copy(&self) -> Option<&FrozenCopy<G>> {
+        self.copy.as_ref()
+    }
+
     /// The tabulated probabilities, for the evaluator.
     pub fn profile(&self) -> Result<&Profile, EvalError> {
         if let Some(profile) = self.profile.get() {

@@ -861,6 +861,11 @@ fn run_job<G: Game>(
         }
         _ => None,
     };
+    // A learner's copy of itself (not a tabulated policy) plays through
+    // `Learner::play_vs_copy`, the same episodes as through the environment, faster.
+    let copy_plays_fast = copy
+        .as_ref()
+        .is_some_and(|(shared, _)| shared.read().copy().is_some());
     let mut arena = match cond.opponent {
         Some(o) => {
             let mut envs = Vec::with_capacity(seats.len());
@@ -934,10 +939,16 @@ fn run_job<G: Game>(
             Arena::Seats(envs) => {
                 let turn = ((episode - 1) % envs.len() as u64) as usize;
                 let env = &mut envs[turn];
-                (
-                    play_vs_opponent(env, learner.as_mut(), &mut rng),
-                    env.seat(),
-                )
+                let outcome = match &copy {
+                    // The learner's own copy, played without the environment's opponents.
+                    Some((shared, _)) if copy_plays_fast => {
+                        let frozen = shared.read();
+                        let c = frozen.copy().expect("a learner's copy stays one");
+                        learner.play_vs_copy(env, c.learner(), c.greedy(), &mut rng)
+                    }
+                    _ => play_vs_opponent(env, learner.as_mut(), &mut rng),
+                };
+                (outcome, env.seat())
             }
             Arena::SelfPlay(env) => (play_self(env, learner.as_mut(), &mut rng), seats[0]),
         };

@@ -276,16 +276,26 @@ pub fn sample_row(
     epsilon: f64,
     rng: &mut SgRng,
 ) -> Option<crate::core::game::Action> {
-    use crate::core::policy::sample_with;
-    let n = legal.len();
+    sample_row_place(row, legal.len(), epsilon, rng).map(|i| legal[i])
+}
+
+/// [`sample_row`] over `n` legal actions, giving the place of the move drawn.
+#[inline]
+pub fn sample_row_place(
+    row: Option<&[f64]>,
+    n: usize,
+    epsilon: f64,
+    rng: &mut SgRng,
+) -> Option<usize> {
+    use crate::core::policy::sample_place;
     match row {
         Some(q) if q.len() == n => {
             let (max, best, rest) = epsilon_greedy_weights(q, epsilon);
-            sample_with(legal, |i| if q[i] == max { best } else { rest }, rng)
+            sample_place(n, |i| if q[i] == max { best } else { rest }, rng)
         }
         _ => {
             let p = 1.0 / n as f64;
-            sample_with(legal, |_| p, rng)
+            sample_place(n, |_| p, rng)
         }
     }
 }

@@ -72,20 +72,34 @@ impl<G: Game> Policy<G> for FrozenCopy<G> {
         legal: &[Action],
         rng: &mut SgRng,
     ) -> Option<Action> {
-        if let Some(pick) = self.copy.play_choose(game, state, legal, self.greedy, rng) {
-            return pick;
-        }
-        thread_local! {
-            static PROBS: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
-        }
-        PROBS.with_borrow_mut(|probs| {
-            assert!(
-                self.probabilities(game, state, legal, probs),
-                "a learner's frozen copy has a distribution"
-            );
-            sample(legal, probs, rng)
-        })
+        choose(self.copy.as_ref(), self.greedy, game, state, legal, rng)
     }
+}
+
+/// The move a frozen copy `copy` plays at `state` (greedily if `greedy`): drawn from its
+/// [`Learner::play_probabilities`] as [`sample`] draws it, through [`Learner::play_choose`]
+/// where the copy offers it.
+pub fn choose<G: Game, L: Learner<G> + ?Sized>(
+    copy: &L,
+    greedy: bool,
+    game: &G,
+    state: &G::State,
+    legal: &[Action],
+    rng: &mut SgRng,
+) -> Option<Action> {
+    if let Some(pick) = copy.play_choose(game, state, legal, greedy, rng) {
+        return pick;
+    }
+    thread_local! {
+        static PROBS: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
+    }
+    PROBS.with_borrow_mut(|probs| {
+        assert!(
+            copy.play_probabilities(game, state, legal, greedy, probs),
+            "a learner's frozen copy has a distribution"
+        );
+        sample(legal, probs, rng)
+    })
 }
 
 /// `copy` as a learner of type `L`, if it is one (a learner's [`Learner::refresh_copy`] finds

@@ -274,6 +274,21 @@ pub trait Learner<G: Game>: std::any::Any + Send + Sync {
     fn play_self(&mut self, env: &mut AecEnv<G>, rng: &mut SgRng) -> EpisodeOutcome {
         play_self_by_moves(env, self, rng)
     }
+    /// Plays one episode against its frozen copy `copy` (made by [`Learner::frozen_copy`],
+    /// played greedily if `greedy`) at the environment's other seats: the episode
+    /// [`play_vs_opponent`] plays when the environment's opponents are that copy
+    /// ([`frozen::FrozenCopy`]), the same draws and the same learning; a fast path. By default
+    /// move by move ([`play_vs_copy_by_moves`]); a learner may play it in one piece, as
+    /// [`Learner::play_self`] may.
+    fn play_vs_copy(
+        &mut self,
+        env: &mut Env<'_, G>,
+        copy: &dyn Learner<G>,
+        greedy: bool,
+        rng: &mut SgRng,
+    ) -> EpisodeOutcome {
+        play_vs_copy_by_moves(env, self, copy, greedy, rng)
+    }
     /// Called once the episode is over, with every seat's return and the episode's length in
     /// plies.
     fn end_episode(&mut self, game: &G, returns: &Returns, plies: u32);
@@ -478,6 +493,44 @@ pub fn play_vs_opponent<G: Game, L: Learner<G> + ?Sized>(
         learner,
         info.ply,
         info.resigned,
+    )
+}
+
+/// Plays one episode against a frozen copy of the learner ([`Learner::play_vs_copy`]), asking
+/// the learner for each of its moves ([`Learner::act`]) and the copy for the others'
+/// ([`frozen::choose`]), without going through the environment's opponents.
+pub fn play_vs_copy_by_moves<G: Game, L: Learner<G> + ?Sized, C: Learner<G> + ?Sized>(
+    env: &mut Env<'_, G>,
+    learner: &mut L,
+    copy: &C,
+    greedy: bool,
+    rng: &mut SgRng,
+) -> EpisodeOutcome {
+    learner.begin_episode();
+    let seat = env.seat();
+    env.play_episode(
+        |game, state, legal, ply| {
+            let decision = Decision {
+                state,
+                seat,
+                legal,
+                ply,
+            };
+            learner.act(game, &decision, rng)
+        },
+        |game, state, _, legal, rng| {
+            frozen::choose(copy, greedy, game, state, legal, rng).map(|a| {
+                crate::core::env::place_of(legal, a).expect("a frozen copy plays a legal action")
+            })
+        },
+    );
+    finish(
+        env.game(),
+        env.returns(),
+        seat,
+        learner,
+        env.ply(),
+        env.resigned(),
     )
 }
 

@@ -552,20 +552,25 @@ impl<G: Game> Table<G> {
         for (from, to) in aligned.iter_mut() {
             extend_tail(from, to);
         }
-        for t in rows.drain(..) {
-            let (slot, start) = (t.slot as usize, t.start as usize);
-            let range = start..start + t.len as usize;
-            match (&self.layout, &mut copy.layout) {
-                (Layout::ByActionIndex { .. }, Layout::ByActionIndex { met })
-                | (Layout::ByStateIndex { .. }, Layout::ByStateIndex { met }) => met[slot] = true,
-                (
-                    Layout::Appended(RowIndex::Dense(from)),
-                    Layout::Appended(RowIndex::Dense(to)),
-                ) => {
-                    to[slot] = from[slot];
+        // The rows' places: flags or indices (one match for all the rows).
+        match (&self.layout, &mut copy.layout) {
+            (Layout::ByActionIndex { .. }, Layout::ByActionIndex { met })
+            | (Layout::ByStateIndex { .. }, Layout::ByStateIndex { met }) => {
+                for t in &rows {
+                    met[t.slot as usize] = true;
                 }
-                _ => {}
             }
+            (Layout::Appended(RowIndex::Dense(from)), Layout::Appended(RowIndex::Dense(to))) => {
+                for t in &rows {
+                    to[t.slot as usize] = from[t.slot as usize];
+                }
+            }
+            _ => {}
+        }
+        // Their values.
+        for t in rows.drain(..) {
+            let start = t.start as usize;
+            let range = start..start + t.len as usize;
             copy.values[range.clone()].copy_from_slice(&self.values[range.clone()]);
             for (from, to) in aligned.iter_mut() {
                 let end = range.end.min(from.len());

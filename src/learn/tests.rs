@@ -983,3 +983,103 @@ fn a_copy_refreshed_after_every_episode_and_after_many_follows_its_learner() {
     );
     assert_same_play(&game, &graph, copy.as_ref(), learner.as_ref(), "q");
 }
+
+/// Trains `a` against its frozen copy through the environment's opponents
+/// ([`play_vs_opponent`], the copy shared by one environment per seat as runs built it) and
+/// `f` through [`Learner::play_vs_copy`], seats in turn, each copy refreshed every `refresh`
+/// episodes: after every episode the outcomes, generators and environments agree, and at the
+/// end the tables, bit for bit.
+fn vs_copy_same_bytes<G: Game>(
+    game: &G,
+    config: &LearnerConfig,
+    episodes: usize,
+    refresh: usize,
+    greedy: bool,
+    seed: u64,
+) {
+    use crate::core::env::Env;
+    use crate::core::policy::SharedPolicy;
+    use crate::eval::FrozenPolicy;
+    let what = format!(
+        "{} {config:?} refresh {refresh} greedy {greedy}",
+        game.name()
+    );
+    let graph = crate::core::graph::StateGraph::build(game, 1 << 20).unwrap();
+    let (mut a, mut f) = (inspectable(game, config), inspectable(game, config));
+    let players = game.num_players();
+    let copy_of = |l: &dyn Learner<G>| {
+        SharedPolicy::new(FrozenPolicy::of_learner(&graph, l, greedy).unwrap())
+    };
+    let (copy_a, copy_f) = (copy_of(a.as_ref()), copy_of(f.as_ref()));
+    fn envs<'g, G: Game>(
+        game: &G,
+        copy: &SharedPolicy<FrozenPolicy<'g, G>>,
+        seed: u64,
+    ) -> Vec<Env<'g, G>> {
+        let players = game.num_players();
+        (0..players)
+            .map(|seat| {
+                let opponents = (0..players)
+                    .map(|p| (p != seat).then(|| Box::new(copy.clone()) as Box<dyn Policy<G> + 'g>))
+                    .collect();
+                let env_seed = crate::core::random::derive_seed(seed, seat as u64);
+                Env::with_opponents(game.clone(), seat, opponents, env_seed).unwrap()
+            })
+            .collect()
+    }
+    let (mut envs_a, mut envs_f) = (envs(game, &copy_a, seed), envs(game, &copy_f, seed));
+    let (mut rng_a, mut rng_f) = (
+        crate::core::random::rng(seed),
+        crate::core::random::rng(seed),
+    );
+    for episode in 0..episodes {
+        let turn = episode % players;
+        let outcome_a = play_vs_opponent(&mut envs_a[turn], a.as_mut(), &mut rng_a);
+        let outcome_f = {
+            let frozen = copy_f.read();
+            let c = frozen.copy().expect("every tabular kind copies itself");
+            f.play_vs_copy(&mut envs_f[turn], c.learner(), c.greedy(), &mut rng_f)
+        };
+        let here = format!("{what}: episode {episode}");
+        assert_eq!(outcome_a, outcome_f, "{here}");
+        assert_eq!(rng_a, rng_f, "{here}");
+        assert_eq!(envs_a[turn].state(), envs_f[turn].state(), "{here}");
+        assert_eq!(envs_a[turn].info(), envs_f[turn].info(), "{here}");
+        if (episode + 1) % refresh == 0 {
+            copy_a.write().refresh(game, a.as_mut()).unwrap();
+            copy_f.write().refresh(game, f.as_mut()).unwrap();
+        }
+    }
+    assert_eq!(a.tables(), f.tables(), "{what}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// Play against a frozen copy through `play_vs_copy` (Q-learning with one table: its fast
+    /// path; every other kind move by move) gives the bytes of play through the environment's
+    /// opponents, for every tabular kind and setting, on every way a table is laid out, with
+    /// chance and with three players.
+    #[test]
+    fn play_vs_copy_gives_the_bytes_of_play_vs_opponent(
+        game in 0usize..6,
+        config in learner_config(),
+        episodes in 1usize..300,
+        refresh in 1usize..6,
+        greedy in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        use crate::core::tabulated::Tabulated;
+        use crate::games::{DiceRace, DiceRaceParams, Hexapawn, HexapawnParams, TicTacToe};
+        let hexapawn = |rows, cols| Hexapawn::new(HexapawnParams { rows, cols }).unwrap();
+        let race = |players, goal| DiceRace::new(DiceRaceParams { players, goal }).unwrap();
+        let args = (episodes, refresh, greedy, seed);
+        match game {
+            0 => vs_copy_same_bytes(&Tabulated::new(&TicTacToe, 1 << 20).unwrap(), &config, args.0, args.1, args.2, args.3),
+            1 => vs_copy_same_bytes(&TicTacToe, &config, args.0, args.1, args.2, args.3),
+            2 => vs_copy_same_bytes(&hexapawn(3, 3), &config, args.0, args.1, args.2, args.3),
+            3 => vs_copy_same_bytes(&hexapawn(4, 4), &config, args.0, args.1, args.2, args.3),
+            4 => vs_copy_same_bytes(&race(2, 8), &config, args.0, args.1, args.2, args.3),
+            _ => vs_copy_same_bytes(&Tabulated::new(&race(3, 5), 1 << 20).unwrap(), &config, args.0, args.1, args.2, args.3),
+        }
+    }
+}

@@ -14,12 +14,13 @@
 //! - with γ = 1 no γ^k is worked out, by a flag rather than a test on γ (see [`powered`]).
 
 use super::{Algorithm, Entry, QLearner};
-use crate::core::env::AecEnv;
+use crate::core::env::{AecEnv, Env};
 use crate::core::game::Game;
 use crate::core::random::SgRng;
 use crate::learn::backup::{
     Pending, discount, epsilon_greedy_and_max, epsilon_greedy_expectation, max_of,
 };
+use crate::learn::epsilon_greedy::EpsilonGreedy;
 use crate::learn::schedule::Epsilon;
 use crate::learn::table::StateRows;
 use crate::learn::{Decision, EpisodeOutcome, Learner, finish};
@@ -76,6 +77,87 @@ pub(super) fn play_self<G: Game>(
         env.game(),
         env.returns(),
         0,
+        learner,
+        env.ply(),
+        env.resigned(),
+    )
+}
+
+/// One episode of a one-table learner against its frozen copy `copy`
+/// ([`crate::learn::Learner::play_vs_copy`]): its moves as in self-play, the copy's drawn as
+/// the copy plays ([`Learner::play_choose`]) with the environment's random stream.
+pub(super) fn play_vs_copy<G: Game>(
+    learner: &mut QLearner<G>,
+    env: &mut Env<'_, G>,
+    copy: &QLearner<G>,
+    greedy: bool,
+    rng: &mut SgRng,
+) -> EpisodeOutcome {
+    learner.begin_episode();
+    let mut pending = learner.pending.clone();
+    let mut local = rng.clone();
+    let settings = Settings {
+        algorithm: learner.config.algorithm,
+        initial: learner.config.initial,
+        gamma: learner.config.gamma,
+        undiscounted: learner.config.gamma == 1.0,
+        alpha: learner.alpha,
+    };
+    let epsilon = learner.epsilon.clone();
+    let seat = env.seat();
+    // The copy's ε, worked out once for the episode.
+    let theirs_epsilon = copy.epsilon_for(greedy);
+    let theirs = |game: &G, state: &G::State, _, legal: &[_], rng: &mut SgRng| {
+        copy.choose_with(game, state, legal.len(), theirs_epsilon, rng)
+    };
+    match learner.table.by_action_index() {
+        Some(mut rows) => env.play_episode(
+            |game, state, legal, ply| {
+                let d = Decision {
+                    state,
+                    seat,
+                    legal,
+                    ply,
+                };
+                Some(one_move(
+                    &mut rows,
+                    &settings,
+                    &epsilon,
+                    &mut pending,
+                    game,
+                    &d,
+                    &mut local,
+                ))
+            },
+            theirs,
+        ),
+        None => env.play_episode(
+            |game, state, legal, ply| {
+                let d = Decision {
+                    state,
+                    seat,
+                    legal,
+                    ply,
+                };
+                Some(one_move(
+                    &mut learner.table,
+                    &settings,
+                    &epsilon,
+                    &mut pending,
+                    game,
+                    &d,
+                    &mut local,
+                ))
+            },
+            theirs,
+        ),
+    }
+    *rng = local;
+    learner.pending = pending;
+    finish(
+        env.game(),
+        env.returns(),
+        seat,
         learner,
         env.ply(),
         env.resigned(),

@@ -35,14 +35,16 @@ use serde::{Deserialize, Serialize};
 
 use super::backup::{
     Pending, discount, epsilon_greedy, epsilon_greedy_expectation, max_of, row_probabilities,
-    sample_row,
+    sample_row_place,
 };
 use super::epsilon_greedy::EpsilonGreedy;
 use super::saved::Snapshot;
 use super::schedule::{Decay, Epsilon, Schedule, checked};
 use super::table::Table;
-use super::{Decision, EpisodeOutcome, Learner, Position, play_self_by_moves};
-use crate::core::env::AecEnv;
+use super::{
+    Decision, EpisodeOutcome, Learner, Position, play_self_by_moves, play_vs_copy_by_moves,
+};
+use crate::core::env::{AecEnv, Env};
 use crate::core::game::{Action, Game, Returns};
 use crate::core::policy::Policy;
 use crate::core::random::SgRng;
@@ -161,6 +163,22 @@ impl<G: Game> Learner<G> for QLearner<G> {
         }
     }
 
+    /// One table, against a copy of its own kind: `fast::play_vs_copy`, the episode in one
+    /// piece. Else move by move.
+    fn play_vs_copy(
+        &mut self,
+        env: &mut Env<'_, G>,
+        copy: &dyn Learner<G>,
+        greedy: bool,
+        rng: &mut SgRng,
+    ) -> EpisodeOutcome {
+        let any: &dyn std::any::Any = copy;
+        match any.downcast_ref::<Self>() {
+            Some(copy) if !self.config.double => fast::play_vs_copy(self, env, copy, greedy, rng),
+            _ => play_vs_copy_by_moves(env, self, copy, greedy, rng),
+        }
+    }
+
     fn name(&self) -> String {
         self.name.clone()
     }
@@ -197,7 +215,10 @@ impl<G: Game> Learner<G> for QLearner<G> {
         rng: &mut SgRng,
     ) -> Option<Option<Action>> {
         let epsilon = self.epsilon_for(greedy);
-        Some(self.with_q_values(game, state, |q| sample_row(q, legal, epsilon, rng)))
+        Some(
+            self.choose_with(game, state, legal.len(), epsilon, rng)
+                .map(|i| legal[i]),
+        )
     }
 
     fn frozen_copy(&self) -> Option<Box<dyn Learner<G>>> {
@@ -396,6 +417,20 @@ impl<G: Game> QLearner<G> {
             Some(row) if !self.config.double => f(Some(&self.table.values()[row])),
             Some(row) => f(Some(&self.row_values(row))),
         }
+    }
+
+    /// The place of a move drawn ε-greedily over its values at `state` with this ε among
+    /// `n` legal actions ([`Learner::play_choose`] with ε worked out).
+    #[inline]
+    fn choose_with(
+        &self,
+        game: &G,
+        state: &G::State,
+        n: usize,
+        epsilon: f64,
+        rng: &mut SgRng,
+    ) -> Option<usize> {
+        self.with_q_values(game, state, |q| sample_row_place(q, n, epsilon, rng))
     }
 
     fn row_values(&self, row: std::ops::Range<usize>) -> Vec<f64> {
