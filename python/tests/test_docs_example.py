@@ -33,3 +33,19 @@ def test_the_worked_example_prints_what_the_page_says():
     assert NUMBER.sub("#", printed) == NUMBER.sub("#", shown), printed
     for got, want in zip(NUMBER.findall(printed), NUMBER.findall(shown)):
         assert abs(float(got) - float(want)) <= 0.002, (got, want, printed)
+
+
+def quick_start():
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## From Python") :]
+    code = section[section.index("```python\n") + len("```python\n") :]
+    shown = section[section.index("```text\n") + len("```text\n") :]
+    return code[: code.index("```")], shown[: shown.index("```")]
+
+
+def test_the_readme_python_quick_start_prints_what_the_readme_says():
+    code, shown = quick_start()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "README.md (from Python)", "exec"), {"__name__": "quick_start"})
+    assert out.getvalue() == shown, out.getvalue()
