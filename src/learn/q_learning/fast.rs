@@ -15,7 +15,7 @@
 
 use super::{Algorithm, Entry, QLearner};
 use crate::core::env::{AecEnv, Env};
-use crate::core::game::Game;
+use crate::core::game::{Action, Game, Player};
 use crate::core::random::SgRng;
 use crate::learn::backup::{
     Pending, discount, epsilon_greedy_and_max, epsilon_greedy_expectation, max_of,
@@ -35,52 +35,88 @@ struct Settings {
     alpha: f64,
 }
 
+/// What a move reads and writes besides the table, taken out of the learner for the episode
+/// (kept in locals, see the module's notes) and given back at its end.
+struct Locals {
+    settings: Settings,
+    epsilon: Epsilon,
+    pending: Pending<Entry>,
+    rng: SgRng,
+}
+
+impl Locals {
+    /// Begins the learner's episode and takes its locals out, with a copy of the generator.
+    #[inline(always)]
+    fn begin<G: Game>(learner: &mut QLearner<G>, rng: &SgRng) -> Self {
+        learner.begin_episode();
+        Locals {
+            settings: Settings {
+                algorithm: learner.config.algorithm,
+                initial: learner.config.initial,
+                gamma: learner.config.gamma,
+                undiscounted: learner.config.gamma == 1.0,
+                alpha: learner.alpha,
+            },
+            epsilon: learner.epsilon.clone(),
+            pending: learner.pending.clone(),
+            rng: rng.clone(),
+        }
+    }
+
+    /// One move of the learner at `d` ([`one_move`]).
+    #[inline(always)]
+    fn one_move<G: Game>(
+        &mut self,
+        table: &mut impl StateRows<G>,
+        game: &G,
+        d: &Decision<G>,
+    ) -> usize {
+        one_move(
+            table,
+            &self.settings,
+            &self.epsilon,
+            &mut self.pending,
+            game,
+            d,
+            &mut self.rng,
+        )
+    }
+
+    /// Gives the pending decisions and the generator back, and ends the episode with
+    /// `seat`'s reward.
+    #[inline(always)]
+    fn end<G: Game>(
+        self,
+        learner: &mut QLearner<G>,
+        rng: &mut SgRng,
+        game: &G,
+        (returns, seat, plies, resigned): (
+            Option<crate::core::game::Returns>,
+            usize,
+            u32,
+            Option<usize>,
+        ),
+    ) -> EpisodeOutcome {
+        *rng = self.rng;
+        learner.pending = self.pending;
+        finish(game, returns, seat, learner, plies, resigned)
+    }
+}
+
 /// One self-play episode of a one-table learner ([`crate::learn::Learner::play_self`]).
 pub(super) fn play_self<G: Game>(
     learner: &mut QLearner<G>,
     env: &mut AecEnv<G>,
     rng: &mut SgRng,
 ) -> EpisodeOutcome {
-    learner.begin_episode();
+    let mut locals = Locals::begin(learner, rng);
     env.reset(None);
-    let mut pending = learner.pending.clone();
-    let mut local = rng.clone();
-    let settings = Settings {
-        algorithm: learner.config.algorithm,
-        initial: learner.config.initial,
-        gamma: learner.config.gamma,
-        undiscounted: learner.config.gamma == 1.0,
-        alpha: learner.alpha,
-    };
-    let epsilon = learner.epsilon.clone();
     match learner.table.by_action_index() {
-        Some(mut rows) => play_moves(
-            env,
-            &mut rows,
-            &settings,
-            &epsilon,
-            &mut pending,
-            &mut local,
-        ),
-        None => play_moves(
-            env,
-            &mut learner.table,
-            &settings,
-            &epsilon,
-            &mut pending,
-            &mut local,
-        ),
+        Some(mut rows) => play_moves(env, &mut rows, &mut locals),
+        None => play_moves(env, &mut learner.table, &mut locals),
     }
-    *rng = local;
-    learner.pending = pending;
-    finish(
-        env.game(),
-        env.returns(),
-        0,
-        learner,
-        env.ply(),
-        env.resigned(),
-    )
+    let end = (env.returns(), 0, env.ply(), env.resigned());
+    locals.end(learner, rng, env.game(), end)
 }
 
 /// One episode of a one-table learner against its frozen copy `copy`
@@ -93,87 +129,46 @@ pub(super) fn play_vs_copy<G: Game>(
     greedy: bool,
     rng: &mut SgRng,
 ) -> EpisodeOutcome {
-    learner.begin_episode();
-    let mut pending = learner.pending.clone();
-    let mut local = rng.clone();
-    let settings = Settings {
-        algorithm: learner.config.algorithm,
-        initial: learner.config.initial,
-        gamma: learner.config.gamma,
-        undiscounted: learner.config.gamma == 1.0,
-        alpha: learner.alpha,
-    };
-    let epsilon = learner.epsilon.clone();
-    let seat = env.seat();
+    let mut locals = Locals::begin(learner, rng);
     // The copy's ε, worked out once for the episode.
-    let theirs_epsilon = copy.epsilon_for(greedy);
+    let epsilon = copy.epsilon_for(greedy);
     let theirs = |game: &G, state: &G::State, _, legal: &[_], rng: &mut SgRng| {
-        copy.choose_with(game, state, legal.len(), theirs_epsilon, rng)
+        copy.choose_with(game, state, legal.len(), epsilon, rng)
     };
     match learner.table.by_action_index() {
-        Some(mut rows) => env.play_episode(
-            |game, state, legal, ply| {
-                let d = Decision {
-                    state,
-                    seat,
-                    legal,
-                    ply,
-                };
-                Some(one_move(
-                    &mut rows,
-                    &settings,
-                    &epsilon,
-                    &mut pending,
-                    game,
-                    &d,
-                    &mut local,
-                ))
-            },
-            theirs,
-        ),
-        None => env.play_episode(
-            |game, state, legal, ply| {
-                let d = Decision {
-                    state,
-                    seat,
-                    legal,
-                    ply,
-                };
-                Some(one_move(
-                    &mut learner.table,
-                    &settings,
-                    &epsilon,
-                    &mut pending,
-                    game,
-                    &d,
-                    &mut local,
-                ))
-            },
-            theirs,
-        ),
+        Some(mut rows) => moves_vs_copy(env, &mut rows, &mut locals, theirs),
+        None => moves_vs_copy(env, &mut learner.table, &mut locals, theirs),
     }
-    *rng = local;
-    learner.pending = pending;
-    finish(
-        env.game(),
-        env.returns(),
-        seat,
-        learner,
-        env.ply(),
-        env.resigned(),
-    )
+    let end = (env.returns(), env.seat(), env.ply(), env.resigned());
+    locals.end(learner, rng, env.game(), end)
+}
+
+/// The moves of an episode against a frozen copy, played from the reset to its end.
+#[inline(always)]
+fn moves_vs_copy<G: Game>(
+    env: &mut Env<'_, G>,
+    table: &mut impl StateRows<G>,
+    locals: &mut Locals,
+    theirs: impl FnMut(&G, &G::State, Player, &[Action], &mut SgRng) -> Option<usize>,
+) {
+    let seat = env.seat();
+    env.play_episode(
+        |game, state, legal, ply| {
+            let d = Decision {
+                state,
+                seat,
+                legal,
+                ply,
+            };
+            Some(locals.one_move(table, game, &d))
+        },
+        theirs,
+    );
 }
 
 /// The moves of the episode, played on to its end.
 #[inline(always)]
-fn play_moves<G: Game>(
-    env: &mut AecEnv<G>,
-    table: &mut impl StateRows<G>,
-    settings: &Settings,
-    epsilon: &Epsilon,
-    pending: &mut Pending<Entry>,
-    rng: &mut SgRng,
-) {
+fn play_moves<G: Game>(env: &mut AecEnv<G>, table: &mut impl StateRows<G>, locals: &mut Locals) {
     env.play_out(|game, state, seat, legal, ply| {
         let d = Decision {
             state,
@@ -181,7 +176,7 @@ fn play_moves<G: Game>(
             legal,
             ply,
         };
-        Some(one_move(table, settings, epsilon, pending, game, &d, rng))
+        Some(locals.one_move(table, game, &d))
     })
     .expect("a place among the legal actions");
 }
