@@ -19,11 +19,13 @@ use std::sync::OnceLock;
 
 use thiserror::Error;
 
+use crate::core::env::Env;
 use crate::core::game::{Action, Game, GameResult, Player, Turn};
 use crate::core::graph::{GraphError, StateGraph, StateId};
-use crate::core::policy::{Policy, resign_probability};
-use crate::learn::Learner;
+use crate::core::policy::{Policy, SharedPolicy, resign_probability};
+use crate::core::random::SgRng;
 use crate::learn::frozen::FrozenCopy;
+use crate::learn::{EpisodeOutcome, Learner, play_vs_opponent};
 use crate::truth::oracle::Oracle;
 use crate::truth::{Solution, Value};
 
@@ -342,9 +344,23 @@ impl<'g, G: Game> FrozenPolicy<'g, G> {
         Ok(())
     }
 
-    /// The learner's copy it plays, unless it is a tabulated policy.
-    pub fn copy(&self) -> Option<&FrozenCopy<G>> {
-        self.copy.as_ref()
+    /// One episode of `learner` in `env`, whose opponents are `frozen` (shared with it): a
+    /// learner's copy plays through [`Learner::play_vs_copy`] (the same episode, faster), a
+    /// tabulated policy through the environment.
+    pub fn play(
+        frozen: &SharedPolicy<Self>,
+        env: &mut Env<'_, G>,
+        learner: &mut dyn Learner<G>,
+        rng: &mut SgRng,
+    ) -> EpisodeOutcome {
+        {
+            let policy = frozen.read();
+            if let Some(copy) = &policy.copy {
+                return learner.play_vs_copy(env, copy.learner(), copy.greedy(), rng);
+            }
+        }
+        // The environment's opponents read the policy themselves: the lock is let go first.
+        play_vs_opponent(env, learner, rng)
     }
 
     /// The tabulated probabilities, for the evaluator.

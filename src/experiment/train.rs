@@ -861,11 +861,6 @@ fn run_job<G: Game>(
         }
         _ => None,
     };
-    // A learner's copy of itself (not a tabulated policy) plays through
-    // `Learner::play_vs_copy`, the same episodes as through the environment, faster.
-    let copy_plays_fast = copy
-        .as_ref()
-        .is_some_and(|(shared, _)| shared.read().copy().is_some());
     let mut arena = match cond.opponent {
         Some(o) => {
             let mut envs = Vec::with_capacity(seats.len());
@@ -940,13 +935,10 @@ fn run_job<G: Game>(
                 let turn = ((episode - 1) % envs.len() as u64) as usize;
                 let env = &mut envs[turn];
                 let outcome = match &copy {
-                    // The learner's own copy, played without the environment's opponents.
-                    Some((shared, _)) if copy_plays_fast => {
-                        let frozen = shared.read();
-                        let c = frozen.copy().expect("a learner's copy stays one");
-                        learner.play_vs_copy(env, c.learner(), c.greedy(), &mut rng)
+                    Some((shared, _)) => {
+                        FrozenPolicy::play(shared, env, learner.as_mut(), &mut rng)
                     }
-                    _ => play_vs_opponent(env, learner.as_mut(), &mut rng),
+                    None => play_vs_opponent(env, learner.as_mut(), &mut rng),
                 };
                 (outcome, env.seat())
             }

@@ -986,9 +986,9 @@ fn a_copy_refreshed_after_every_episode_and_after_many_follows_its_learner() {
 
 /// Trains `a` against its frozen copy through the environment's opponents
 /// ([`play_vs_opponent`], the copy shared by one environment per seat as runs built it) and
-/// `f` through [`Learner::play_vs_copy`], seats in turn, each copy refreshed every `refresh`
-/// episodes: after every episode the outcomes, generators and environments agree, and at the
-/// end the tables, bit for bit.
+/// `f` as runs train it now ([`FrozenPolicy::play`]: through [`Learner::play_vs_copy`]), seats
+/// in turn, each copy refreshed every `refresh` episodes: after every episode the outcomes,
+/// generators and environments agree, and at the end the tables, bit for bit.
 fn vs_copy_same_bytes<G: Game>(
     game: &G,
     config: &LearnerConfig,
@@ -1010,6 +1010,8 @@ fn vs_copy_same_bytes<G: Game>(
     let copy_of = |l: &dyn Learner<G>| {
         SharedPolicy::new(FrozenPolicy::of_learner(&graph, l, greedy).unwrap())
     };
+    // Every tabular kind copies itself: its copy plays through `play_vs_copy`.
+    assert!(f.frozen_copy().is_some(), "{what}");
     let (copy_a, copy_f) = (copy_of(a.as_ref()), copy_of(f.as_ref()));
     fn envs<'g, G: Game>(
         game: &G,
@@ -1035,11 +1037,7 @@ fn vs_copy_same_bytes<G: Game>(
     for episode in 0..episodes {
         let turn = episode % players;
         let outcome_a = play_vs_opponent(&mut envs_a[turn], a.as_mut(), &mut rng_a);
-        let outcome_f = {
-            let frozen = copy_f.read();
-            let c = frozen.copy().expect("every tabular kind copies itself");
-            f.play_vs_copy(&mut envs_f[turn], c.learner(), c.greedy(), &mut rng_f)
-        };
+        let outcome_f = FrozenPolicy::play(&copy_f, &mut envs_f[turn], f.as_mut(), &mut rng_f);
         let here = format!("{what}: episode {episode}");
         assert_eq!(outcome_a, outcome_f, "{here}");
         assert_eq!(rng_a, rng_f, "{here}");

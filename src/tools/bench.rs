@@ -248,15 +248,9 @@ fn regimes_on<G: crate::core::game::Game>(
                 for episode in 0..n {
                     let env = &mut envs[(episode % 2) as usize];
                     match k {
-                        1 => {
-                            let frozen = copy.read();
-                            let c = frozen.copy().expect("Q-learning copies itself");
-                            learner.play_vs_copy(env, c.learner(), c.greedy(), &mut rng);
-                        }
-                        _ => {
-                            play_vs_opponent(env, learner.as_mut(), &mut rng);
-                        }
-                    }
+                        3 => play_vs_opponent(env, learner.as_mut(), &mut rng),
+                        _ => FrozenPolicy::play(&copy, env, learner.as_mut(), &mut rng),
+                    };
                     match k {
                         1 => copy.write().refresh(game, learner.as_mut())?,
                         2 => copy.replace(FrozenPolicy::new(&graph, learner.policy().as_ref())?),
