@@ -3,6 +3,8 @@
 //! only turns Python values into Rust ones and errors into Python exceptions, so that no input
 //! from Python reaches a panic.
 
+mod parquet;
+
 use std::sync::Arc;
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2};
@@ -1926,6 +1928,7 @@ fn _run<'py>(
 
 #[pymodule]
 fn _solvedgym(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    parquet::register();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(games, m)?)?;
     m.add_function(wrap_pyfunction!(make, m)?)?;

@@ -101,28 +101,79 @@ def command_line():
     return shutil.which("solvedgym")
 
 
-def test_the_same_files_as_the_binary(tiny, tmp_path):
+@pytest.fixture(scope="module")
+def by_the_binary(tmp_path_factory):
+    """tests/data/tiny.toml run by the command line (built with polars)."""
     binary = command_line()
     if binary is None:
         pytest.skip("the solvedgym binary is not built (cargo build --release)")
-    out, result = tiny
+    out = tmp_path_factory.mktemp("binary")
     subprocess.run(
-        [binary, "run", TINY, "--csv", "--quiet", "--out", tmp_path],
+        [binary, "run", TINY, "--csv", "--quiet", "--out", out],
         check=True, capture_output=True,
     )
-    theirs = tmp_path / "tiny"
+    return binary, out / "tiny"
+
+
+def files(folder):
+    return sorted(p.relative_to(folder) for p in folder.rglob("*") if p.is_file())
+
+
+def test_the_same_files_as_the_binary(tiny, by_the_binary):
+    """The package's library is built without polars and writes its Parquet with pyarrow; the
+    command line's with polars. Every other file is the same bytes; the Parquet files hold the
+    same tables, types and metadata."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    out, result = tiny
+    _, theirs = by_the_binary
     assert {p.name for p in theirs.iterdir()} == FILES
-    assert (theirs / "curves.csv").read_bytes() == (result.dir / "curves.csv").read_bytes()
-    assert (theirs / "config.toml").read_bytes() == (result.dir / "config.toml").read_bytes()
-    # The same agents (their bytes too, where both were built from one commit).
-    names = sorted(p.name for p in (result.dir / "agents").iterdir())
-    assert names == sorted(p.name for p in (theirs / "agents").iterdir())
-    assert "her--optimal--seed-0.parquet" in names
-    mine, cli = (json.loads((d / "summary.json").read_text()) for d in (result.dir, theirs))
-    # What built each (a binary of another commit) may differ; nothing else may.
-    for s in (mine, cli):
-        s.pop("commit"), s.pop("version")
-    assert mine == cli
+    assert files(theirs) == files(result.dir)
+    assert any(f.parts[0] == "agents" for f in files(theirs))
+    for f in files(theirs):
+        mine, cli = (result.dir / f), (theirs / f)
+        if f.name == "summary.json":
+            # What built each (a binary of another commit) may differ; nothing else may.
+            a, b = (json.loads(p.read_text()) for p in (mine, cli))
+            for s in (a, b):
+                s.pop("commit"), s.pop("version")
+            assert a == b
+        elif f.suffix == ".parquet":
+            a, b = pq.read_table(mine), pq.read_table(cli)
+            assert a.schema.types == b.schema.types, f
+            assert pa.large_string() in a.schema.types, f
+            assert a.equals(b), f
+            ma, mb = (
+                {k: v for k, v in pq.read_metadata(p).metadata.items() if k != b"ARROW:schema"}
+                for p in (mine, cli)
+            )
+            if f.parts[0] == "agents":
+                # The header says which build wrote it.
+                ha, hb = (json.loads(m.pop(b"solvedgym.agent")) for m in (ma, mb))
+                for h in (ha, hb):
+                    h.pop("commit"), h.pop("solvedgym")
+                assert ha == hb, f
+            assert ma == mb, f
+        else:
+            assert mine.read_bytes() == cli.read_bytes(), f
+
+
+def test_each_reads_the_others_agents(tiny, by_the_binary):
+    out, result = tiny
+    binary, theirs = by_the_binary
+    name = Path("agents") / "her--optimal--seed-0.parquet"
+    mine, cli = result.dir / name, theirs / name
+    a, b = (solvedgym.load_agent(p).evaluate(progress=False) for p in (mine, cli))
+    assert a["metrics"] == b["metrics"] and a["metrics"]
+    by_binary = [
+        json.loads(subprocess.run(
+            [binary, "evaluate", p, "--json", "--quiet"], check=True, capture_output=True,
+        ).stdout)
+        for p in (mine, cli)
+    ]
+    for e in by_binary:
+        e["agent"].pop("commit"), e["agent"].pop("solvedgym")
+    assert by_binary[0] == by_binary[1]
 
 
 def test_a_dict_config(tmp_path):

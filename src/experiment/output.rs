@@ -4,17 +4,21 @@
 use std::collections::HashMap;
 use std::fs;
 use std::fs::File;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
 use crate::io::files::AtomicFile;
+use crate::io::table::{Table, Text, Values};
+#[cfg(feature = "polars")]
 use polars::frame::chunk_df_for_writing;
-use polars::io::csv::write::BatchedWriter as CsvBatch;
+#[cfg(feature = "polars")]
 use polars::io::parquet::write::BatchedWriter as ParquetBatch;
+#[cfg(feature = "polars")]
 use polars::prelude::{
-    ChunkFull, Column, CsvWriter, DataFrame, IntoColumn, NewChunkedArray, ParquetCompression,
-    ParquetWriter, SerWriter, StringChunked,
+    ChunkFull, Column, DataFrame, IntoColumn, NewChunkedArray, ParquetCompression, ParquetWriter,
+    StringChunked,
 };
 
 /// Column order of the table, shared by the DataFrame, the CSV header and the Parquet schema.
@@ -168,8 +172,35 @@ impl Curves {
         out
     }
 
+    /// The table with the columns of [`COLUMNS`], in that order: strings, `seed`/`episode` as
+    /// u64, `value` as f64.
+    pub fn to_table(&self) -> Table {
+        let n = self.len();
+        let named = |codes: &[u32]| {
+            Values::Text(Text::coded(
+                self.names.clone(),
+                codes.iter().map(|&c| Some(c)).collect(),
+            ))
+        };
+        let columns = vec![
+            Values::Text(Text::constant(&self.run, n)),
+            Values::Text(Text::constant(&self.game, n)),
+            named(&self.learner),
+            named(&self.opponent),
+            Values::U64(self.seed.clone()),
+            Values::U64(self.episode.clone()),
+            named(&self.metric),
+            Values::F64(self.value.clone()),
+            Values::Text(Text::constant(&self.config_hash, n)),
+        ];
+        Table {
+            columns: COLUMNS.iter().map(|c| c.to_string()).zip(columns).collect(),
+        }
+    }
+
     /// Converts to a polars DataFrame with the columns of [`COLUMNS`], in that
     /// order: strings as `String`, `seed`/`episode` as `UInt64`, `value` as `Float64`.
+    #[cfg(feature = "polars")]
     pub fn to_dataframe(&self) -> Result<DataFrame> {
         let n = self.len();
         let constant = |name: &str, v: &str| StringChunked::full(name.into(), v, n).into_column();
@@ -201,6 +232,7 @@ impl Curves {
 pub const BATCH_ROWS: usize = 1 << 20;
 
 /// The row-group length polars' `ParquetWriter::finish` aims at.
+#[cfg(feature = "polars")]
 const ROW_GROUP: usize = 512 * 512;
 
 /// Writes `curves.parquet` (zstd, with key-value metadata) and optionally `curves.csv` as rows
@@ -211,13 +243,22 @@ const ROW_GROUP: usize = 512 * 512;
 /// The Parquet file's Arrow schema is the oldest one polars writes (strings as `large_string`,
 /// not `string_view`), so every current reader takes it: pyarrow before 15 refuses views
 /// ("Unrecognized type: 24"). The pages are the same either way; only the schema differs.
+///
+/// In a build without polars the rows are kept (36 bytes a row) and `curves.parquet` is
+/// written at [`CurvesWriter::finish`] by the registered codec ([`crate::io::parquet`]).
 pub struct CurvesWriter {
     pending: Curves,
     batch_rows: usize,
     batches: usize,
-    parquet: (PathBuf, AtomicFile, ParquetBatch<File>),
-    csv: Option<(PathBuf, AtomicFile, CsvBatch<File>)>,
+    parquet: Parquet,
+    csv: Option<(PathBuf, AtomicFile, BufWriter<File>)>,
 }
+
+#[cfg(feature = "polars")]
+type Parquet = (PathBuf, AtomicFile, ParquetBatch<File>);
+/// The file's path, its metadata and every row so far.
+#[cfg(not(feature = "polars"))]
+type Parquet = (PathBuf, Vec<(String, String)>, Curves);
 
 impl CurvesWriter {
     /// Starts `curves.parquet` (and with `csv` `curves.csv`) in `dir`, creating `dir` if
@@ -230,28 +271,28 @@ impl CurvesWriter {
     ) -> Result<CurvesWriter> {
         fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let pending = like.empty_like();
-        let schema = pending.to_dataframe()?.schema().clone();
         let path = dir.join("curves.parquet");
-        let file = AtomicFile::create(&path)?;
-        let parquet = ParquetWriter::new(file.writer()?)
-            .with_compression(ParquetCompression::Zstd(None))
-            .with_key_value_metadata(Some(crate::io::parquet::key_value_metadata(
-                &schema, metadata,
-            )))
-            .batched(&schema)
-            .with_context(|| format!("encoding {}", path.display()))?;
-        let parquet = (path, file, parquet);
+        #[cfg(feature = "polars")]
+        let parquet = {
+            let schema = pending.to_dataframe()?.schema().clone();
+            let file = AtomicFile::create(&path)?;
+            let parquet = ParquetWriter::new(file.writer()?)
+                .with_compression(ParquetCompression::Zstd(None))
+                .with_key_value_metadata(Some(crate::io::parquet::key_value_metadata(
+                    &schema, metadata,
+                )))
+                .batched(&schema)
+                .with_context(|| format!("encoding {}", path.display()))?;
+            (path, file, parquet)
+        };
+        #[cfg(not(feature = "polars"))]
+        let parquet = (path, metadata.to_vec(), like.empty_like());
         let csv = match csv {
             false => None,
             true => {
                 let path = dir.join("curves.csv");
                 let file = AtomicFile::create(&path)?;
-                // No float precision or scientific override: polars then writes the
-                // shortest representation that round-trips, which is what we want.
-                let csv = CsvWriter::new(file.writer()?)
-                    .include_header(true)
-                    .batched(&schema)
-                    .with_context(|| format!("encoding {}", path.display()))?;
+                let csv = BufWriter::with_capacity(1 << 20, file.writer()?);
                 Some((path, file, csv))
             }
         };
@@ -281,18 +322,25 @@ impl CurvesWriter {
     }
 
     fn flush(&mut self) -> Result<()> {
-        let mut df = self.pending.to_dataframe()?;
-        self.pending = self.pending.empty_like();
-        // Row groups as `ParquetWriter::finish` cuts them.
-        let chunked = chunk_df_for_writing(&mut df, ROW_GROUP)?;
-        let (path, _, parquet) = &mut self.parquet;
-        parquet
-            .write_batch(&chunked)
-            .with_context(|| format!("encoding {}", path.display()))?;
         if let Some((path, _, csv)) = &mut self.csv {
-            csv.write_batch(&df)
+            self.pending
+                .to_table()
+                .write_csv(csv, self.batches == 0)
                 .with_context(|| format!("encoding {}", path.display()))?;
         }
+        #[cfg(feature = "polars")]
+        {
+            let mut df = self.pending.to_dataframe()?;
+            // Row groups as `ParquetWriter::finish` cuts them.
+            let chunked = chunk_df_for_writing(&mut df, ROW_GROUP)?;
+            let (path, _, parquet) = &mut self.parquet;
+            parquet
+                .write_batch(&chunked)
+                .with_context(|| format!("encoding {}", path.display()))?;
+        }
+        #[cfg(not(feature = "polars"))]
+        self.parquet.2.append(&self.pending);
+        self.pending = self.pending.empty_like();
         self.batches += 1;
         Ok(())
     }
@@ -302,15 +350,25 @@ impl CurvesWriter {
         if !self.pending.is_empty() || self.batches == 0 {
             self.flush()?;
         }
-        let (path, file, parquet) = self.parquet;
-        parquet
-            .finish()
-            .with_context(|| format!("encoding {}", path.display()))?;
-        drop(parquet);
-        file.commit()?;
+        #[cfg(feature = "polars")]
+        let path = {
+            let (path, file, parquet) = self.parquet;
+            parquet
+                .finish()
+                .with_context(|| format!("encoding {}", path.display()))?;
+            drop(parquet);
+            file.commit()?;
+            path
+        };
+        #[cfg(not(feature = "polars"))]
+        let path = {
+            let (path, metadata, rows) = self.parquet;
+            crate::io::parquet::write_table(&path, &rows.to_table(), &metadata)?;
+            path
+        };
         let mut written = vec![path];
         if let Some((path, file, mut csv)) = self.csv {
-            csv.finish()
+            csv.flush()
                 .with_context(|| format!("encoding {}", path.display()))?;
             drop(csv);
             file.commit()?;
@@ -335,7 +393,7 @@ pub fn write_curves(
     writer.finish()
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "polars"))]
 mod tests {
     use super::*;
     use polars::prelude::{DataType, ParquetReader, SerReader};

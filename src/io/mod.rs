@@ -1,6 +1,7 @@
 //! What crosses the program's edge, shared by the layers above: files written atomically
 //! ([`files`]), TOML read with the line of every key ([`source`]), charts drawn with plotters
-//! ([`plot`]), Parquet files with their metadata ([`parquet`]), progress on the terminal
+//! ([`plot`]), tables of named columns and their CSV ([`table`]), Parquet files with their
+//! metadata ([`parquet`]), progress on the terminal
 //! ([`progress`]), the memory work may take ([`memory`]), what built the program
 //! ([`version`]) and messages in a reader's words ([`text`]). Nothing here knows a game.
 
@@ -10,5 +11,6 @@ pub mod parquet;
 pub mod plot;
 pub mod progress;
 pub mod source;
+pub mod table;
 pub mod text;
 pub mod version;

@@ -23,9 +23,6 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail, ensure};
-use polars::prelude::{
-    Column, DataFrame, IntoColumn, NewChunkedArray, StringChunkedBuilder, UInt32Chunked,
-};
 use serde::{Deserialize, Serialize};
 
 use super::{Learner, LearnerConfig};
@@ -33,6 +30,7 @@ use crate::core::game::{Action, Game, Player};
 use crate::core::notation::position_text;
 use crate::core::policy::Policy;
 use crate::core::random::SgRng;
+use crate::io::table::{Table, Text, Values};
 
 /// What the file's metadata calls the format.
 pub const FORMAT: &str = "solvedgym-agent";
@@ -172,15 +170,15 @@ pub fn save_agent<G: Game>(
         solvedgym: crate::io::version::VERSION.to_string(),
         commit: crate::io::version::COMMIT.unwrap_or("unknown").to_string(),
     };
-    let mut df = frame(game, &snapshot)?;
+    let table = table(game, &snapshot)?;
     let metadata = vec![(METADATA_KEY.to_string(), serde_json::to_string(&header)?)];
-    crate::io::parquet::write_frame(path, &mut df, &metadata)
+    crate::io::parquet::write_table(path, &table, &metadata)
         .with_context(|| format!("saving the agent {}", path.display()))?;
     Ok(true)
 }
 
 /// The long table of a snapshot.
-fn frame<G: Game>(game: &G, snapshot: &Snapshot<G>) -> Result<DataFrame> {
+fn table<G: Game>(game: &G, snapshot: &Snapshot<G>) -> Result<Table> {
     // Rows in one order whatever the learner's table layout (the game played from its graph
     // or by its rules gives the same file): by part, as the snapshot first names them, then by
     // the position's key.
@@ -203,9 +201,9 @@ fn frame<G: Game>(game: &G, snapshot: &Snapshot<G>) -> Result<DataFrame> {
         order.push((rank, text, i));
     }
     order.sort_unstable();
-    // The columns built in place (a position's key is copied once per move into the column's
-    // buffer, not held as a string of its own per row): a table of millions of positions takes
-    // its file's worth of memory a few times over, not ten. Checked before it is built.
+    // The columns built coded (a position's key held once, its rows pointing at it): a table of
+    // millions of positions takes its file's worth of memory a few times over, not ten. Checked
+    // before it is built.
     let rows: usize = snapshot
         .rows
         .iter()
@@ -220,19 +218,17 @@ fn frame<G: Game>(game: &G, snapshot: &Snapshot<G>) -> Result<DataFrame> {
         || format!("writing the agent's table ({rows} rows)"),
         2 * (key_bytes + rows * 64) as u64,
     )?;
-    let mut part = StringChunkedBuilder::new("part".into(), rows);
-    let mut position = StringChunkedBuilder::new("position".into(), rows);
+    let (mut part, mut position, mut mv) = (Text::default(), Text::default(), Text::default());
     let mut action: Vec<Option<u32>> = Vec::with_capacity(rows);
-    let mut mv = StringChunkedBuilder::new("move".into(), rows);
     let mut value: Vec<f64> = Vec::with_capacity(rows);
     for (_, text, i) in &order {
         let row = &snapshot.rows[*i];
         if row.actions.is_empty() {
             ensure!(row.values.len() == 1, "a row without moves holds one value");
-            part.append_value(&row.part);
-            position.append_value(text);
+            part.push(Some(&row.part));
+            position.push(Some(text));
             action.push(None);
-            mv.append_null();
+            mv.push(None);
             value.push(row.values[0]);
             continue;
         }
@@ -241,36 +237,32 @@ fn frame<G: Game>(game: &G, snapshot: &Snapshot<G>) -> Result<DataFrame> {
             "a row holds a value per move"
         );
         for (&a, &v) in row.actions.iter().zip(&row.values) {
-            part.append_value(&row.part);
-            position.append_value(text);
+            part.push(Some(&row.part));
+            position.push(Some(text));
             action.push(Some(a));
-            mv.append_value(game.action_to_string(&row.state, a));
+            mv.push(Some(&game.action_to_string(&row.state, a)));
             value.push(v);
         }
     }
     drop(order);
     for (name, values) in &snapshot.arrays {
         for (i, &v) in values.iter().enumerate() {
-            part.append_value(name);
-            position.append_null();
+            part.push(Some(name));
+            position.push(None);
             action.push(Some(
                 u32::try_from(i).context("an array of over 2^32 weights")?,
             ));
-            mv.append_null();
+            mv.push(None);
             value.push(v);
         }
     }
-    let n = value.len();
-    DataFrame::new(
-        n,
-        vec![
-            part.finish().into_column(),
-            position.finish().into_column(),
-            UInt32Chunked::from_iter_options("action".into(), action.into_iter()).into_column(),
-            mv.finish().into_column(),
-            Column::new("value".into(), value),
-        ],
-    )
+    Table::new(vec![
+        ("part".into(), Values::Text(part)),
+        ("position".into(), Values::Text(position)),
+        ("action".into(), Values::U32(action)),
+        ("move".into(), Values::Text(mv)),
+        ("value".into(), Values::F64(value)),
+    ])
     .context("building the agent's table")
 }
 
@@ -408,16 +400,35 @@ pub fn check_seats<G: Game>(game: &G, header: &AgentHeader) -> Result<Vec<Player
 
 /// The rows of the agent file at `path`, positions read by `game`'s state keys.
 fn read_snapshot<G: Game>(game: &G, path: &Path, episodes: u64) -> Result<Snapshot<G>> {
-    let df = crate::io::parquet::read_frame(path)?;
+    let table = crate::io::parquet::read_table(path)?;
     let column = |name: &str| {
-        df.column(name)
+        table
+            .column(name)
             .with_context(|| format!("{}: no column `{name}`", path.display()))
     };
-    let bad = |what: &str| anyhow!("{}: column `{what}` has the wrong type", path.display());
-    let part = column("part")?.str().map_err(|_| bad("part"))?;
-    let position = column("position")?.str().map_err(|_| bad("position"))?;
-    let action = column("action")?.u32().map_err(|_| bad("action"))?;
-    let value = column("value")?.f64().map_err(|_| bad("value"))?;
+    let bad = |what: &str, values: &Values| {
+        anyhow!(
+            "{}: column `{what}` has the wrong type ({})",
+            path.display(),
+            values.type_name()
+        )
+    };
+    let part = match column("part")? {
+        Values::Text(t) => t,
+        other => return Err(bad("part", other)),
+    };
+    let position = match column("position")? {
+        Values::Text(t) => t,
+        other => return Err(bad("position", other)),
+    };
+    let action = match column("action")? {
+        Values::U32(a) => a,
+        other => return Err(bad("action", other)),
+    };
+    let value = match column("value")? {
+        Values::F64(v) => v,
+        other => return Err(bad("value", other)),
+    };
     let mut snapshot = Snapshot {
         episodes,
         ..Snapshot::default()
@@ -426,8 +437,8 @@ fn read_snapshot<G: Game>(game: &G, path: &Path, episodes: u64) -> Result<Snapsh
     for (i, (((p, pos), a), v)) in part
         .iter()
         .zip(position.iter())
-        .zip(action.iter())
-        .zip(value.iter())
+        .zip(action.iter().copied())
+        .zip(value.iter().map(|&v| Some(v)))
         .enumerate()
     {
         let row = i + 1;

@@ -22,9 +22,9 @@ use std::num::{NonZeroU64, NonZeroUsize};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::io::table::{Table, Text, Values};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use polars::prelude::{Column, CsvWriter, DataFrame, SerWriter};
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -648,17 +648,24 @@ pub fn run<G: Game>(game: &G, config: &TuneConfig, progress: bool) -> Result<Tun
 
 /// A stage's rows as a table: rank, candidate, settings, one column per grid key (numbers
 /// where every value is a number), games, win rate and its interval.
-pub fn stage_frame(keys: &[String], rows: &[Row]) -> Result<DataFrame> {
+pub fn stage_table(keys: &[String], rows: &[Row]) -> Result<Table> {
     let n = rows.len();
+    let text = |values: &mut dyn Iterator<Item = String>| {
+        let mut t = Text::default();
+        for v in values {
+            t.push(Some(&v));
+        }
+        Values::Text(t)
+    };
     let mut columns = vec![
-        Column::new("rank".into(), (1..=n as u64).collect::<Vec<u64>>()),
-        Column::new(
-            "candidate".into(),
-            rows.iter().map(|r| r.candidate as u64).collect::<Vec<_>>(),
+        ("rank".to_string(), Values::U64((1..=n as u64).collect())),
+        (
+            "candidate".to_string(),
+            Values::U64(rows.iter().map(|r| r.candidate as u64).collect()),
         ),
-        Column::new(
-            "settings".into(),
-            rows.iter().map(|r| r.settings.as_str()).collect::<Vec<_>>(),
+        (
+            "settings".to_string(),
+            text(&mut rows.iter().map(|r| r.settings.clone())),
         ),
     ];
     for (j, key) in keys.iter().enumerate() {
@@ -670,37 +677,31 @@ pub fn stage_frame(keys: &[String], rows: &[Row]) -> Result<DataFrame> {
                 GridValue::Text(_) => None,
             })
             .collect();
-        columns.push(match numbers {
-            Some(x) => Column::new(key.as_str().into(), x),
-            None => Column::new(
-                key.as_str().into(),
-                values.iter().map(|v| v.to_string()).collect::<Vec<_>>(),
-            ),
-        });
+        columns.push((
+            key.clone(),
+            match numbers {
+                Some(x) => Values::F64(x),
+                None => text(&mut values.iter().map(|v| v.to_string())),
+            },
+        ));
     }
-    columns.push(Column::new(
-        "games".into(),
-        rows.iter().map(|r| r.games).collect::<Vec<_>>(),
+    columns.push((
+        "games".to_string(),
+        Values::U64(rows.iter().map(|r| r.games).collect()),
     ));
     for (name, f) in [
         ("win_rate", (|r: &Row| r.win_rate) as fn(&Row) -> f64),
         ("win_rate_low", |r| r.win_rate_low),
         ("win_rate_high", |r| r.win_rate_high),
     ] {
-        columns.push(Column::new(
-            name.into(),
-            rows.iter().map(f).collect::<Vec<_>>(),
-        ));
+        columns.push((name.to_string(), Values::F64(rows.iter().map(f).collect())));
     }
-    DataFrame::new(n, columns).context("building a tuning table")
+    Table::new(columns).context("building a tuning table")
 }
 
 fn write_csv(path: &Path, keys: &[String], rows: &[Row]) -> Result<()> {
-    let mut df = stage_frame(keys, rows)?;
-    let mut csv = Vec::new();
-    CsvWriter::new(&mut csv)
-        .include_header(true)
-        .finish(&mut df)
+    let csv = stage_table(keys, rows)?
+        .to_csv()
         .with_context(|| format!("encoding {}", path.display()))?;
     write_atomic(path, &csv)
 }
