@@ -134,17 +134,22 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// Every `crate::name` in `code`, with its line number.
 fn crate_paths(code: &str) -> Vec<(usize, String)> {
+    // `$crate::` is a macro's own crate: the same rule applies.
+    paths_named(code, "crate::")
+}
+
+/// Every `PREFIX` + name in `code` (not preceded by a letter, digit or `_`), with its line.
+fn paths_named(code: &str, prefix: &str) -> Vec<(usize, String)> {
     let mut found = Vec::new();
     for (n, line) in code.lines().enumerate() {
         let mut rest = line;
-        while let Some(at) = rest.find("crate::") {
+        while let Some(at) = rest.find(prefix) {
             let before = rest[..at].chars().last();
-            let after = &rest[at + "crate::".len()..];
+            let after = &rest[at + prefix.len()..];
             let name: String = after
                 .chars()
                 .take_while(|c| c.is_alphanumeric() || *c == '_')
                 .collect();
-            // `$crate::` is a macro's own crate: the same rule applies.
             if before.is_none_or(|c| !(c.is_alphanumeric() || c == '_')) && !name.is_empty() {
                 found.push((n + 1, name));
             }
@@ -239,6 +244,43 @@ fn the_check_sees_an_import_that_runs_up() {
     assert_eq!(
         violations(dir.path())[1],
         "learn/mod.rs:1: imports crate::games, which stands beside `learn` in its layer"
+    );
+}
+
+/// The library's modules other than `front` that `code` names as `solvedgym::NAME`, with their
+/// lines (comments and literals aside).
+fn beside_front(code: &str) -> Vec<(usize, String)> {
+    let mut found = paths_named(code, "solvedgym::");
+    found.retain(|(_, name)| name != "front");
+    found
+}
+
+/// The Python binding (`python/src`) reaches the library through `front` alone: what it needs
+/// of another layer, `front` gives it.
+#[test]
+fn the_python_binding_imports_front_alone() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/src");
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    assert!(files.len() > 1, "no Rust files under {}", dir.display());
+    let mut bad = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("a readable file");
+        for (line, name) in beside_front(&without_tests(&code_only(&text))) {
+            bad.push(format!("{}:{line}: solvedgym::{name}", file.display()));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "the binding imports the library beside `front` (give it through front/):\n{}",
+        bad.join("\n")
+    );
+    let sample = "//! solvedgym::io in a comment\nuse solvedgym::front::DynGame;\n\
+                  #[pyclass(module = \"solvedgym._solvedgym\")]\nstruct A;\n\
+                  fn f() { solvedgym::io::text::plain_words(\"\"); }\n";
+    assert_eq!(
+        beside_front(&without_tests(&code_only(sample))),
+        vec![(5, "io".to_string())]
     );
 }
 

@@ -10,15 +10,14 @@ use anyhow::{Result, anyhow};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use solvedgym::io::parquet::Codec;
-use solvedgym::io::table::{Table, Text, Values};
+use solvedgym::front::parquet::{Codec, Table, Text, Values};
 
 /// pyarrow as the library's Parquet codec.
 pub struct Pyarrow;
 
 /// Registers [`Pyarrow`] as the library's codec.
 pub fn register() {
-    solvedgym::io::parquet::set_codec(Box::new(Pyarrow));
+    solvedgym::front::parquet::set_codec(Box::new(Pyarrow));
 }
 
 /// pyarrow's modules, or an error that says how to install it.

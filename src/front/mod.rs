@@ -14,6 +14,7 @@ use thiserror::Error;
 
 mod picture;
 mod solution;
+pub mod study;
 mod vector;
 pub use picture::{MAX_SIDE, Picture};
 pub use solution::{BestResponse, DynSolution, Evaluation, Illegal, Opponent, Output, PolicyTable};
@@ -23,10 +24,18 @@ use crate::ai::players::{check_fuzz, computer_player};
 use crate::core::game::{Action, Game, IllegalAction, Player, Turn};
 use crate::core::notation::position_text;
 use crate::core::policy::{Policy, draw_outcome};
-use crate::core::random::SgRng;
+pub use crate::core::random::{SgRng, rng};
 use crate::games::{AnyGame, GameInfo, GameSpecError};
 use crate::io::files::{FNV_OFFSET, fnv1a};
-use crate::io::text::{abbreviated, quote_short};
+/// Messages in a reader's words, as the library writes its own.
+pub use crate::io::text::{abbreviated, plain_words, quote_short};
+
+/// The Parquet files of runs and agents as a host without polars writes and reads them: the
+/// codec it registers and the tables the codec is handed.
+pub mod parquet {
+    pub use crate::io::parquet::{Codec, set_codec};
+    pub use crate::io::table::{Table, Text, Values};
+}
 use crate::truth::oracle::Oracle;
 use crate::truth::{Solve, SolveOptions};
 
