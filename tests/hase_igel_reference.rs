@@ -3,14 +3,14 @@
 //! The model below is a second implementation of the rules written from the rules file
 //! (`rules/hase-und-igel-and-hackenbush.md`, Part 1) and the decisions the game's module docs
 //! and card docs record. It shares no rule code with the game: it reads only the public fields
-//! of a [`Race`] and the game's parameters, keeps the track as its own string, and works
+//! of a [`HaseIgelState`] and the game's parameters, keeps the track as its own string, and works
 //! everything out plainly (occupancy by scanning the hares, race positions by counting the
 //! hares ahead, the hedgehog behind by walking back).
 //!
 //! Seeded random playouts over 2 to 6 hares, the 2008 and classic boards and short custom
 //! tracks, the 2008, classic, empty and an all-cards deck, both end rules, low carrots and low
 //! round caps compare at every visited state: whose turn it is, the set of legal move codes,
-//! every successor (full equality of the `Race`), the chance outcomes with their
+//! every successor (full equality of the `HaseIgelState`), the chance outcomes with their
 //! probabilities and successors, the returns at terminals and `is_cut_off`. Counters check that
 //! the interesting rules (the stuck rule, every card, salads, number-cell payouts, later
 //! finishing places, the round cap) were really exercised. A second test pins the rules
@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use rand::RngExt;
 use solvedgym::core::game::{Game, Turn};
 use solvedgym::games::hase_igel::cards::{CARDS, Card, Deck};
-use solvedgym::games::hase_igel::{EAT, End, Hare, MAX_EXTRA, Phase, Race, SKIP};
+use solvedgym::games::hase_igel::{EAT, End, Hare, HaseIgelState, MAX_EXTRA, Phase, SKIP};
 use solvedgym::games::{HaseUndIgel, HaseUndIgelParams};
 
 /// Layout B (Ravensburger 2008), cells 1..63, as the rules file writes it (§1.3).
@@ -62,7 +62,7 @@ struct Model {
 }
 
 /// A move with what the model thinks happened (for the coverage counters).
-type Step = (i32, Race, &'static str);
+type Step = (i32, HaseIgelState, &'static str);
 
 impl Model {
     fn new(p: &HaseUndIgelParams) -> Model {
@@ -99,8 +99,8 @@ impl Model {
         self.cells[i as usize]
     }
 
-    fn initial(&self) -> Race {
-        let mut s = Race::default();
+    fn initial(&self) -> HaseIgelState {
+        let mut s = HaseIgelState::default();
         for h in s.hares.iter_mut().take(self.n) {
             *h = Hare {
                 cell: 0,
@@ -116,7 +116,7 @@ impl Model {
         s
     }
 
-    fn who(&self, s: &Race) -> Who {
+    fn who(&self, s: &HaseIgelState) -> Who {
         match s.phase {
             Phase::Over => Who::Over,
             Phase::Card => Who::Chance,
@@ -124,16 +124,16 @@ impl Model {
         }
     }
 
-    fn finished(&self, s: &Race) -> u8 {
+    fn finished(&self, s: &HaseIgelState) -> u8 {
         (0..self.n).filter(|&q| s.hares[q].place > 0).count() as u8
     }
 
-    fn racing_count(&self, s: &Race) -> usize {
+    fn racing_count(&self, s: &HaseIgelState) -> usize {
         (0..self.n).filter(|&q| s.hares[q].place == 0).count()
     }
 
     /// How many hares are ahead of hare `p`.
-    fn ahead(&self, s: &Race, p: usize) -> usize {
+    fn ahead(&self, s: &HaseIgelState, p: usize) -> usize {
         let me = s.hares[p];
         let mut count = 0;
         for q in 0..self.n {
@@ -154,18 +154,18 @@ impl Model {
     }
 
     /// How many racing hares are behind racing hare `p`.
-    fn behind(&self, s: &Race, p: usize) -> usize {
+    fn behind(&self, s: &HaseIgelState, p: usize) -> usize {
         (0..self.n)
             .filter(|&q| q != p && s.hares[q].place == 0 && s.hares[q].cell < s.hares[p].cell)
             .count()
     }
 
-    fn rank(&self, s: &Race, p: usize) -> u32 {
+    fn rank(&self, s: &HaseIgelState, p: usize) -> u32 {
         1 + self.ahead(s, p) as u32
     }
 
     /// Whether a hare other than `me` stands on track cell `t` (start and goal hold many).
-    fn occupied(&self, s: &Race, t: u8, me: usize) -> bool {
+    fn occupied(&self, s: &HaseIgelState, t: u8, me: usize) -> bool {
         if t == 0 || t == self.goal {
             return false;
         }
@@ -184,13 +184,13 @@ impl Model {
     }
 
     /// The finish condition for hare `p` holding `carrots` once there.
-    fn may_finish(&self, s: &Race, p: usize, carrots: u32) -> bool {
+    fn may_finish(&self, s: &HaseIgelState, p: usize, carrots: u32) -> bool {
         let place = u32::from(self.finished(s)) + 1;
         s.hares[p].salads == 0 && carrots <= 10 * place
     }
 
     /// The game over: whose turn it was, its extra moves and what it paid no longer matter.
-    fn ended(mut t: Race) -> Race {
+    fn ended(mut t: HaseIgelState) -> HaseIgelState {
         t.phase = Phase::Over;
         t.to_move = 0;
         t.paid = 0;
@@ -200,7 +200,7 @@ impl Model {
 
     /// The end of the mover's turn: the game may end, else the next racing hare moves (a new
     /// round when the order wraps; the cap ends the game), paid on a number cell first.
-    fn end_turn(&self, mut t: Race, payouts: &mut [u64; 7]) -> Race {
+    fn end_turn(&self, mut t: HaseIgelState, payouts: &mut [u64; 7]) -> HaseIgelState {
         // An ended game keeps the hares and the round only.
         let over = match self.end {
             End::First => self.finished(&t) > 0,
@@ -242,7 +242,7 @@ impl Model {
     }
 
     /// The legal moves with their successors.
-    fn moves(&self, s: &Race, payouts: &mut [u64; 7]) -> Vec<Step> {
+    fn moves(&self, s: &HaseIgelState, payouts: &mut [u64; 7]) -> Vec<Step> {
         let p = s.to_move as usize;
         let h = s.hares[p];
         let mut out: Vec<Step> = Vec::new();
@@ -366,7 +366,7 @@ impl Model {
     }
 
     /// A move again: one more move in this turn, unless the cap on extra moves is reached.
-    fn again(&self, mut t: Race, payouts: &mut [u64; 7]) -> Race {
+    fn again(&self, mut t: HaseIgelState, payouts: &mut [u64; 7]) -> HaseIgelState {
         if t.extra < MAX_EXTRA {
             t.extra += 1;
             t.paid = 0;
@@ -377,7 +377,7 @@ impl Model {
     }
 
     /// Moves hare `p` by a card to `to` (no card is drawn there).
-    fn card_move(&self, t: &mut Race, p: usize, to: u8) {
+    fn card_move(&self, t: &mut HaseIgelState, p: usize, to: u8) {
         t.hares[p].cell = to;
         if to == self.goal {
             t.hares[p].place = self.finished(t) + 1;
@@ -387,7 +387,11 @@ impl Model {
     }
 
     /// The card draws with their probabilities and successors.
-    fn draws(&self, s: &Race, payouts: &mut [u64; 7]) -> Vec<(usize, f64, Race, &'static str)> {
+    fn draws(
+        &self,
+        s: &HaseIgelState,
+        payouts: &mut [u64; 7],
+    ) -> Vec<(usize, f64, HaseIgelState, &'static str)> {
         let size: u32 = self.deck.iter().map(|d| d.1).sum();
         self.deck
             .iter()
@@ -399,7 +403,12 @@ impl Model {
     }
 
     /// What a card does to the mover `s.to_move`.
-    fn card(&self, s: &Race, card: Card, payouts: &mut [u64; 7]) -> (Race, &'static str) {
+    fn card(
+        &self,
+        s: &HaseIgelState,
+        card: Card,
+        payouts: &mut [u64; 7],
+    ) -> (HaseIgelState, &'static str) {
         let p = s.to_move as usize;
         let paid = s.paid;
         let mut t = *s;
@@ -581,7 +590,7 @@ impl Model {
         (self.end_turn(t, payouts), label)
     }
 
-    fn cut_off(&self, s: &Race) -> bool {
+    fn cut_off(&self, s: &HaseIgelState) -> bool {
         s.phase == Phase::Over && s.round > self.max_rounds
     }
 
@@ -590,7 +599,7 @@ impl Model {
         1.0 - 2.0 * (place as f64 - 1.0) / (self.n as f64 - 1.0)
     }
 
-    fn returns(&self, s: &Race) -> Vec<f64> {
+    fn returns(&self, s: &HaseIgelState) -> Vec<f64> {
         let n = self.n;
         let mut r = vec![0.0; n];
         if !self.cut_off(s) {
@@ -697,7 +706,7 @@ impl Tally {
     }
 }
 
-fn show(game: &HaseUndIgel, s: &Race) -> String {
+fn show(game: &HaseUndIgel, s: &HaseIgelState) -> String {
     let mut v = game.position_json(s);
     // Keep the reports short: the parameters that are defaults add nothing.
     if let Some(o) = v.as_object_mut() {
@@ -714,9 +723,9 @@ fn show(game: &HaseUndIgel, s: &Race) -> String {
 fn compare(
     game: &HaseUndIgel,
     model: &Model,
-    s: &Race,
+    s: &HaseIgelState,
     tally: &mut Tally,
-) -> Vec<(i32, f64, Race)> {
+) -> Vec<(i32, f64, HaseIgelState)> {
     tally.states += 1;
     let n = model.n;
     let turn = game.turn(s);
@@ -1095,7 +1104,7 @@ fn game_agrees_with_the_reference_model() {
 }
 
 /// A position of `model`'s setting: hares as (cell, carrots, salads), hare 0 to move, round 1.
-fn race(model: &Model, hares: &[(u8, u32, u8)]) -> Race {
+fn race(model: &Model, hares: &[(u8, u32, u8)]) -> HaseIgelState {
     let mut s = model.initial();
     assert_eq!(hares.len(), model.n);
     for (h, &(cell, carrots, salads)) in s.hares.iter_mut().zip(hares) {
@@ -1106,11 +1115,11 @@ fn race(model: &Model, hares: &[(u8, u32, u8)]) -> Race {
     s
 }
 
-fn codes(model: &Model, s: &Race) -> Vec<i32> {
+fn codes(model: &Model, s: &HaseIgelState) -> Vec<i32> {
     model.moves(s, &mut [0; 7]).iter().map(|m| m.0).collect()
 }
 
-fn after(model: &Model, s: &Race, code: i32) -> Race {
+fn after(model: &Model, s: &HaseIgelState, code: i32) -> HaseIgelState {
     let moves = model.moves(s, &mut [0; 7]);
     match moves.iter().find(|m| m.0 == code) {
         Some(m) => m.1,
@@ -1133,7 +1142,7 @@ fn params(players: usize, board: &str, deck: Deck, end: End) -> HaseUndIgelParam
 #[test]
 fn model_follows_the_rule_vectors() {
     let mut tally = Tally::default();
-    let mut check = |game: &HaseUndIgel, model: &Model, s: &Race| {
+    let mut check = |game: &HaseUndIgel, model: &Model, s: &HaseIgelState| {
         compare(game, model, s, &mut tally);
     };
 

@@ -60,7 +60,7 @@ opponent is played by a copy of the agent itself. An agent of another format ver
 config reads to another hash, is refused.
 
 Examples:
-  solvedgym run configs/tiny.toml --out runs
+  solvedgym run tests/data/tiny.toml --out runs
   solvedgym evaluate runs/tiny/agents/her--optimal--seed-0.parquet
   solvedgym evaluate runs/tiny/agents/her--optimal--seed-0.parquet --json
 The format and what reads it: docs/agents.md"

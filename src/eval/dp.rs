@@ -1314,8 +1314,8 @@ mod tests {
         }
     }
 
-    /// The best response to random play in tic-tac-toe: X wins 0.9948 (the figure,
-    /// by hand), never loses; O wins 0.9344 of its games. No policy does better: neither
+    /// The best response to random play in tic-tac-toe: X wins 0.9948 (worked out by hand
+    /// beforehand), never loses; O wins 0.9344 of its games. No policy does better: neither
     /// perfect play nor random play.
     #[test]
     fn the_best_reply_to_random_play_is_the_ceiling() {

@@ -12,7 +12,7 @@ use rand::{RngExt, SeedableRng};
 use super::config::{BandSpec, ExperimentConfig};
 use crate::eval::Metric;
 use crate::experiment::output::Curves;
-use crate::io::files::{FNV_OFFSET, fnv1a};
+use crate::io::hash::{FNV_OFFSET, fnv1a};
 use crate::io::plot::{Band, PlotSpec, Series, SeriesPoint};
 
 /// Draws `spec.metric` of `curves` as one line per (learner, opponent) pair,

@@ -13,7 +13,7 @@ use super::opponents::OpponentSpec;
 use super::store::{RunId, Store};
 use crate::core::game::Game;
 use crate::core::graph::StateGraph;
-use crate::io::files::{FNV_OFFSET, fnv1a};
+use crate::io::hash::{FNV_OFFSET, fnv1a};
 use crate::truth::DEFAULT_STATE_LIMIT;
 
 /// One (learner, opponent) pairing; it is trained once per seed.

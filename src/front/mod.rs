@@ -26,7 +26,7 @@ use crate::core::notation::position_text;
 use crate::core::policy::{Policy, draw_outcome};
 pub use crate::core::random::{SgRng, rng};
 use crate::games::{AnyGame, GameInfo, GameSpecError};
-use crate::io::files::{FNV_OFFSET, fnv1a};
+use crate::io::hash::{FNV_OFFSET, fnv1a};
 /// Messages in a reader's words, as the library writes its own.
 pub use crate::io::text::{abbreviated, plain_words, quote_short};
 

@@ -14,11 +14,11 @@ use super::{DynGame, DynState, FrontError};
 use crate::core::game::{Game, Player, Turn};
 use crate::games::AnyGame;
 use crate::games::chase::{Chase, ChaseState, Kind};
-use crate::games::dice_race::{DiceRace, Race as DiceState};
+use crate::games::dice_race::{DiceRace, DiceRaceState as DiceState};
 use crate::games::hackenbush::graph::{Colour, Graph};
-use crate::games::hackenbush::{Cut, DEAL, Hackenbush, LEFT};
+use crate::games::hackenbush::{DEAL, Hackenbush, HackenbushState, LEFT};
 use crate::games::hase_igel::board::Cell;
-use crate::games::hase_igel::{EAT, HaseUndIgel, Phase, Race as HareState, SKIP};
+use crate::games::hase_igel::{EAT, HaseIgelState as HareState, HaseUndIgel, Phase, SKIP};
 use crate::games::hexapawn::{Hexapawn, HexapawnState};
 use crate::games::tictactoe::{TicTacToe, TicTacToeState};
 use crate::io::plot::{ensure_font, font};
@@ -651,7 +651,7 @@ impl Layout {
     }
 }
 
-fn hackenbush(g: &Hackenbush, s: &Cut) -> Result<Picture, FrontError> {
+fn hackenbush(g: &Hackenbush, s: &HackenbushState) -> Result<Picture, FrontError> {
     let (width, height) = HACKENBUSH_SIZE;
     if s.board == DEAL {
         // The positions nature deals (with some held out, only those of the game's split),

@@ -55,7 +55,7 @@ pub struct DiceRace {
 /// A position: every runner's square, whose turn it is, and the roll (0 while the die is still
 /// to be rolled).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Race {
+pub struct DiceRaceState {
     pub pos: [u8; MAX_PLAYERS],
     pub to_move: u8,
     pub roll: u8,
@@ -83,7 +83,7 @@ impl DiceRace {
         })
     }
 
-    fn positions<'s>(&self, s: &'s Race) -> &'s [u8] {
+    fn positions<'s>(&self, s: &'s DiceRaceState) -> &'s [u8] {
         &s.pos[..self.players]
     }
 }
@@ -99,7 +99,7 @@ impl DiceRace {
     /// `players` (`moves`, `play` and `solve` take them from the string). A square lies from 0
     /// to the goal + 2 (a dash of 3 from the square before it); at most one runner has reached
     /// the goal, and then the race is over and no roll is written.
-    pub fn read_race(&self, text: &str) -> Result<Race, String> {
+    pub fn read_race(&self, text: &str) -> Result<DiceRaceState, String> {
         let n = text.chars().count();
         if n > MAX_RACE_TEXT {
             return Err(format!(
@@ -186,7 +186,7 @@ impl DiceRace {
                 }
             },
         };
-        Ok(Race {
+        Ok(DiceRaceState {
             pos,
             to_move: to_move as u8,
             roll,
@@ -194,7 +194,7 @@ impl DiceRace {
     }
 
     /// The race string [`DiceRace::read_race`] reads.
-    pub fn write_race(&self, s: &Race) -> String {
+    pub fn write_race(&self, s: &DiceRaceState) -> String {
         let squares: Vec<String> = self.positions(s).iter().map(u8::to_string).collect();
         let mut out = format!(
             "{} {}",
@@ -226,7 +226,7 @@ impl Default for DiceRace {
 }
 
 impl Game for DiceRace {
-    type State = Race;
+    type State = DiceRaceState;
     fn name(&self) -> &'static str {
         DiceRaceParams::NAME
     }
@@ -242,14 +242,14 @@ impl Game for DiceRace {
     fn num_distinct_actions(&self) -> usize {
         4
     }
-    fn initial_state(&self) -> Race {
-        Race {
+    fn initial_state(&self) -> DiceRaceState {
+        DiceRaceState {
             pos: [0; MAX_PLAYERS],
             to_move: 0,
             roll: 0,
         }
     }
-    fn turn(&self, s: &Race) -> Turn {
+    fn turn(&self, s: &DiceRaceState) -> Turn {
         if self.positions(s).iter().any(|&p| p >= self.goal) {
             Turn::Terminal
         } else if s.roll == 0 {
@@ -258,19 +258,19 @@ impl Game for DiceRace {
             Turn::Player(s.to_move as Player)
         }
     }
-    fn legal_actions(&self, s: &Race, out: &mut Vec<Action>) {
+    fn legal_actions(&self, s: &DiceRaceState, out: &mut Vec<Action>) {
         out.clear();
         if let Turn::Player(_) = self.turn(s) {
             out.extend([0, 1]);
         }
     }
-    fn chance_outcomes(&self, s: &Race, out: &mut Vec<(Action, f64)>) {
+    fn chance_outcomes(&self, s: &DiceRaceState, out: &mut Vec<(Action, f64)>) {
         out.clear();
         if self.turn(s) == Turn::Chance {
             out.extend(DIE);
         }
     }
-    fn apply(&self, s: &Race, a: Action) -> Race {
+    fn apply(&self, s: &DiceRaceState, a: Action) -> DiceRaceState {
         let mut next = s.clone();
         if s.roll == 0 {
             next.roll = a as u8;
@@ -281,13 +281,13 @@ impl Game for DiceRace {
         }
         next
     }
-    fn returns(&self, s: &Race) -> Returns {
+    fn returns(&self, s: &DiceRaceState) -> Returns {
         match self.positions(s).iter().position(|&p| p >= self.goal) {
             Some(w) => Returns::win(self.players, w),
             None => Returns::zeros(self.players),
         }
     }
-    fn action_to_string(&self, s: &Race, a: Action) -> String {
+    fn action_to_string(&self, s: &DiceRaceState, a: Action) -> String {
         if s.roll == 0 {
             format!("roll {a}")
         } else if a == 0 {
@@ -296,7 +296,7 @@ impl Game for DiceRace {
             "dash".into()
         }
     }
-    fn render(&self, s: &Race) -> String {
+    fn render(&self, s: &DiceRaceState) -> String {
         let mut out = String::new();
         for p in 0..self.players {
             let square = s.pos[p] as usize;
@@ -322,10 +322,10 @@ impl Game for DiceRace {
         out
     }
     /// The race string (see [`DiceRace::read_race`]): `2,0,4 green 3`.
-    fn read_position(&self, text: &str) -> Result<Race, String> {
+    fn read_position(&self, text: &str) -> Result<DiceRaceState, String> {
         self.read_race(text)
     }
-    fn write_position(&self, s: &Race) -> Option<serde_json::Value> {
+    fn write_position(&self, s: &DiceRaceState) -> Option<serde_json::Value> {
         Some(serde_json::Value::String(self.write_race(s)))
     }
     fn observation_len(&self) -> usize {
@@ -333,7 +333,7 @@ impl Game for DiceRace {
     }
     /// Squares from `player`'s seat round the table (as fractions of the goal), whose turn it
     /// is (relative to `player`) and the roll.
-    fn observe(&self, s: &Race, player: Player, out: &mut [f32]) {
+    fn observe(&self, s: &DiceRaceState, player: Player, out: &mut [f32]) {
         let n = self.players;
         for (i, o) in out[..n].iter_mut().enumerate() {
             *o = s.pos[(player + i) % n] as f32 / self.goal as f32;

@@ -1,22 +1,11 @@
 //! Files written so that a reader never sees half of one: write to a temporary file beside the
-//! target, sync, rename. And FNV-1a, the hash of fingerprints and seeds that must not move.
+//! target, sync, rename.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, ensure};
-
-/// The starting state of FNV-1a (64 bits).
-pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-
-/// FNV-1a (64 bits) of `bytes` continued from state `h` (start from [`FNV_OFFSET`]): a hash that
-/// is the same on every platform and release, for fingerprints and seeds that must not move.
-pub fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
-    bytes
-        .iter()
-        .fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
 
 /// Writes `bytes` to `path` through a temporary file in the same directory and
 /// a rename, so `path` either keeps its old content or has all of the new one.

@@ -135,8 +135,8 @@ impl Schedule {
 /// An exploration rate ε that follows its schedule episode by episode, for the test `u < ε`
 /// against a uniform draw `u` made at every move ([`Epsilon::below`]). It answers exactly as
 /// the value [`Schedule::at`] gives, bit for bit. An exponential decay is followed by one
-/// multiplication per episode instead of an `exp2` and a division (measured: 4 % of
-/// Q-learning's self-play on tic-tac-toe); the running product stays within [`SLACK`] of the
+/// multiplication per episode instead of an `exp2` and a division (what that gains:
+/// docs/performance.md); the running product stays within [`SLACK`] of the
 /// value, and only a draw that falls that close to it, about one move in 2^29, has the value
 /// worked out.
 ///

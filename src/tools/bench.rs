@@ -909,7 +909,7 @@ pub fn search(
 /// A family of the search benchmark stops deepening after a depth slower than this per move.
 pub const SEARCH_SLOW_MS: f64 = 1500.0;
 
-/// The goals against the rows: depth 8 with the cutoff vector under 30 ms per move for
+/// The search's speed goals against the rows: depth 8 with the cutoff vector under 30 ms per move for
 /// two and three hares, and over 3.3 million positions a second (ten times the reference AI's 100,000
 /// positions in 300 ms). One line per family and player count that has a depth-8 row.
 pub fn search_goals(rows: &[SearchRow]) -> Vec<String> {

@@ -28,8 +28,8 @@ pub use settings::*;
 pub const TERMINAL_WEIGHT: f64 = 1e6;
 
 /// The transposition table holds positions with at least this many plies left: one ply above
-/// the leaves a position recurs too rarely to pay for storing it (1.3 % of lookups hit on the
-/// three-hare benchmark, against a third of the time spent hashing and inserting).
+/// the leaves a position recurs too rarely to pay for storing it (measured on the three-hare
+/// benchmark: docs/performance.md).
 const TABLE_MIN_DEPTH: u32 = 2;
 
 /// The transposition table's most entries: the load limit of 2^24 buckets (1 to 2 GB with

@@ -116,7 +116,7 @@ fn hui_position(
     players: usize,
     plies: usize,
     seed: u64,
-) -> (HaseUndIgel, crate::games::hase_igel::Race) {
+) -> (HaseUndIgel, crate::games::hase_igel::HaseIgelState) {
     use rand::RngExt;
     let game = HaseUndIgel::new(HaseUndIgelParams {
         players,
@@ -176,15 +176,16 @@ proptest! {
 /// `chance` (expectation or the worst card); the stop rule as the search has it.
 fn reference_value(
     game: &HaseUndIgel,
-    state: &crate::games::hase_igel::Race,
+    state: &crate::games::hase_igel::HaseIgelState,
     me: Player,
     depth: u32,
     ply: usize,
     cutoffs: &[usize],
     chance: ChanceRule,
 ) -> f64 {
-    let static_value =
-        |s: &crate::games::hase_igel::Race| reference_value(game, s, me, 0, ply, cutoffs, chance);
+    let static_value = |s: &crate::games::hase_igel::HaseIgelState| {
+        reference_value(game, s, me, 0, ply, cutoffs, chance)
+    };
     let over_cards = |values: Vec<(f64, f64)>| match chance {
         ChanceRule::Worst => values.iter().map(|v| v.1).fold(f64::INFINITY, f64::min),
         _ => values.iter().map(|(pr, v)| pr * v).sum(),
@@ -211,7 +212,7 @@ fn reference_value(
         Turn::Player(p) => {
             let mut legal = Vec::new();
             game.legal_actions(state, &mut legal);
-            let mut children: Vec<(f64, crate::games::hase_igel::Race)> = legal
+            let mut children: Vec<(f64, crate::games::hase_igel::HaseIgelState)> = legal
                 .iter()
                 .map(|&a| {
                     let c = game.apply(state, a);

@@ -97,7 +97,7 @@ pub struct Hackenbush {
 /// A position: the edges still standing, who is to move, and which of the game's positions
 /// it is ([`DEAL`] before the deal of a data set).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Cut {
+pub struct HackenbushState {
     pub alive: EdgeSet,
     pub to_move: u8,
     pub board: u8,
@@ -348,7 +348,7 @@ impl Hackenbush {
     }
 
     /// The graph a (dealt) state stands on.
-    fn graph_of(&self, s: &Cut) -> &Graph {
+    fn graph_of(&self, s: &HackenbushState) -> &Graph {
         &self.others[s.board as usize]
     }
 
@@ -372,7 +372,11 @@ impl Hackenbush {
     /// The value of position `s` in CGSuite's notation ("^*", "{1|-1/2}"), worked out by
     /// `values` (one computer per board, made here when first needed: keep it for the next
     /// positions); `None` before nature deals.
-    pub fn value_text(&self, values: &mut Vec<Option<Values>>, s: &Cut) -> Option<String> {
+    pub fn value_text(
+        &self,
+        values: &mut Vec<Option<Values>>,
+        s: &HackenbushState,
+    ) -> Option<String> {
         if s.board == DEAL {
             return None;
         }
@@ -507,7 +511,7 @@ impl Hackenbush {
     /// The game's own position and what cuts leave of it are read (looked for among the
     /// positions cuts reach while they are few); `moves`, `play` and `solve` take any graph,
     /// making it the game's position.
-    pub fn read_cut(&self, text: &str) -> Result<Cut, String> {
+    pub fn read_cut(&self, text: &str) -> Result<HackenbushState, String> {
         let (graph_text, mover) = split_mover(text);
         let to_move = mover.unwrap_or(self.first) as u8;
         let graph = Self::position(graph_text.trim()).map_err(|e| e.reason)?;
@@ -522,7 +526,7 @@ impl Hackenbush {
             if self.others[b].edge_count() == graph.edge_count()
                 && self.standing_text(b, &full) == want
             {
-                return Ok(Cut {
+                return Ok(HackenbushState {
                     alive: full,
                     to_move,
                     board: b as u8,
@@ -538,7 +542,7 @@ impl Hackenbush {
                 while let Some(alive) = queue.pop() {
                     if alive.count() == graph.edge_count() && self.standing_text(b, &alive) == want
                     {
-                        return Ok(Cut {
+                        return Ok(HackenbushState {
                             alive,
                             to_move,
                             board: b as u8,
@@ -565,7 +569,7 @@ impl Hackenbush {
     }
 
     /// The text [`Hackenbush::read_cut`] reads.
-    pub fn write_cut(&self, s: &Cut) -> String {
+    pub fn write_cut(&self, s: &HackenbushState) -> String {
         format!(
             "{} {}",
             self.standing_text(s.board as usize, &s.alive),
@@ -581,7 +585,7 @@ impl Default for Hackenbush {
 }
 
 impl Game for Hackenbush {
-    type State = Cut;
+    type State = HackenbushState;
 
     fn name(&self) -> &'static str {
         HackenbushParams::NAME
@@ -630,28 +634,28 @@ impl Game for Hackenbush {
             edges
         }
     }
-    fn initial_state(&self) -> Cut {
+    fn initial_state(&self) -> HackenbushState {
         if self.deals() {
-            return Cut {
+            return HackenbushState {
                 alive: EdgeSet::empty(0),
                 to_move: self.first as u8,
                 board: DEAL,
             };
         }
-        Cut {
+        HackenbushState {
             alive: self.graph.full(),
             to_move: self.first as u8,
             board: 0,
         }
     }
-    fn chance_outcomes(&self, s: &Cut, out: &mut Vec<(Action, f64)>) {
+    fn chance_outcomes(&self, s: &HackenbushState, out: &mut Vec<(Action, f64)>) {
         out.clear();
         if s.board == DEAL {
             let p = 1.0 / self.dealt.len() as f64;
             out.extend(self.dealt.clone().map(|i| (i as Action, p)));
         }
     }
-    fn turn(&self, s: &Cut) -> Turn {
+    fn turn(&self, s: &HackenbushState) -> Turn {
         if s.board == DEAL {
             return Turn::Chance;
         }
@@ -671,7 +675,7 @@ impl Game for Hackenbush {
             Turn::Terminal
         }
     }
-    fn legal_actions(&self, s: &Cut, out: &mut Vec<Action>) {
+    fn legal_actions(&self, s: &HackenbushState, out: &mut Vec<Action>) {
         out.clear();
         if s.board == DEAL {
             return;
@@ -693,21 +697,21 @@ impl Game for Hackenbush {
                 .map(|e| e as Action),
         );
     }
-    fn apply(&self, s: &Cut, a: Action) -> Cut {
+    fn apply(&self, s: &HackenbushState, a: Action) -> HackenbushState {
         if s.board == DEAL {
-            return Cut {
+            return HackenbushState {
                 alive: self.others[a as usize].full(),
                 to_move: s.to_move,
                 board: a as u8,
             };
         }
-        Cut {
+        HackenbushState {
             board: s.board,
             alive: self.graph_of(s).cut(&s.alive, a as usize),
             to_move: 1 - s.to_move,
         }
     }
-    fn returns(&self, s: &Cut) -> Returns {
+    fn returns(&self, s: &HackenbushState) -> Returns {
         if s.board == DEAL {
             return Returns::zeros(2);
         }
@@ -717,14 +721,14 @@ impl Game for Hackenbush {
             _ => Returns::zeros(2),
         }
     }
-    fn action_to_string(&self, s: &Cut, a: Action) -> String {
+    fn action_to_string(&self, s: &HackenbushState, a: Action) -> String {
         if s.board == DEAL {
             return format!("position {a}");
         }
         let e = &self.graph_of(s).edges()[a as usize];
         format!("{}{a}", e.colour.letter())
     }
-    fn render(&self, s: &Cut) -> String {
+    fn render(&self, s: &HackenbushState) -> String {
         if s.board == DEAL {
             let mut out = format!("a deal of {} positions:\n", self.dealt.len());
             for i in self.dealt.clone() {
@@ -773,11 +777,11 @@ impl Game for Hackenbush {
         out
     }
     /// The graph string and the mover (see [`Hackenbush::read_cut`]): `lrl right`.
-    fn read_position(&self, text: &str) -> Result<Cut, String> {
+    fn read_position(&self, text: &str) -> Result<HackenbushState, String> {
         self.read_cut(text)
     }
     /// The standing edges in CGSuite's notation and the mover; none before a deal.
-    fn write_position(&self, s: &Cut) -> Option<serde_json::Value> {
+    fn write_position(&self, s: &HackenbushState) -> Option<serde_json::Value> {
         (s.board != DEAL).then(|| serde_json::Value::String(self.write_cut(s)))
     }
     /// The notation for people, then after ` @ ` what names the state exactly: the board (0
@@ -785,7 +789,7 @@ impl Game for Hackenbush {
     /// in the order of the game's graph string) and the mover: `lrl right @ 0:7:right`; `deal`
     /// before a deal. A graph string names its graph only up to mirror images, and a dealt
     /// graph may stand on two boards: the key tells them apart.
-    fn write_state_key(&self, s: &Cut) -> Option<String> {
+    fn write_state_key(&self, s: &HackenbushState) -> Option<String> {
         if s.board == DEAL {
             return Some("deal".to_string());
         }
@@ -802,7 +806,7 @@ impl Game for Hackenbush {
         let mover = self.player_name(s.to_move as Player);
         Some(format!("{} @ {}:{hex}:{mover}", self.write_cut(s), s.board))
     }
-    fn read_state_key(&self, text: &str) -> Result<Cut, String> {
+    fn read_state_key(&self, text: &str) -> Result<HackenbushState, String> {
         let text = text.trim();
         if text == "deal" {
             return if self.deals() {
@@ -865,7 +869,7 @@ impl Game for Hackenbush {
                 "`{key}`: edges stand that no longer touch the ground (they would have fallen)"
             ));
         }
-        Ok(Cut {
+        Ok(HackenbushState {
             alive,
             to_move: to_move as u8,
             board: board as u8,
@@ -888,7 +892,7 @@ impl Game for Hackenbush {
             high.fill(1.0);
         }
     }
-    fn observe(&self, s: &Cut, player: Player, out: &mut [f32]) {
+    fn observe(&self, s: &HackenbushState, player: Player, out: &mut [f32]) {
         if self.summary {
             // Before the deal nothing stands (the first board serves as any graph would).
             let graph: &Graph = match s.board {

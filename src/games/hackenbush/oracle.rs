@@ -14,7 +14,7 @@ pub struct ValueOracle {
     /// One value computer per position of the game, made when first asked.
     pub(super) values: Mutex<Vec<Option<Values>>>,
     /// The last position asked about, with its answer (`play`'s `?` asks once per move).
-    pub(super) last: Mutex<Option<(Cut, MovesAt)>>,
+    pub(super) last: Mutex<Option<(HackenbushState, MovesAt)>>,
 }
 
 /// A position's value in CGSuite's notation, whether the mover wins, and each cut: the value
@@ -50,7 +50,7 @@ impl ValueOracle {
 
     /// The value of `s` in CGSuite's notation, and for each of the mover's cuts: the value it
     /// leads to, whether the mover still wins, and whether it is one of the mover's best.
-    fn values_at(&self, s: &Cut) -> MovesAt {
+    fn values_at(&self, s: &HackenbushState) -> MovesAt {
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((at, answer)) = last.as_ref()
             && at == s
@@ -62,7 +62,7 @@ impl ValueOracle {
         answer
     }
 
-    fn compute_values_at(&self, s: &Cut) -> MovesAt {
+    fn compute_values_at(&self, s: &HackenbushState) -> MovesAt {
         let mut all = self.values.lock().unwrap_or_else(|e| e.into_inner());
         let board = s.board as usize;
         if all.len() <= board {
@@ -96,7 +96,7 @@ impl ValueOracle {
         (text, winning, out)
     }
 
-    fn winner_word(&self, s: &Cut, mover_wins: bool) -> String {
+    fn winner_word(&self, s: &HackenbushState, mover_wins: bool) -> String {
         let p = s.to_move as Player;
         let w = if mover_wins { p } else { 1 - p };
         self.game.player_wins(w)
@@ -107,10 +107,10 @@ impl crate::truth::oracle::Oracle<Hackenbush> for ValueOracle {
     fn game(&self) -> &Hackenbush {
         &self.game
     }
-    fn value(&self, state: &Cut) -> Option<crate::truth::Value> {
+    fn value(&self, state: &HackenbushState) -> Option<crate::truth::Value> {
         self.solution.as_ref()?.value(state)
     }
-    fn describe(&self, state: &Cut) -> Option<String> {
+    fn describe(&self, state: &HackenbushState) -> Option<String> {
         if state.board == DEAL {
             return Some(format!("a deal of {} positions", self.game.dealt.len()));
         }
@@ -123,10 +123,10 @@ impl crate::truth::oracle::Oracle<Hackenbush> for ValueOracle {
             None => format!("value {value}; {}", self.winner_word(state, winning)),
         })
     }
-    fn move_value(&self, state: &Cut, action: Action) -> Option<crate::truth::Value> {
+    fn move_value(&self, state: &HackenbushState, action: Action) -> Option<crate::truth::Value> {
         crate::truth::oracle::Oracle::move_value(self.solution.as_ref()?, state, action)
     }
-    fn describe_move(&self, state: &Cut, action: Action) -> Option<String> {
+    fn describe_move(&self, state: &HackenbushState, action: Action) -> Option<String> {
         if state.board == DEAL {
             return None;
         }
@@ -141,7 +141,7 @@ impl crate::truth::oracle::Oracle<Hackenbush> for ValueOracle {
             None => format!("value {value}{best}; {}", self.winner_word(state, still)),
         })
     }
-    fn keeps_value(&self, state: &Cut, action: Action) -> Option<bool> {
+    fn keeps_value(&self, state: &HackenbushState, action: Action) -> Option<bool> {
         if let Some(sol) = &self.solution {
             return crate::truth::oracle::Oracle::keeps_value(sol, state, action);
         }
@@ -154,7 +154,12 @@ impl crate::truth::oracle::Oracle<Hackenbush> for ValueOracle {
     }
     /// With the enumerated solution: optimal to the ply. From the values alone: the cuts that
     /// keep the mover's result, and of those the ones no other cut beats in value.
-    fn optimal_actions(&self, state: &Cut, legal: &[Action], out: &mut Vec<Action>) -> bool {
+    fn optimal_actions(
+        &self,
+        state: &HackenbushState,
+        legal: &[Action],
+        out: &mut Vec<Action>,
+    ) -> bool {
         if let Some(sol) = &self.solution {
             return crate::truth::oracle::Oracle::optimal_actions(sol, state, legal, out);
         }
@@ -179,7 +184,7 @@ impl crate::truth::oracle::Oracle<Hackenbush> for ValueOracle {
             return sol.report();
         }
         let init = self.game.initial_state();
-        let starts: Vec<Cut> = if self.game.deals() {
+        let starts: Vec<HackenbushState> = if self.game.deals() {
             self.game
                 .dealt
                 .clone()

@@ -64,7 +64,7 @@ fn positions_round_trip_as_graph_strings() {
     }
     let g = game("lrl".into()).unwrap();
     assert_eq!(g.write_cut(&g.initial_state()), "lrl left");
-    let bare = Cut {
+    let bare = HackenbushState {
         alive: g.graph().no_edges(),
         to_move: 1,
         board: 0,

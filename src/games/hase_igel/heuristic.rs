@@ -13,7 +13,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::board::{Cell, cost};
-use super::{EAT, Hare, HaseUndIgel, Race};
+use super::{EAT, Hare, HaseIgelState, HaseUndIgel};
 use crate::core::game::Player;
 
 /// The evaluation the AI loads by default: `configs/hase-und-igel-ai.toml`.
@@ -231,7 +231,7 @@ impl HaseUndIgel {
     /// Carrots due to hare `p` at the start of its next turn: a salad cell's payout (10 × rank,
     /// with a salad eaten) or a number cell's (10 × rank where the rank matches). The hare to
     /// move has had its payout already.
-    fn due(&self, s: &Race, p: Player, h: &Hare) -> (u32, f64) {
+    fn due(&self, s: &HaseIgelState, p: Player, h: &Hare) -> (u32, f64) {
         if h.flags & EAT != 0 {
             return (10 * u32::from(self.rank(s, p)), 1.0);
         }
@@ -247,7 +247,7 @@ impl HaseUndIgel {
     }
 
     /// One hare's E.
-    fn hare_value(&self, s: &Race, p: Player, h: &Hare, finished: u8) -> f64 {
+    fn hare_value(&self, s: &HaseIgelState, p: Player, h: &Hare, finished: u8) -> f64 {
         let e = &self.evaluation;
         let t = &self.tables;
         let weights = match (&e.two_hares, self.players) {
@@ -289,7 +289,7 @@ impl HaseUndIgel {
     }
 
     /// Seat `p`'s lead: its E less the best rival's.
-    pub fn lead(&self, s: &Race, p: Player) -> f64 {
+    pub fn lead(&self, s: &HaseIgelState, p: Player) -> f64 {
         let n = self.players as usize;
         let finished = self.finished(s);
         let mine = self.hare_value(s, p, &s.hares[p], finished);

@@ -189,7 +189,7 @@ pub enum Phase {
 /// A position: the hares, the round, who is to move and where the turn stands. Small and
 /// `Copy`: a move allocates nothing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Race {
+pub struct HaseIgelState {
     pub hares: [Hare; MAX_PLAYERS],
     /// 1 in the first round; `max_rounds + 1` once the cap has ended the game.
     pub round: u16,
@@ -321,12 +321,12 @@ impl HaseUndIgel {
 
     // ----- facts about a position -----
 
-    fn hares<'s>(&self, s: &'s Race) -> &'s [Hare] {
+    fn hares<'s>(&self, s: &'s HaseIgelState) -> &'s [Hare] {
         &s.hares[..self.players as usize]
     }
 
     /// Hares home.
-    pub fn finished(&self, s: &Race) -> u8 {
+    pub fn finished(&self, s: &HaseIgelState) -> u8 {
         self.hares(s).iter().filter(|h| h.place > 0).count() as u8
     }
 
@@ -341,13 +341,13 @@ impl HaseUndIgel {
     }
 
     /// Race position of hare `p`: 1 + the hares ahead of it.
-    pub fn rank(&self, s: &Race, p: Player) -> u8 {
+    pub fn rank(&self, s: &HaseIgelState, p: Player) -> u8 {
         let me = &s.hares[p];
         1 + self.hares(s).iter().filter(|q| Self::ahead(q, me)).count() as u8
     }
 
     /// Hares ahead of and behind hare `p`.
-    fn ahead_behind(&self, s: &Race, p: Player) -> (u32, u32) {
+    fn ahead_behind(&self, s: &HaseIgelState, p: Player) -> (u32, u32) {
         let me = &s.hares[p];
         let hares = self.hares(s);
         let ahead = hares.iter().filter(|q| Self::ahead(q, me)).count() as u32;
@@ -356,7 +356,7 @@ impl HaseUndIgel {
     }
 
     /// Track cells 1..goal-1 with a hare on them.
-    fn occupied(&self, s: &Race) -> u128 {
+    fn occupied(&self, s: &HaseIgelState) -> u128 {
         self.hares(s)
             .iter()
             .filter(|h| h.cell > 0 && h.cell < self.goal)
@@ -377,14 +377,14 @@ impl HaseUndIgel {
     }
 
     /// Whether the round cap ended the game.
-    pub fn capped(&self, s: &Race) -> bool {
+    pub fn capped(&self, s: &HaseIgelState) -> bool {
         s.phase == Phase::Over && s.round > self.max_rounds
     }
 
     // ----- the rules -----
 
     /// The legal moves at a `Move` or `Choice` phase, as the reference AI's codes, in ascending order.
-    fn legal_codes(&self, s: &Race, mut push: impl FnMut(i32)) {
+    fn legal_codes(&self, s: &HaseIgelState, mut push: impl FnMut(i32)) {
         let p = s.to_move as usize;
         let h = &s.hares[p];
         match s.phase {
@@ -457,7 +457,7 @@ impl HaseUndIgel {
     }
 
     /// The move's meaning in words, for `moves` and `play`.
-    pub fn describe_move(&self, s: &Race, action: Action) -> String {
+    pub fn describe_move(&self, s: &HaseIgelState, action: Action) -> String {
         if s.phase == Phase::Card {
             let card = CARDS[action as usize];
             return format!("hare card \"{}\"", card.text());
@@ -500,7 +500,7 @@ impl HaseUndIgel {
     }
 
     /// The hare `p` reaches the goal.
-    fn finish(&self, s: &mut Race, p: Player) {
+    fn finish(&self, s: &mut HaseIgelState, p: Player) {
         s.hares[p].place = self.finished(s) + 1;
         s.hares[p].flags = 0;
         let over = match self.end {
@@ -513,7 +513,7 @@ impl HaseUndIgel {
     }
 
     /// The end: what no longer matters is cleared, so that equal ends are one state.
-    fn game_over(&self, s: &mut Race) {
+    fn game_over(&self, s: &mut HaseIgelState) {
         s.phase = Phase::Over;
         s.to_move = 0;
         s.paid = 0;
@@ -522,7 +522,7 @@ impl HaseUndIgel {
 
     /// Ends the mover's turn: the next hare still racing moves (a new round after the last
     /// seat); it is paid for its number cell; the round cap may end the game.
-    fn end_turn(&self, s: &mut Race) {
+    fn end_turn(&self, s: &mut HaseIgelState) {
         if s.phase == Phase::Over {
             return;
         }
@@ -557,7 +557,7 @@ impl HaseUndIgel {
     }
 
     /// A card's free move of hare `p` to cell `t`.
-    fn card_move(&self, s: &mut Race, p: Player, t: u8) {
+    fn card_move(&self, s: &mut HaseIgelState, p: Player, t: u8) {
         s.hares[p].cell = t;
         if t == self.goal {
             self.finish(s, p);
@@ -567,7 +567,7 @@ impl HaseUndIgel {
     }
 
     /// Applies `card` drawn by the mover; returns whether the mover moves again.
-    fn apply_card(&self, s: &mut Race, card: Card) -> bool {
+    fn apply_card(&self, s: &mut HaseIgelState, card: Card) -> bool {
         let p = s.to_move as usize;
         let n = self.players as usize;
         let me = s.hares[p];
@@ -688,7 +688,7 @@ impl HaseUndIgel {
 }
 
 impl Game for HaseUndIgel {
-    type State = Race;
+    type State = HaseIgelState;
 
     fn name(&self) -> &'static str {
         HaseUndIgelParams::NAME
@@ -709,10 +709,10 @@ impl Game for HaseUndIgel {
     fn num_distinct_actions(&self) -> usize {
         2 * self.goal as usize + 3
     }
-    fn initial_state(&self) -> Race {
-        let mut s = Race {
+    fn initial_state(&self) -> HaseIgelState {
+        let mut s = HaseIgelState {
             round: 1,
-            ..Race::default()
+            ..HaseIgelState::default()
         };
         for h in &mut s.hares[..self.players as usize] {
             h.carrots = self.carrots;
@@ -720,14 +720,14 @@ impl Game for HaseUndIgel {
         }
         s
     }
-    fn turn(&self, s: &Race) -> Turn {
+    fn turn(&self, s: &HaseIgelState) -> Turn {
         match s.phase {
             Phase::Move | Phase::Choice => Turn::Player(s.to_move as Player),
             Phase::Card => Turn::Chance,
             Phase::Over => Turn::Terminal,
         }
     }
-    fn legal_actions(&self, s: &Race, out: &mut Vec<Action>) {
+    fn legal_actions(&self, s: &HaseIgelState, out: &mut Vec<Action>) {
         out.clear();
         let g = i32::from(self.goal);
         self.legal_codes(s, |code| {
@@ -738,13 +738,13 @@ impl Game for HaseUndIgel {
             })
         });
     }
-    fn chance_outcomes(&self, s: &Race, out: &mut Vec<(Action, f64)>) {
+    fn chance_outcomes(&self, s: &HaseIgelState, out: &mut Vec<(Action, f64)>) {
         out.clear();
         if s.phase == Phase::Card {
             out.extend_from_slice(&self.draws);
         }
     }
-    fn apply(&self, s: &Race, action: Action) -> Race {
+    fn apply(&self, s: &HaseIgelState, action: Action) -> HaseIgelState {
         let mut s = *s;
         let p = s.to_move as usize;
         match s.phase {
@@ -822,7 +822,7 @@ impl Game for HaseUndIgel {
         self.end_turn(&mut s);
         s
     }
-    fn returns(&self, s: &Race) -> Returns {
+    fn returns(&self, s: &HaseIgelState) -> Returns {
         let n = self.players as usize;
         if s.phase != Phase::Over {
             return Returns::zeros(n);
@@ -850,34 +850,34 @@ impl Game for HaseUndIgel {
         }
         r
     }
-    fn is_cut_off(&self, s: &Race) -> bool {
+    fn is_cut_off(&self, s: &HaseIgelState) -> bool {
         self.capped(s)
     }
-    fn read_position(&self, text: &str) -> Result<Race, String> {
+    fn read_position(&self, text: &str) -> Result<HaseIgelState, String> {
         self.parse_position(text)
     }
-    fn write_position(&self, s: &Race) -> Option<serde_json::Value> {
+    fn write_position(&self, s: &HaseIgelState) -> Option<serde_json::Value> {
         Some(self.position_json(s))
     }
-    fn describe_action(&self, s: &Race, a: Action) -> String {
+    fn describe_action(&self, s: &HaseIgelState, a: Action) -> String {
         self.describe_move(s, a)
     }
-    fn move_event(&self, s: &Race, a: Action) -> Option<&'static str> {
+    fn move_event(&self, s: &HaseIgelState, a: Action) -> Option<&'static str> {
         let h = &s.hares[s.to_move as usize];
         let stuck =
             s.phase == Phase::Move && h.cell > 0 && self.code_of_action(a) == -i32::from(h.cell);
         stuck.then_some("stuck rule")
     }
-    fn heuristic(&self, s: &Race, p: Player) -> Option<f64> {
+    fn heuristic(&self, s: &HaseIgelState, p: Player) -> Option<f64> {
         Some(self.lead(s, p))
     }
     fn with_evaluation(&self, settings: &[(String, String)]) -> Result<Self, String> {
         Ok(self.with_evaluation_of(self.evaluation.with_settings(settings)?))
     }
-    fn has_finished(&self, s: &Race, p: Player) -> bool {
+    fn has_finished(&self, s: &HaseIgelState, p: Player) -> bool {
         s.hares.get(p).is_some_and(|h| h.place > 0)
     }
-    fn action_to_string(&self, s: &Race, a: Action) -> String {
+    fn action_to_string(&self, s: &HaseIgelState, a: Action) -> String {
         if s.phase == Phase::Card {
             return CARDS
                 .get(a as usize)
@@ -887,7 +887,7 @@ impl Game for HaseUndIgel {
     }
     /// The reference AI's codes (`3`, `+3`, `-4`, `0`, `1001`, `1002`), the words `take`, `give` and
     /// `stay`, or a card's name at a draw; never a bare action number.
-    fn parse_action(&self, s: &Race, text: &str) -> Result<Action, IllegalAction> {
+    fn parse_action(&self, s: &HaseIgelState, text: &str) -> Result<Action, IllegalAction> {
         let t = text.trim().to_ascii_lowercase();
         let mut legal = Vec::new();
         if s.phase == Phase::Card {
@@ -912,7 +912,7 @@ impl Game for HaseUndIgel {
             });
         found.ok_or_else(|| self.illegal(s, text.trim().to_string()))
     }
-    fn render(&self, s: &Race) -> String {
+    fn render(&self, s: &HaseIgelState) -> String {
         let g = self.goal as usize;
         let mut out = String::new();
         let mut ruler = String::from("       ");
@@ -1013,7 +1013,7 @@ impl Game for HaseUndIgel {
     /// Per hare from `player`'s seat round the table: cell / goal, carrots / 100, salads,
     /// place, the eat and skip flags; then the phase (move, card, choice), round / cap and the
     /// extra moves taken.
-    fn observe(&self, s: &Race, player: Player, out: &mut [f32]) {
+    fn observe(&self, s: &HaseIgelState, player: Player, out: &mut [f32]) {
         let n = self.players as usize;
         for i in 0..n {
             let h = &s.hares[(player + i) % n];

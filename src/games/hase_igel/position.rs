@@ -22,7 +22,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{EAT, Hare, HaseUndIgel, NAMES, Phase, Race, SKIP};
+use super::{EAT, Hare, HaseIgelState, HaseUndIgel, NAMES, Phase, SKIP};
 use crate::core::game::MAX_PLAYERS;
 
 #[derive(Serialize, Deserialize)]
@@ -86,7 +86,7 @@ struct PositionJson {
 
 impl HaseUndIgel {
     /// Reads a position (JSON, as in the module docs) and checks it against this game's rules.
-    pub fn parse_position(&self, text: &str) -> Result<Race, String> {
+    pub fn parse_position(&self, text: &str) -> Result<HaseIgelState, String> {
         let json: PositionJson = serde_json::from_str(text).map_err(|e| {
             if e.to_string().contains("expected struct PositionJson") {
                 format!(
@@ -113,11 +113,11 @@ impl HaseUndIgel {
             });
         }
         let goal = self.goal;
-        let mut s = Race {
+        let mut s = HaseIgelState {
             round: json.round.unwrap_or(1),
             paid: json.paid,
             extra: json.extra,
-            ..Race::default()
+            ..HaseIgelState::default()
         };
         let mut places = Vec::new();
         for (p, h) in json.hares.iter().enumerate() {
@@ -289,7 +289,7 @@ impl HaseUndIgel {
 
     /// The position as JSON, with the game's parameters: what [`HaseUndIgel::parse_position`]
     /// reads back.
-    pub fn position_json(&self, s: &Race) -> serde_json::Value {
+    pub fn position_json(&self, s: &HaseIgelState) -> serde_json::Value {
         let mut v = serde_json::to_value(&self.params).unwrap_or_default();
         let hares: Vec<HareJson> = self
             .hares(s)

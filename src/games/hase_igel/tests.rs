@@ -17,24 +17,24 @@ fn with(params: HaseUndIgelParams) -> HaseUndIgel {
     HaseUndIgel::new(params).unwrap()
 }
 
-fn at(g: &HaseUndIgel, json: &str) -> Race {
+fn at(g: &HaseUndIgel, json: &str) -> HaseIgelState {
     g.read_position(json)
         .unwrap_or_else(|e| panic!("{e}: {json}"))
 }
 
-fn codes(g: &HaseUndIgel, s: &Race) -> Vec<i32> {
+fn codes(g: &HaseUndIgel, s: &HaseIgelState) -> Vec<i32> {
     let mut legal = Vec::new();
     g.legal_actions(s, &mut legal);
     legal.iter().map(|&a| g.code_of_action(a)).collect()
 }
 
-fn play(g: &HaseUndIgel, s: &Race, code: i32) -> Race {
+fn play(g: &HaseUndIgel, s: &HaseIgelState, code: i32) -> HaseIgelState {
     let a = g.action_of_code(code).unwrap();
     g.try_apply(s, a)
         .unwrap_or_else(|e| panic!("{code}: {e}\n{}", g.render(s)))
 }
 
-fn draw(g: &HaseUndIgel, s: &Race, card: Card) -> Race {
+fn draw(g: &HaseUndIgel, s: &HaseIgelState, card: Card) -> HaseIgelState {
     assert_eq!(g.turn(s), Turn::Chance, "{}", g.render(s));
     g.try_apply(s, card.index() as Action).unwrap()
 }
@@ -347,7 +347,7 @@ fn landing_on_a_hare_cell_draws_a_card() {
 
 /// Red lands on hare cell 14 from `from` with `carrots`, others as given; returns the state
 /// at the draw.
-fn landing(g: &HaseUndIgel, red: &str, others: &str, code: i32) -> Race {
+fn landing(g: &HaseUndIgel, red: &str, others: &str, code: i32) -> HaseIgelState {
     let s = at(g, &format!(r#"{{"hares":[{red},{others}]}}"#));
     let s = play(g, &s, code);
     assert_eq!(g.turn(&s), Turn::Chance, "{}", g.render(&s));

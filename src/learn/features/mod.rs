@@ -662,7 +662,7 @@ impl<G: Game, A: Approximator<G>> Learner<G> for FeatureTd<G, A> {
 ///
 /// The learner chooses on the sums when no move ends the game, and on the values otherwise:
 /// `output` keeps the order of the sums, so the greedy moves are the same, and a step saves a
-/// `tanh` per move (measured: 18 % of a step on Fox & Hounds 8x8). Only sums so large that
+/// `tanh` per move (what that gains: docs/performance.md). Only sums so large that
 /// `tanh` rounds them to the same `f32` (beyond about ±9) tie as values and not as sums.
 fn squash_sums(output: Output, values: &mut [f64], ends: &[bool]) {
     for (v, &end) in values.iter_mut().zip(ends) {

@@ -7,8 +7,7 @@
 //!
 //! - the pending decisions, the generator, ε and, for a table laid out by the action index, the
 //!   table's parts are locals of the episode, which stay in registers from move to move, not
-//!   fields behind `&mut self` (measured on tic-tac-toe self-play: 3–4 % more episodes a second
-//!   for the episode in one piece, 5 % more for the table's parts);
+//!   fields behind `&mut self` (what that gains: docs/performance.md, Learners);
 //! - Q-learning's target reads the maximum that the greedy choice's scan found, not a second
 //!   scan of the row;
 //! - with γ = 1 no γ^k is worked out, by a flag rather than a test on γ (see [`powered`]).
