@@ -11,6 +11,7 @@
 
 mod dp;
 pub mod exact;
+mod frozen;
 pub mod matches;
 pub mod response;
 pub mod stats;
