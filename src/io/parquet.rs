@@ -72,7 +72,6 @@ pub fn write_table(path: &Path, table: &Table, metadata: &[(String, String)]) ->
 
 /// The rows of the Parquet file at `path`.
 pub fn read_table(path: &Path) -> Result<Table> {
-    crate::io::files::open_regular(path)?;
     #[cfg(feature = "polars")]
     {
         polars_frames::from_frame(&read_frame(path)?)
@@ -80,6 +79,8 @@ pub fn read_table(path: &Path) -> Result<Table> {
     }
     #[cfg(not(feature = "polars"))]
     {
+        // A link, a folder or a pipe is refused before the codec opens it.
+        crate::io::files::open_regular(path)?;
         codec()?
             .read(path)
             .with_context(|| format!("reading {}", path.display()))

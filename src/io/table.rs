@@ -46,11 +46,12 @@ impl Text {
     /// Appends `value` (a null for `None`), coding a name not seen before.
     pub fn push(&mut self, value: Option<&str>) {
         let code = value.map(|v| {
-            if self.index.len() < self.names.len() {
-                // A column made by `coded`: index its names before the first push.
-                self.index = (0..self.names.len() as u32)
-                    .map(|i| (self.names[i as usize].clone(), i))
-                    .collect();
+            if self.index.is_empty() && !self.names.is_empty() {
+                // A column made by `coded`: index its names before the first push (a name
+                // written twice keeps its first code).
+                for (i, name) in self.names.iter().enumerate().rev() {
+                    self.index.insert(name.clone(), i as u32);
+                }
             }
             match self.index.get(v) {
                 Some(&i) => i,
