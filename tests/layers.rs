@@ -247,6 +247,129 @@ fn the_check_sees_an_import_that_runs_up() {
     );
 }
 
+/// What the modules outside `games` may name of it: the registry, which knows every game by
+/// name and hands out an [`AnyGame`] for `with_game!` to dispatch.
+const REGISTRY: &[&str] = &[
+    "AnyGame",
+    "GAMES",
+    "GameInfo",
+    "GameSpec",
+    "GameSpecError",
+    "InvalidParams",
+    "ParamsDoc",
+    "spec",
+];
+
+/// Files outside `games` that may name a game's types, and why.
+const NAMES_GAMES: &[(&str, &str)] = &[(
+    "tools/bench.rs",
+    "the benchmarks measure particular games and their solvers' internals by design",
+)];
+
+/// The games' own items that `code` names — `crate::games::ITEM` (also in a `use` group) other
+/// than the registry's, or `AnyGame::Variant` — with their lines.
+fn games_named(code: &str) -> Vec<(usize, String)> {
+    let line_of = |at: usize| code[..at].matches('\n').count() + 1;
+    let mut found = Vec::new();
+    let prefix = "crate::games::";
+    for (at, _) in code.match_indices(prefix) {
+        let rest = &code[at + prefix.len()..];
+        let items: Vec<String> = if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 1;
+            let end = group
+                .char_indices()
+                .find(|&(_, c)| {
+                    depth += match c {
+                        '{' => 1,
+                        '}' => -1,
+                        _ => 0,
+                    };
+                    depth == 0
+                })
+                .map_or(group.len(), |(i, _)| i);
+            let mut items = Vec::new();
+            let (mut depth, mut start) = (0, 0);
+            for (i, c) in group[..end].char_indices().chain([(end, ',')]) {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        items.push(group[start..i].trim().to_string());
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            items
+        } else {
+            vec![rest.to_string()]
+        };
+        for item in items {
+            let name: String = item
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() && !REGISTRY.contains(&name.as_str()) {
+                found.push((line_of(at), name));
+            }
+        }
+    }
+    for (line, name) in paths_named(code, "AnyGame::") {
+        if name.starts_with(char::is_uppercase) {
+            found.push((line, format!("AnyGame::{name}")));
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Adding a game stays in `src/games/`: no other module names a game's types (it reaches a game
+/// through the registry and `with_game!`, and the [`Game`] trait), so nothing outside asks for
+/// an arm per game. Test modules may name games.
+#[test]
+fn no_module_outside_the_games_names_a_game() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let mut bad = Vec::new();
+    for file in &files {
+        let rel = file
+            .strip_prefix(&src)
+            .expect("under src")
+            .display()
+            .to_string();
+        let top = rel.split('/').next().unwrap_or("").trim_end_matches(".rs");
+        if matches!(top, "games" | "lib" | "main" | "cli")
+            || rel.ends_with("tests.rs")
+            || NAMES_GAMES.iter().any(|(f, _)| *f == rel)
+        {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("a readable file");
+        for (line, name) in games_named(&without_tests(&code_only(&text))) {
+            bad.push(format!("{rel}:{line}: {name}"));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "modules outside src/games name a game (reach it through the Game trait):\n{}",
+        bad.join("\n")
+    );
+    let sample = "use crate::games::{AnyGame, GameInfo};\nuse crate::games::{\n    spec::GameSpec,\n    \
+                  hexapawn::{Hexapawn, HexapawnState},\n};\n\
+                  fn f(g: &AnyGame) { if let AnyGame::Chase(c) = g {} AnyGame::from_name(); }\n\
+                  fn h() { crate::games::GAMES; crate::games::tictactoe::TicTacToe; }\n";
+    assert_eq!(
+        games_named(sample),
+        vec![
+            (2, "hexapawn".to_string()),
+            (6, "AnyGame::Chase".to_string()),
+            (7, "tictactoe".to_string()),
+        ]
+    );
+}
+
 /// The library's modules other than `front` that `code` names as `solvedgym::NAME`, with their
 /// lines (comments and literals aside).
 fn beside_front(code: &str) -> Vec<(usize, String)> {

@@ -12,6 +12,8 @@ use std::hash::Hash;
 use serde::Serialize;
 use thiserror::Error;
 
+use crate::io::draw::{DrawError, Picture};
+
 /// A player (seat) number, `0..game.num_players()`.
 pub type Player = usize;
 
@@ -427,7 +429,8 @@ pub trait Game: Clone + Send + Sync + 'static {
     }
 
     // ===== 2. More of the rules, where a game has them: chance, a round cap, resignation,
-    // notation, symmetries, a dense index, and what the game is (its capabilities).
+    // notation, symmetries, a dense index, what the game is (its capabilities), its picture and
+    // its positions' combinatorial-game values.
 
     /// Clears `out` and fills it with the chance outcomes and their probabilities (empty unless
     /// `turn` is `Chance`).
@@ -557,6 +560,29 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// The state with dense index `index`, if that index denotes a state.
     fn state_from_index(&self, index: usize) -> Option<Self::State> {
         let _ = index;
+        None
+    }
+
+    /// The position drawn as a picture (at most [`MAX_SIDE`](crate::io::draw::MAX_SIDE) pixels
+    /// a side, the same size for every position of a game with given parameters): what
+    /// Gymnasium's `render_mode="rgb_array"` shows. A game draws it with the kit of
+    /// [`crate::io::draw`]; by default the picture is its text drawing ([`Game::render`]) under
+    /// the status line.
+    fn picture(&self, state: &Self::State) -> Result<Picture, DrawError> {
+        crate::core::picture::text_drawing(self, state)
+    }
+
+    /// The combinatorial-game value of each of `states` in CGSuite's notation (`None` for a
+    /// position without one), for a game whose positions have such values (Hackenbush); `None`
+    /// for a game without them.
+    fn combinatorial_values<'a>(
+        &self,
+        states: impl Iterator<Item = &'a Self::State>,
+    ) -> Option<Vec<Option<String>>>
+    where
+        Self::State: 'a,
+    {
+        let _ = states;
         None
     }
 

@@ -334,16 +334,10 @@ impl DynSolution {
     /// Hackenbush: every position's combinatorial-game value in CGSuite's notation (`None`
     /// before nature deals one of several positions); `None` for the other games.
     pub fn cgt_values(&self) -> Option<Vec<Option<String>>> {
-        let crate::games::AnyGame::Hackenbush(h) = self.game.game() else {
-            return None;
-        };
-        let graph = self.solved(h).oracle.graph();
-        let mut values = Vec::new();
-        Some(
-            (0..graph.len() as u32)
-                .map(|id| h.value_text(&mut values, graph.state(id)))
-                .collect(),
-        )
+        with_game!(self.game.game(), g => {
+            let graph = self.solved(g).oracle.graph();
+            g.combinatorial_values((0..graph.len() as u32).map(|id| graph.state(id)))
+        })
     }
 
     /// Two positions x actions tables, row-major: the legal actions, and those that keep the

@@ -11,9 +11,16 @@ use serde::{Deserialize, Serialize};
 use crate::core::game::{
     Action, Capabilities, Game, MAX_PLAYERS, Player, Returns, Solver, Truth, Turn,
 };
+use crate::core::picture::status;
 use crate::games::spec::GameSpec;
 use crate::games::spec::InvalidParams;
+use crate::io::draw::{
+    DrawError, FAINT_INK, HEADER, INK, Picture, capitalise, disc, header, paint, player_colour,
+    text,
+};
 use crate::truth::{ExpectSolution, Oracle, Solution, Solve, SolveError, SolveOptions};
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
 
 /// The die: faces and their probabilities.
 const DIE: [(Action, f64); 3] = [(1, 0.5), (2, 1.0 / 3.0), (3, 1.0 / 6.0)];
@@ -296,6 +303,9 @@ impl Game for DiceRace {
             "dash".into()
         }
     }
+    fn picture(&self, s: &DiceRaceState) -> Result<Picture, DrawError> {
+        picture(self, s)
+    }
     fn render(&self, s: &DiceRaceState) -> String {
         let mut out = String::new();
         for p in 0..self.players {
@@ -384,6 +394,83 @@ impl Solve for DiceRace {
             options.progress,
         )?))
     }
+}
+
+/// The runners' lanes, each with its square and the goal; the status line says the roll.
+fn picture(g: &DiceRace, s: &DiceRaceState) -> Result<Picture, DrawError> {
+    let players = g.num_players();
+    let goal = g.params()["goal"].as_u64().unwrap_or(1).clamp(1, 200) as u32;
+    let squares = goal + 1;
+    let cell = (880 / squares).clamp(12, 40);
+    let names = 80;
+    let width = (names + squares * cell + 16).max(320);
+    let lane = cell + 6;
+    let height = HEADER + players as u32 * lane + 28;
+    let (line, mover) = match g.turn(s) {
+        Turn::Chance => {
+            let name = g.player_name(s.to_move as Player % players);
+            (
+                format!("{} to roll", capitalise(name)),
+                Some(player_colour(name, s.to_move as Player)),
+            )
+        }
+        Turn::Player(p) => {
+            let name = g.player_name(p);
+            (
+                format!(
+                    "{} rolled {}: step 1 or dash {}",
+                    capitalise(name),
+                    s.roll,
+                    s.roll
+                ),
+                Some(player_colour(name, p)),
+            )
+        }
+        Turn::Terminal => status(g, s),
+    };
+    paint(width, height, |area| {
+        header(area, width, &line, mover)?;
+        let c = cell as i32;
+        let label_px = (f64::from(cell) * 0.4).clamp(9.0, 14.0);
+        for p in 0..players {
+            let top = (HEADER + p as u32 * lane) as i32 + 3;
+            let name = g.player_name(p);
+            let colour = player_colour(name, p);
+            let at = u32::from(s.pos[p]);
+            area.draw_text(
+                &format!("{name} {at}"),
+                &text(14.0, INK, HPos::Left, VPos::Center),
+                (10, top + c / 2),
+            )?;
+            for k in 0..squares {
+                let x = (names + k * cell) as i32;
+                let fill = if k == goal {
+                    RGBColor(250, 215, 90)
+                } else if k == 0 {
+                    RGBColor(215, 215, 215)
+                } else {
+                    RGBColor(255, 255, 255)
+                };
+                area.draw(&Rectangle::new([(x, top), (x + c, top + c)], fill.filled()))?;
+                area.draw(&Rectangle::new(
+                    [(x, top), (x + c, top + c)],
+                    FAINT_INK.stroke_width(1),
+                ))?;
+            }
+            let x = (names + at.min(goal) * cell) as i32 + c / 2;
+            disc(area, (x, top + c / 2), c * 2 / 5, colour, "")?;
+        }
+        let bottom = (HEADER + players as u32 * lane) as i32 + 6;
+        for k in (0..squares).filter(|k| k % 5 == 0 || *k == goal) {
+            let x = (names + k * cell) as i32 + c / 2;
+            area.draw_text(
+                &k.to_string(),
+                &text(label_px, FAINT_INK, HPos::Center, VPos::Top),
+                (x, bottom),
+            )?;
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]

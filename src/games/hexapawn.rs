@@ -15,8 +15,12 @@
 use serde::{Deserialize, Serialize};
 
 use crate::core::game::{Action, BoardCells, Capabilities, Game, Player, Returns, Turn};
+use crate::core::picture::status;
 use crate::games::spec::GameSpec;
 use crate::games::spec::InvalidParams;
+use crate::io::draw::{
+    DrawError, Grid, Picture, checkered, disc, file_letter, header, paint, player_colour,
+};
 use crate::truth::Solve;
 
 pub const WHITE: Player = 0;
@@ -471,6 +475,9 @@ impl Game for Hexapawn {
             None => format!("#{action}"),
         }
     }
+    fn picture(&self, s: &HexapawnState) -> Result<Picture, DrawError> {
+        picture(self, s)
+    }
     fn render(&self, s: &HexapawnState) -> String {
         let mut out = String::new();
         for r in (0..self.rows).rev() {
@@ -620,6 +627,39 @@ impl Hexapawn {
 }
 
 impl Solve for Hexapawn {}
+
+/// The board with its pawns, White's home rank at the bottom.
+fn picture(g: &Hexapawn, s: &HexapawnState) -> Result<Picture, DrawError> {
+    let (rows, cols) = (g.rows() as u32, g.cols() as u32);
+    let (grid, width, height) = Grid::new(rows, cols, 64);
+    let (line, mover) = status(g, s);
+    // Display row 0 is the top rank (Black's home row); rank 1 is White's.
+    let square = |row: u32, col: u32| (rows - 1 - row) * cols + col;
+    paint(width, height, |area| {
+        header(area, width, &line, mover)?;
+        grid.draw(
+            area,
+            |row, col| checkered(rows - 1 - row, col + 1),
+            file_letter,
+            |row| (rows - row).to_string(),
+        )?;
+        for row in 0..rows {
+            for col in 0..cols {
+                let bit = 1u64 << square(row, col);
+                let side = if s.white & bit != 0 {
+                    0
+                } else if s.black & bit != 0 {
+                    1
+                } else {
+                    continue;
+                };
+                let colour = player_colour(g.player_name(side), side);
+                disc(area, grid.centre(row, col), grid.piece_radius(), colour, "")?;
+            }
+        }
+        Ok(())
+    })
+}
 
 #[cfg(test)]
 mod tests {

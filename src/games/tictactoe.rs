@@ -9,9 +9,12 @@
 use serde::{Deserialize, Serialize};
 
 use crate::core::game::{Action, BoardCells, Game, Player, Returns, Turn};
+use crate::core::picture::status;
 use crate::games::spec::GameSpec;
 use crate::games::spec::InvalidParams;
+use crate::io::draw::{DrawError, Grid, INK, Picture, file_letter, header, paint, player_colour};
 use crate::truth::Solve;
+use plotters::prelude::*;
 
 pub const X: Player = 0;
 pub const O: Player = 1;
@@ -359,6 +362,9 @@ impl Game for TicTacToe {
     fn action_to_string(&self, _s: &TicTacToeState, action: Action) -> String {
         cell_name(action as usize)
     }
+    fn picture(&self, s: &TicTacToeState) -> Result<Picture, DrawError> {
+        picture(self, s)
+    }
     fn render(&self, s: &TicTacToeState) -> String {
         let mut out = String::new();
         for r in 0..3 {
@@ -451,6 +457,60 @@ impl Game for TicTacToe {
 
 /// Solved by the generic retrograde analysis.
 impl Solve for TicTacToe {}
+
+/// The grid with its crosses and noughts.
+fn picture(g: &TicTacToe, s: &TicTacToeState) -> Result<Picture, DrawError> {
+    let (grid, width, height) = Grid::new(3, 3, 100);
+    let (line, mover) = status(g, s);
+    let (x_colour, o_colour) = (
+        player_colour(g.player_name(0), 0),
+        player_colour(g.player_name(1), 1),
+    );
+    paint(width, height, |area| {
+        header(area, width, &line, mover)?;
+        grid.draw(
+            area,
+            |_, _| RGBColor(255, 255, 255),
+            file_letter,
+            |row| (3 - row).to_string(),
+        )?;
+        let c = grid.cell as i32;
+        for k in 1..3 {
+            let (x, y) = grid.corner(k, k);
+            let (x0, y0) = grid.corner(0, 0);
+            let (x1, y1) = grid.corner(3, 3);
+            area.draw(&PathElement::new(
+                vec![(x, y0), (x, y1)],
+                INK.stroke_width(2),
+            ))?;
+            area.draw(&PathElement::new(
+                vec![(x0, y), (x1, y)],
+                INK.stroke_width(2),
+            ))?;
+        }
+        let r = c * 3 / 10;
+        for row in 0..3 {
+            for col in 0..3 {
+                let bit = 1u16 << (3 * row + col);
+                let (x, y) = grid.centre(row, col);
+                if s.x & bit != 0 {
+                    let style = x_colour.stroke_width(7);
+                    area.draw(&PathElement::new(
+                        vec![(x - r, y - r), (x + r, y + r)],
+                        style,
+                    ))?;
+                    area.draw(&PathElement::new(
+                        vec![(x - r, y + r), (x + r, y - r)],
+                        style,
+                    ))?;
+                } else if s.o & bit != 0 {
+                    area.draw(&Circle::new((x, y), r, o_colour.stroke_width(7)))?;
+                }
+            }
+        }
+        Ok(())
+    })
+}
 
 #[cfg(test)]
 mod tests {

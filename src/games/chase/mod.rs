@@ -20,6 +20,7 @@
 
 pub mod ai;
 pub mod fast;
+mod picture;
 
 use serde::{Deserialize, Serialize};
 
@@ -703,6 +704,12 @@ impl Game for Chase {
             ),
             None => format!("#{action}"),
         }
+    }
+    fn picture(
+        &self,
+        s: &ChaseState,
+    ) -> Result<crate::io::draw::Picture, crate::io::draw::DrawError> {
+        picture::picture(self, s)
     }
     fn render(&self, s: &ChaseState) -> String {
         let b = self.geo.size;

@@ -19,6 +19,7 @@
 pub mod features;
 pub mod graph;
 mod oracle;
+mod picture;
 pub mod positions;
 pub mod shortcuts;
 pub mod values;
@@ -727,6 +728,12 @@ impl Game for Hackenbush {
         }
         let e = &self.graph_of(s).edges()[a as usize];
         format!("{}{a}", e.colour.letter())
+    }
+    fn picture(
+        &self,
+        s: &HackenbushState,
+    ) -> Result<crate::io::draw::Picture, crate::io::draw::DrawError> {
+        picture::picture(self, s)
     }
     fn render(&self, s: &HackenbushState) -> String {
         if s.board == DEAL {
