@@ -724,7 +724,7 @@ fn hase_und_igel_positions_and_search_settings_say_what_is_wrong() {
         ("dépth=3", "not a search setting"),
         ("carrots.hop=0", "not a number of the evaluation file"),
         ("nonsense=3", "not a search setting"),
-        ("", "an empty entrant"),
+        ("", "an empty player"),
     ] {
         cases.push(case(
             &[

@@ -28,6 +28,7 @@ use std::any::Any;
 use std::sync::{Arc, OnceLock};
 
 use crate::ai::search::{LearnedValue, learned_value};
+use crate::ai::settings::settings;
 use crate::core::game::{Action, Game, Returns, Turn};
 use crate::core::policy::Policy;
 use crate::core::random::{SgRng, derive_seed, rng};
@@ -123,74 +124,39 @@ impl MctsOptions {
     /// the setting at fault and lists the settings.
     pub fn parse(spec: &str) -> Result<MctsOptions, String> {
         let mut o = MctsOptions::default();
-        let mut parts = spec.split(',').map(str::trim).filter(|p| !p.is_empty());
-        let mut first = parts.next();
-        if first == Some("mcts") {
-            first = None;
-        }
-        for part in first.into_iter().chain(parts) {
-            let (key, value) = part.split_once('=').unwrap_or((part, ""));
-            let bad = |what: &str| format!("`{part}`: {what}");
-            match key.trim() {
+        let mut parts = settings(spec).peekable();
+        parts.next_if(|s| s.text == "mcts");
+        for s in parts {
+            match s.key {
                 "sims" => {
-                    o.sims = value
-                        .trim()
-                        .parse()
-                        .ok()
-                        .filter(|n| (1..=100_000_000).contains(n))
-                        .ok_or_else(|| {
-                            bad("sims is a number of simulations from 1 to 100000000")
-                        })?;
+                    o.sims = s.number(
+                        1..=100_000_000,
+                        "sims is a number of simulations from 1 to 100000000",
+                    )?;
                 }
                 "c" => {
-                    o.c = value
-                        .trim()
-                        .parse()
-                        .ok()
-                        .filter(|c: &f64| (0.0..=100.0).contains(c))
-                        .ok_or_else(|| bad("c is the exploration constant, from 0 to 100"))?;
+                    o.c = s.number(0.0..=100.0, "c is the exploration constant, from 0 to 100")?
                 }
                 "rollouts" => {
-                    o.rollouts = value
-                        .trim()
-                        .parse()
-                        .ok()
-                        .filter(|n| (1..=1000).contains(n))
-                        .ok_or_else(|| bad("rollouts is a number of playouts from 1 to 1000"))?;
+                    o.rollouts =
+                        s.number(1..=1000, "rollouts is a number of playouts from 1 to 1000")?;
                 }
-                "seed" => {
-                    o.seed = value
-                        .trim()
-                        .parse()
-                        .map_err(|_| bad("seed is a whole number"))?;
-                }
+                "seed" => o.seed = s.whole("seed is a whole number")?,
                 "ms" => {
-                    o.max_millis = Some(
-                        value
-                            .trim()
-                            .parse()
-                            .ok()
-                            .filter(|&n| n > 0)
-                            .ok_or_else(|| {
-                                bad("ms is a time budget in milliseconds, at least 1")
-                            })?,
-                    );
+                    o.max_millis = Some(s.number(
+                        1..=u64::MAX,
+                        "ms is a time budget in milliseconds, at least 1",
+                    )?);
                 }
-                "eval" if value.trim().starts_with("agent:") => {
-                    let path = value.trim()["agent:".len()..].trim();
-                    if path.is_empty() {
-                        return Err(bad(
-                            "eval=agent:PATH names a saved agent's file (a run's agents/*.parquet)",
-                        ));
+                _ => match s.agent() {
+                    Some(agent) => o.agent = Some(agent?),
+                    None => {
+                        return Err(s.error(&format!(
+                            "not an MCTS setting; the settings are {}",
+                            settings_list()
+                        )));
                     }
-                    o.agent = Some(path.into());
-                }
-                _ => {
-                    return Err(bad(&format!(
-                        "not an MCTS setting; the settings are {}",
-                        settings_list()
-                    )));
-                }
+                },
             }
         }
         Ok(o)

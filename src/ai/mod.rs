@@ -5,6 +5,7 @@ pub mod greedy;
 pub mod mcts;
 pub mod players;
 pub mod search;
+pub mod settings;
 
 pub use greedy::GreedyPolicy;
 pub use mcts::{MctsOptions, MctsPolicy};

@@ -1,7 +1,8 @@
-//! The computer's players by name, as `--ai`, configs and the Python package name them:
-//! `optimal` (the oracle's strongest player, the FoxBox AI in Fox & Hounds), `greedy` (one ply
-//! on the game's heuristic), `random`, Monte-Carlo tree search (`mcts` or `mcts,sims=2000,c=1.4`),
-//! a saved agent (`agent=PATH`), or search settings; each with an optional fuzz.
+//! The computer's players by name ([`PlayerSpec`]), as `--ai`, tournaments, configs and the
+//! Python package name them: `optimal` (the oracle's strongest player, the FoxBox AI in Fox &
+//! Hounds), `greedy` (one ply on the game's heuristic), `random`, Monte-Carlo tree search (`mcts`
+//! or `mcts,sims=2000,c=1.4`), a saved agent (`agent=PATH`), or search settings; each with an
+//! optional fuzz.
 
 use anyhow::{anyhow, bail, ensure};
 
@@ -34,13 +35,119 @@ pub fn default_ai<G: Game>(game: &G, solved: bool) -> &'static str {
     }
 }
 
-/// The computer's player named by `--ai` (`ai`): `optimal` (the oracle's strongest player, the
-/// FoxBox AI in Fox & Hounds), `greedy` (one ply on the game's heuristic), `random`, `mcts`
-/// with its settings ([`MctsOptions::parse`]; any game, no heuristic needed), a saved agent's
-/// greedy play (`agent=PATH`, refused when saved from another game), or search
-/// settings ([`SearchOptions::parse`], checked against the game). Every player but the random
-/// one plays a random move with probability `fuzz`. The refusals name the flags, as the command
-/// prints them.
+/// A computer player by name, as every front writes one — `--ai` of `play` and the vector
+/// environments, a tournament's entrants, `rate`, configs' opponents (through their tables) and
+/// the Python package: read by [`PlayerSpec::parse`], written back by [`PlayerSpec::name`] and
+/// made for a game by [`PlayerSpec::build`]. This is the one place players are parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayerSpec {
+    /// Uniformly random moves (`random`).
+    Random,
+    /// One ply on the game's heuristic (`greedy`, [`GreedyPolicy`]).
+    Greedy,
+    /// Perfect play (`optimal`): the oracle's strongest player, for games small enough to solve.
+    Optimal,
+    /// A search with these settings (`depth=4,mode=hybrid`, [`SearchOptions::parse`]).
+    Search(SearchOptions),
+    /// Monte-Carlo tree search with these settings (`mcts,sims=2000`, [`MctsOptions::parse`]).
+    Mcts(MctsOptions),
+    /// A saved agent's greedy play (`agent=PATH`: a run's `agents/*.parquet`).
+    Agent(std::path::PathBuf),
+}
+
+impl PlayerSpec {
+    /// The player `spec` names: `optimal`, `greedy`, `random`, `agent=PATH`, `mcts` with its
+    /// settings, or search settings (in the grammar of [`crate::ai::settings`]). The error says
+    /// what is wrong, without the flag that gave it (each front adds its own).
+    pub fn parse(spec: &str) -> Result<PlayerSpec, String> {
+        match spec.trim() {
+            "" => Err(format!("an empty player: {NAMES}")),
+            "optimal" => Ok(PlayerSpec::Optimal),
+            "random" => Ok(PlayerSpec::Random),
+            "greedy" => Ok(PlayerSpec::Greedy),
+            s if s.starts_with("agent=") => match s["agent=".len()..].trim() {
+                "" => Err(
+                    "agent=PATH: give the file of a saved agent (a run's agents/*.parquet)".into(),
+                ),
+                path => Ok(PlayerSpec::Agent(path.into())),
+            },
+            s if MctsOptions::is_mcts(s) => MctsOptions::parse(s).map(PlayerSpec::Mcts),
+            s => SearchOptions::parse(s)
+                .map(PlayerSpec::Search)
+                .map_err(|e| format!("{NAMES}: {e}")),
+        }
+    }
+
+    /// Its name in the form [`PlayerSpec::parse`] reads, settings in full (so two spellings of
+    /// one search are one name): `random`, `greedy`, `optimal`, `depth=4,mode=paranoid,…`,
+    /// `mcts,sims=1000,…`, `agent=PATH`.
+    pub fn name(&self) -> String {
+        match self {
+            PlayerSpec::Random => "random".into(),
+            PlayerSpec::Greedy => "greedy".into(),
+            PlayerSpec::Search(o) => o.spec(),
+            PlayerSpec::Mcts(o) => format!("mcts,{}", o.spec()),
+            PlayerSpec::Optimal => "optimal".into(),
+            PlayerSpec::Agent(path) => format!("agent={}", path.display()),
+        }
+    }
+
+    /// Why `game` cannot be played by it before anything is built: greedy play and a search on
+    /// the heuristic need one, `optimal` needs the game's solution (`solved`).
+    pub fn refusal<G: Game>(&self, game: &G, solved: bool) -> Option<String> {
+        let heuristic = has_heuristic(game);
+        match self {
+            PlayerSpec::Optimal if !solved => Some(format!(
+                "{} has no exact solver; use greedy or random",
+                game.name()
+            )),
+            PlayerSpec::Greedy if !heuristic => {
+                Some(format!("{} has no heuristic; use random", game.name()))
+            }
+            PlayerSpec::Search(o) if !heuristic && o.agent.is_none() => Some(format!(
+                "{} has no heuristic to search with (eval=agent:PATH searches on a saved agent's values)",
+                game.name()
+            )),
+            _ => None,
+        }
+    }
+
+    /// The player for `game`, perfect play read from `oracle`; a random move with probability
+    /// `fuzz` (but for the random player). The error says why the game refuses it
+    /// ([`PlayerSpec::refusal`], a saved agent of another game, settings the game does not have).
+    pub fn build<'a, G: Game>(
+        &self,
+        game: &G,
+        fuzz: f64,
+        oracle: Option<&'a dyn Oracle<G>>,
+    ) -> anyhow::Result<Box<dyn Policy<G> + 'a>> {
+        if let Some(why) = self.refusal(game, oracle.is_some()) {
+            bail!(why);
+        }
+        Ok(match (self, oracle) {
+            (PlayerSpec::Optimal, Some(oracle)) => oracle.strong_policy(fuzz),
+            (PlayerSpec::Optimal, None) => unreachable!("refused above"),
+            (PlayerSpec::Greedy, _) => fuzzy(GreedyPolicy, fuzz),
+            (PlayerSpec::Random, _) => Box::new(RandomPolicy),
+            (PlayerSpec::Agent(path), _) => fuzzy(load_agent(game, path)?, fuzz),
+            (PlayerSpec::Mcts(o), _) => fuzzy(
+                MctsPolicy::for_game(o.clone(), game).map_err(|e| anyhow!(e))?,
+                fuzz,
+            ),
+            (PlayerSpec::Search(o), _) => fuzzy(
+                SearchPolicy::for_game(o.clone(), game).map_err(|e| anyhow!(e))?,
+                fuzz,
+            ),
+        })
+    }
+}
+
+/// The players' names, for errors.
+const NAMES: &str = "optimal, greedy, random, mcts, agent=PATH, or search settings";
+
+/// The computer's player named by `--ai` (`ai`, read by [`PlayerSpec::parse`]) for `game`,
+/// playing a random move with probability `fuzz` ([`PlayerSpec::build`]). The refusals name
+/// the flags, as the command prints them.
 pub fn computer_player<'a, G: Game>(
     game: &G,
     ai: &str,
@@ -48,49 +155,9 @@ pub fn computer_player<'a, G: Game>(
     oracle: Option<&'a dyn Oracle<G>>,
 ) -> anyhow::Result<Box<dyn Policy<G> + 'a>> {
     check_fuzz(fuzz)?;
-    let heuristic = has_heuristic(game);
-    match (ai, oracle) {
-        ("optimal", Some(oracle)) => Ok(oracle.strong_policy(fuzz)),
-        ("optimal", None) => bail!(
-            "--ai optimal: {} has no exact solver; use --ai greedy or random",
-            game.name()
-        ),
-        ("greedy", _) if !heuristic => bail!(
-            "--ai greedy: {} has no heuristic; use --ai random",
-            game.name()
-        ),
-        ("greedy", _) => Ok(fuzzy(GreedyPolicy, fuzz)),
-        ("random", _) => Ok(Box::new(RandomPolicy)),
-        (spec, _) if spec.starts_with("agent=") => {
-            let path = &spec["agent=".len()..];
-            ensure!(
-                !path.is_empty(),
-                "--ai agent=PATH: give the file of a saved agent (a run's agents/*.parquet)"
-            );
-            let agent = load_agent(game, std::path::Path::new(path))
-                .map_err(|e| anyhow!("--ai {spec}: {e:#}"))?;
-            Ok(fuzzy(agent, fuzz))
-        }
-        (spec, _) if MctsOptions::is_mcts(spec) => {
-            let options = MctsOptions::parse(spec).map_err(|e| anyhow!("--ai {spec}: {e}"))?;
-            let policy =
-                MctsPolicy::for_game(options, game).map_err(|e| anyhow!("--ai {spec}: {e}"))?;
-            Ok(fuzzy(policy, fuzz))
-        }
-        (spec, _) => {
-            let options = SearchOptions::parse(spec).map_err(|e| {
-                anyhow!("--ai {spec}: optimal, greedy, random, or search settings: {e}")
-            })?;
-            ensure!(
-                heuristic || options.agent.is_some(),
-                "--ai {spec}: {} has no heuristic to search with (eval=agent:PATH searches on a saved agent's values)",
-                game.name()
-            );
-            let policy =
-                SearchPolicy::for_game(options, game).map_err(|e| anyhow!("--ai {spec}: {e}"))?;
-            Ok(fuzzy(policy, fuzz))
-        }
-    }
+    let spec = PlayerSpec::parse(ai).map_err(|e| anyhow!("--ai {ai}: {e}"))?;
+    spec.build(game, fuzz, oracle)
+        .map_err(|e| anyhow!("--ai {ai}: {e:#}"))
 }
 
 /// `policy`, playing a random move with probability `fuzz` where it is above 0.
@@ -196,6 +263,32 @@ mod tests {
     }
 
     #[test]
+    fn every_player_spec_reads_back_from_its_name() {
+        for text in [
+            "random",
+            " greedy ",
+            "optimal",
+            "agent=runs/a.parquet",
+            "mcts",
+            "mcts, sims=50,c=1.4",
+            "depth=3,no-prune",
+            "depth = 2, mode=hybrid, chance=sample:4",
+            "depth=2,eval=agent:a.parquet,kc=1.2",
+        ] {
+            let spec = PlayerSpec::parse(text).unwrap();
+            assert_eq!(PlayerSpec::parse(&spec.name()), Ok(spec.clone()), "{text}");
+        }
+        assert_eq!(PlayerSpec::parse("agent=x").unwrap().name(), "agent=x");
+        assert_eq!(
+            PlayerSpec::parse("mcts,sims=50").unwrap().name(),
+            "mcts,sims=50,c=2,rollouts=1"
+        );
+        for bad in ["", "agent=", "mcts,depth=2", "depth=0", "bogus"] {
+            assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn the_default_ai_is_the_strongest_the_game_allows() {
         assert_eq!(default_ai(&TicTacToe, true), "optimal");
         assert_eq!(default_ai(&TicTacToe, false), "random");
@@ -206,11 +299,11 @@ mod tests {
     fn an_ai_the_game_cannot_play_is_refused_with_the_reason() {
         assert_eq!(
             refusal(&TicTacToe, "optimal", 0.0, None),
-            "--ai optimal: tictactoe has no exact solver; use --ai greedy or random"
+            "--ai optimal: tictactoe has no exact solver; use greedy or random"
         );
         assert_eq!(
             refusal(&TicTacToe, "greedy", 0.0, None),
-            "--ai greedy: tictactoe has no heuristic; use --ai random"
+            "--ai greedy: tictactoe has no heuristic; use random"
         );
         assert_eq!(
             refusal(&TicTacToe, "depth=3", 0.0, None),
@@ -219,14 +312,16 @@ mod tests {
         let unknown = refusal(&TicTacToe, "bogus", 0.0, None);
         assert!(
             unknown.starts_with(
-                "--ai bogus: optimal, greedy, random, or search settings: `bogus`: the settings are depth=N"
+                "--ai bogus: optimal, greedy, random, mcts, agent=PATH, or search settings: `bogus`: the settings are depth=N"
             ),
             "{unknown}"
         );
         let hase = hase();
         let depth = refusal(&hase, "depth=x", 0.0, None);
         assert!(
-            depth.starts_with("--ai depth=x: optimal, greedy, random, or search settings: "),
+            depth.starts_with(
+                "--ai depth=x: optimal, greedy, random, mcts, agent=PATH, or search settings: "
+            ),
             "{depth}"
         );
         // A key the search does not read goes to the game's evaluation, which refuses it.

@@ -5,6 +5,7 @@ use std::ops::RangeInclusive;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
+use solvedgym::ai::players::PlayerSpec;
 use solvedgym::ai::search::SearchOptions;
 use solvedgym::core::game::Game;
 use solvedgym::tools::rate;
@@ -111,19 +112,23 @@ pub fn exec(args: Args) -> Result<()> {
 fn entrants(ai: &[String], depths: Option<RangeInclusive<u32>>) -> Result<Vec<SearchOptions>> {
     let mut entrants = Vec::new();
     for spec in ai {
-        // The other players `--ai` names elsewhere are measured by their own commands.
-        if let Some(path) = spec.trim().strip_prefix("agent=") {
-            bail!(
-                "--ai {spec}: `rate` rates search settings; a saved agent is measured against the exact solution by `solvedgym evaluate {path}`, and its values guide a search here with --ai depth=N,eval=agent:{path}"
-            );
-        }
-        if solvedgym::ai::mcts::MctsOptions::is_mcts(spec) {
-            bail!(
+        // The players `--ai` names elsewhere but a search are measured by their own commands.
+        let parse = |text: &str| match PlayerSpec::parse(text) {
+            Ok(PlayerSpec::Search(options)) => Ok(options),
+            Ok(PlayerSpec::Agent(path)) => {
+                let path = path.display();
+                bail!(
+                    "--ai {spec}: `rate` rates search settings; a saved agent is measured against the exact solution by `solvedgym evaluate {path}`, and its values guide a search here with --ai depth=N,eval=agent:{path}"
+                )
+            }
+            Ok(PlayerSpec::Mcts(_)) => bail!(
                 "--ai {spec}: `rate` rates search settings; MCTS is rated against the exact solution by `solvedgym bench mcts` (docs/mcts.md)"
-            );
-        }
-        let parse = |text: &str| {
-            SearchOptions::parse(text).map_err(|e| anyhow::anyhow!("--ai {spec}: {e}"))
+            ),
+            Ok(other) => bail!(
+                "--ai {spec}: `rate` rates search settings; {} play is measured by `solvedgym tournament`",
+                other.name()
+            ),
+            Err(e) => Err(anyhow::anyhow!("--ai {spec}: {e}")),
         };
         match &depths {
             None => entrants.push(parse(spec)?),
@@ -131,6 +136,7 @@ fn entrants(ai: &[String], depths: Option<RangeInclusive<u32>>) -> Result<Vec<Se
                 bail!("--ai {spec}: --depths gives the depths; write the settings without depth=")
             }
             Some(range) => {
+                parse(spec)?;
                 for d in range.clone() {
                     entrants.push(parse(&format!("{spec},depth={d}"))?);
                 }

@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
+use solvedgym::ai::players::PlayerSpec;
 use solvedgym::core::game::{Game, Solver};
 use solvedgym::tools::tournament;
 use solvedgym::truth::{DEFAULT_STATE_LIMIT, Solve, SolveOptions};
@@ -65,9 +66,7 @@ pub fn exec(args: Args) -> Result<()> {
     threads.set()?;
     let entrants = ai
         .iter()
-        .map(|spec| {
-            tournament::parse_entrant(spec).map_err(|e| anyhow::anyhow!("--ai {spec}: {e}"))
-        })
+        .map(|spec| PlayerSpec::parse(spec).map_err(|e| anyhow::anyhow!("--ai {spec}: {e}")))
         .collect::<Result<Vec<_>>>()?;
     game.pass("seed", Some(seed.to_string()), false)?;
     let game = game.build()?;

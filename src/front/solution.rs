@@ -999,6 +999,22 @@ mod tests {
     }
 
     #[test]
+    fn hackenbush_positions_have_values_and_other_games_none() {
+        let game = DynGame::new("hackenbush", toml::toml! { position = "lrl(e;r)" }).unwrap();
+        let sol = game.solve(1 << 20).unwrap();
+        let values = sol.cgt_values().expect("Hackenbush has values");
+        assert_eq!(values.len(), sol.len());
+        // The position with no edge left is worth 0; every position has a value.
+        assert!(values.iter().all(Option::is_some), "{values:?}");
+        assert!(
+            values.iter().any(|v| v.as_deref() == Some("0")),
+            "{values:?}"
+        );
+        let tictactoe = DynGame::new("tictactoe", toml::Table::new()).unwrap();
+        assert_eq!(tictactoe.solve(1 << 20).unwrap().cgt_values(), None);
+    }
+
+    #[test]
     fn games_too_big_or_without_truth_are_refused() {
         let big = DynGame::new("fox-hounds", toml::toml! { size = 12 }).unwrap();
         assert!(big.solve(1 << 20).is_err());

@@ -26,73 +26,17 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::ai::GreedyPolicy;
-use crate::ai::mcts::{MctsOptions, MctsPolicy};
-use crate::ai::search::{Evaluator, Search, SearchOptions};
+use crate::ai::mcts::MctsPolicy;
+use crate::ai::players::PlayerSpec;
+use crate::ai::search::{Evaluator, Search};
 use crate::core::game::{Action, Game, Player, Returns};
 use crate::core::policy::{Policy, RandomPolicy};
 use crate::core::random::{SgRng, derive_seed, rng};
 use crate::eval::matches::{interval, max_plies, play_game, rank, rate_interval};
-use crate::learn::saved::load_agent;
 use crate::truth::oracle::Oracle;
 
 /// More games than this in one deal (many entrants for few seats) is refused.
 pub const MAX_GAMES_PER_DEAL: usize = 100_000;
-
-/// A player in a tournament.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Entrant {
-    /// Uniformly random moves.
-    Random,
-    /// One ply on the game's heuristic ([`GreedyPolicy`]).
-    Greedy,
-    /// A search with these settings ([`Search`]).
-    Search(SearchOptions),
-    /// Monte-Carlo tree search with these settings ([`MctsPolicy`]).
-    Mcts(MctsOptions),
-    /// Perfect play: the strongest player of the game's exact solver
-    /// ([`Oracle::strong_policy`]), for games small enough to solve.
-    Optimal,
-    /// A saved agent's greedy play (`agent=PATH`: a run's `agents/*.parquet`).
-    Agent(std::path::PathBuf),
-}
-
-impl Entrant {
-    /// Its name in reports: `random`, `greedy`, or the search's settings in full
-    /// ([`SearchOptions::spec`]), so two spellings of one search are one entrant.
-    pub fn name(&self) -> String {
-        match self {
-            Entrant::Random => "random".into(),
-            Entrant::Greedy => "greedy".into(),
-            Entrant::Search(o) => o.spec(),
-            Entrant::Mcts(o) => format!("mcts,{}", o.spec()),
-            Entrant::Optimal => "optimal".into(),
-            Entrant::Agent(path) => format!("agent={}", path.display()),
-        }
-    }
-}
-
-/// An entrant as written on the command line, as `play --ai` reads it: `optimal`, `random`,
-/// `greedy`, MCTS (`mcts`, `mcts,sims=2000`; see [`MctsOptions::parse`]), a saved agent
-/// (`agent=PATH`), or search settings (`depth=4`, `depth=8,cutoffs=0-0-8-8-4,mode=hybrid`; see
-/// [`SearchOptions::parse`]).
-pub fn parse_entrant(spec: &str) -> Result<Entrant, String> {
-    match spec.trim() {
-        "" => Err(
-            "an empty entrant: optimal, greedy, random, or search settings such as depth=4".into(),
-        ),
-        "optimal" => Ok(Entrant::Optimal),
-        "random" => Ok(Entrant::Random),
-        "greedy" => Ok(Entrant::Greedy),
-        s if s.starts_with("agent=") => match s["agent=".len()..].trim() {
-            "" => Err("agent=PATH: give the file of a saved agent".into()),
-            path => Ok(Entrant::Agent(path.into())),
-        },
-        s if MctsOptions::is_mcts(s) => MctsOptions::parse(s).map(Entrant::Mcts),
-        s => SearchOptions::parse(s).map(Entrant::Search).map_err(|e| {
-            format!("{e} (an entrant is optimal, greedy, random, or search settings)")
-        }),
-    }
-}
 
 /// Why a tournament cannot be played.
 #[derive(Clone, Debug, Error, PartialEq)]
@@ -176,7 +120,11 @@ pub fn games_per_deal(entrants: usize, players: usize) -> usize {
 }
 
 /// Checks the entrants for `game` before anything is played.
-pub fn check<G: Game>(game: &G, entrants: &[Entrant], deals: u64) -> Result<(), TournamentError> {
+pub fn check<G: Game>(
+    game: &G,
+    entrants: &[PlayerSpec],
+    deals: u64,
+) -> Result<(), TournamentError> {
     if entrants.len() < 2 {
         return Err(TournamentError::TooFewEntrants(entrants.len()));
     }
@@ -191,7 +139,7 @@ pub fn check<G: Game>(game: &G, entrants: &[Entrant], deals: u64) -> Result<(), 
     let heuristic = game.heuristic(&game.initial_state(), 0).is_some();
     if let Some(e) = entrants
         .iter()
-        .find(|e| **e == Entrant::Greedy && !heuristic)
+        .find(|e| **e == PlayerSpec::Greedy && !heuristic)
     {
         return Err(TournamentError::NoHeuristic {
             game: game.name(),
@@ -214,17 +162,17 @@ pub fn check<G: Game>(game: &G, entrants: &[Entrant], deals: u64) -> Result<(), 
 /// Whether a search entrant plays on a game that has no heuristic: its positions at the depth
 /// limit are all worth 0, so only a search to the end of every game plays well (tic-tac-toe
 /// at depth 9). The command line warns.
-pub fn blind_search<G: Game>(game: &G, entrants: &[Entrant]) -> bool {
+pub fn blind_search<G: Game>(game: &G, entrants: &[PlayerSpec]) -> bool {
     game.heuristic(&game.initial_state(), 0).is_none()
         && entrants
             .iter()
-            .any(|e| matches!(e, Entrant::Search(o) if o.agent.is_none()))
+            .any(|e| matches!(e, PlayerSpec::Search(o) if o.agent.is_none()))
 }
 
 /// One entrant's results.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EntrantRow {
-    /// Its name ([`Entrant::name`]).
+    /// Its name ([`PlayerSpec::name`]).
     pub entrant: String,
     /// Seats it held: games played (an entrant holding two seats of a game, when there are
     /// fewer entrants than seats, counts both).
@@ -253,7 +201,7 @@ pub struct EntrantRow {
 /// at least as many entrants as seats) the meetings are the games.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct HeadToHead {
-    /// The entrant ([`Entrant::name`]).
+    /// The entrant ([`PlayerSpec::name`]).
     pub entrant: String,
     /// The other entrant.
     pub opponent: String,
@@ -305,7 +253,7 @@ struct GameRecord {
 
 /// An entrant ready to play.
 struct Ready<'e, G: Game> {
-    entrant: &'e Entrant,
+    entrant: &'e PlayerSpec,
     /// For a search with evaluation settings or a learned evaluation: what it evaluates with
     /// ([`SearchOptions::evaluator`]), made once before play.
     evaluator: Option<Evaluator<G>>,
@@ -319,32 +267,31 @@ struct Ready<'e, G: Game> {
 /// `optimal` without a solution.
 fn prepare<'e, G: Game>(
     game: &G,
-    entrants: &'e [Entrant],
+    entrants: &'e [PlayerSpec],
     oracle: Option<&'e dyn Oracle<G>>,
 ) -> Result<Vec<Ready<'e, G>>, TournamentError> {
     entrants
         .iter()
         .map(|entrant| {
             let policy = match (entrant, oracle) {
-                (Entrant::Optimal, Some(o)) => Some(o.strong_policy(0.0)),
-                (Entrant::Agent(path), _) => {
-                    Some(
-                        Box::new(load_agent(game, path).map_err(|e| TournamentError::Agent {
-                            entrant: entrant.name(),
-                            why: format!("{e:#}"),
-                        })?) as Box<dyn Policy<G>>,
-                    )
-                }
-                (Entrant::Optimal, None) => {
+                (PlayerSpec::Optimal, None) => {
                     return Err(TournamentError::NoSolution(format!(
                         "{} was not solved for this tournament",
                         game.name()
                     )));
                 }
+                (PlayerSpec::Optimal | PlayerSpec::Agent(_), _) => Some(
+                    entrant
+                        .build(game, 0.0, oracle)
+                        .map_err(|e| TournamentError::Agent {
+                            entrant: entrant.name(),
+                            why: format!("{e:#}"),
+                        })?,
+                ),
                 _ => None,
             };
             let evaluator = match entrant {
-                Entrant::Search(o) if o.evaluates_apart() => Some(o.evaluator(game).map_err(
+                PlayerSpec::Search(o) if o.evaluates_apart() => Some(o.evaluator(game).map_err(
                     |why| TournamentError::Evaluation {
                         entrant: entrant.name(),
                         why,
@@ -353,12 +300,14 @@ fn prepare<'e, G: Game>(
                 _ => None,
             };
             let mcts = match entrant {
-                Entrant::Mcts(o) => Some(MctsPolicy::for_game(o.clone(), game).map_err(|why| {
-                    TournamentError::Evaluation {
-                        entrant: entrant.name(),
-                        why,
-                    }
-                })?),
+                PlayerSpec::Mcts(o) => {
+                    Some(MctsPolicy::for_game(o.clone(), game).map_err(|why| {
+                        TournamentError::Evaluation {
+                            entrant: entrant.name(),
+                            why,
+                        }
+                    })?)
+                }
                 _ => None,
             };
             Ok(Ready {
@@ -381,13 +330,13 @@ fn choose<G: Game>(
     rng: &mut SgRng,
 ) -> (Option<Action>, Option<u64>) {
     match player.entrant {
-        Entrant::Random => (RandomPolicy.choose(game, state, legal, rng), None),
-        Entrant::Greedy => (GreedyPolicy.choose(game, state, legal, rng), None),
-        Entrant::Optimal | Entrant::Agent(_) => {
+        PlayerSpec::Random => (RandomPolicy.choose(game, state, legal, rng), None),
+        PlayerSpec::Greedy => (GreedyPolicy.choose(game, state, legal, rng), None),
+        PlayerSpec::Optimal | PlayerSpec::Agent(_) => {
             let policy = player.policy.as_ref().expect("prepared with its policy");
             (policy.choose(game, state, legal, rng), None)
         }
-        Entrant::Search(options) => {
+        PlayerSpec::Search(options) => {
             let found = match &player.evaluator {
                 Some(evaluator) => evaluator.search(options.clone()).best_move(state),
                 None => Search::new(game, options.clone()).best_move(state),
@@ -398,7 +347,7 @@ fn choose<G: Game>(
                 Some(found.nodes),
             )
         }
-        Entrant::Mcts(_) => {
+        PlayerSpec::Mcts(_) => {
             // The player `--ai mcts,...` names: seeded by the position, not the deal.
             let mcts = player.mcts.as_ref().expect("prepared with its player");
             let found = mcts.search(game, state);
@@ -426,8 +375,8 @@ fn play_one<G: Game>(
         let player = &players[seating[p]];
         let cost = &mut costs[p];
         cost.moves += 1;
-        let started =
-            matches!(player.entrant, Entrant::Search(_) | Entrant::Mcts(_)).then(Instant::now);
+        let started = matches!(player.entrant, PlayerSpec::Search(_) | PlayerSpec::Mcts(_))
+            .then(Instant::now);
         let (action, nodes) = choose(game, player, state, legal, rng);
         if let Some(t) = started {
             cost.nanos += u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX);
@@ -480,7 +429,7 @@ fn add(total: &mut u64, x: u64) {
 /// every game (from any thread). An `optimal` entrant needs [`run_solved`].
 pub fn run<G: Game>(
     game: &G,
-    entrants: &[Entrant],
+    entrants: &[PlayerSpec],
     deals: u64,
     seed: u64,
     progress: &(dyn Fn(u64) + Sync),
@@ -489,14 +438,14 @@ pub fn run<G: Game>(
 }
 
 /// Whether an entrant plays perfectly, so the game must be solved first.
-pub fn needs_solution(entrants: &[Entrant]) -> bool {
-    entrants.contains(&Entrant::Optimal)
+pub fn needs_solution(entrants: &[PlayerSpec]) -> bool {
+    entrants.contains(&PlayerSpec::Optimal)
 }
 
 /// [`run`] with the game's exact solution, which `optimal` entrants play by.
 pub fn run_solved<G: Game>(
     game: &G,
-    entrants: &[Entrant],
+    entrants: &[PlayerSpec],
     deals: u64,
     seed: u64,
     oracle: Option<&dyn Oracle<G>>,
@@ -558,7 +507,7 @@ pub fn run_solved<G: Game>(
             let [win_rate, win_rate_low, win_rate_high] = rate_interval(&s.wins, s.games as f64);
             let [mean_rank, mean_rank_low, mean_rank_high] =
                 interval(&s.ranks, Some((1.0, players as f64)));
-            let search = matches!(e, Entrant::Search(_) | Entrant::Mcts(_));
+            let search = matches!(e, PlayerSpec::Search(_) | PlayerSpec::Mcts(_));
             EntrantRow {
                 entrant: e.name(),
                 games: s.games,
@@ -582,7 +531,7 @@ pub fn run_solved<G: Game>(
         games_per_deal: per_deal,
         games: total,
         seed,
-        entrants: entrants.iter().map(Entrant::name).collect(),
+        entrants: entrants.iter().map(PlayerSpec::name).collect(),
         rows,
         head_to_head: meetings.rows(entrants),
         seconds: started.elapsed().as_secs_f64(),
@@ -631,7 +580,7 @@ impl Meetings {
         }
     }
 
-    fn rows(&self, entrants: &[Entrant]) -> Vec<HeadToHead> {
+    fn rows(&self, entrants: &[PlayerSpec]) -> Vec<HeadToHead> {
         let n = self.entrants;
         let mut out = Vec::with_capacity(n * n.saturating_sub(1));
         for a in 0..n {

@@ -28,6 +28,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize, Serializer};
 
+use crate::ai::players::PlayerSpec;
 use crate::ai::search::SearchOptions;
 use crate::core::game::Game;
 use crate::core::random::derive_seed;
@@ -35,7 +36,7 @@ use crate::experiment::config::ConfigError;
 use crate::games::{AnyGame, GameSpecError};
 use crate::io::files::{FolderLock, write_atomic};
 use crate::io::source::Source;
-use crate::tools::tournament::{self, Entrant, EntrantRow};
+use crate::tools::tournament::{self, EntrantRow};
 
 /// The seed stream of the screen's deals and of the final's (fresh deals).
 const SCREEN_STREAM: u64 = 1;
@@ -533,8 +534,8 @@ pub fn run<G: Game>(game: &G, config: &TuneConfig, progress: bool) -> Result<Tun
 
     let play = |options: &SearchOptions, deals: u64, seed: u64| -> Result<EntrantRow> {
         let entrants = [
-            Entrant::Search(options.clone()),
-            Entrant::Search(baseline.clone()),
+            PlayerSpec::Search(options.clone()),
+            PlayerSpec::Search(baseline.clone()),
         ];
         let report = tournament::run(game, &entrants, deals, seed, &|n| bar.inc(n))
             .with_context(|| format!("candidate {}", eval_settings(options)))?;

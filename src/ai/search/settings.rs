@@ -2,6 +2,7 @@
 //! `key=value,...` text that `--ai`, tournaments and configs give them in, read and written.
 
 use super::*;
+use crate::ai::settings::settings;
 
 /// How the tree is backed up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,34 +198,28 @@ impl SearchOptions {
     /// settings keep their defaults (depth 4, paranoid, pruned, ordered, expectation).
     pub fn parse(spec: &str) -> Result<SearchOptions, String> {
         let mut o = SearchOptions::default();
-        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (key, value) = part.split_once('=').unwrap_or((part, ""));
-            let bad = |what: &str| format!("`{part}`: {what}");
-            match (key, value) {
-                ("depth", v) => {
-                    o.depth = v
-                        .parse()
-                        .ok()
-                        .filter(|d| (1..=64).contains(d))
-                        .ok_or_else(|| bad("depth is a number of plies from 1 to 64"))?;
+        for s in settings(spec) {
+            if let Some(agent) = s.agent() {
+                o.agent = Some(agent?);
+                continue;
+            }
+            match (s.key, s.value) {
+                ("depth", _) => {
+                    o.depth = s.number(1..=64, "depth is a number of plies from 1 to 64")?;
                 }
                 ("order", "") => o.order = true,
                 ("no-order", "") => o.order = false,
                 ("prune", "") => o.alpha_beta = true,
                 ("no-prune", "") => o.alpha_beta = false,
-                ("nodes", v) => {
-                    o.max_nodes = Some(
-                        v.parse()
-                            .ok()
-                            .filter(|&n| n > 0)
-                            .ok_or_else(|| bad("nodes is a budget of positions, at least 1"))?,
-                    );
+                ("nodes", _) => {
+                    o.max_nodes =
+                        Some(s.number(1..=u64::MAX, "nodes is a budget of positions, at least 1")?);
                 }
-                ("ms", v) => {
-                    o.max_millis =
-                        Some(v.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
-                            bad("ms is a time budget in milliseconds, at least 1")
-                        })?);
+                ("ms", _) => {
+                    o.max_millis = Some(s.number(
+                        1..=u64::MAX,
+                        "ms is a time budget in milliseconds, at least 1",
+                    )?);
                 }
                 ("table", "") => o.table = true,
                 ("no-table", "") => o.table = false,
@@ -234,7 +229,7 @@ impl SearchOptions {
                         .map(|k| k.parse::<usize>())
                         .collect::<Result<_, _>>()
                         .map_err(|_| {
-                            bad("cutoffs are counts joined by - (0 = all), e.g. 0-0-8-8-4")
+                            s.error("cutoffs are counts joined by - (0 = all), e.g. 0-0-8-8-4")
                         })?;
                     o.order = true;
                 }
@@ -242,7 +237,7 @@ impl SearchOptions {
                 ("mode", "own") => o.mode = Mode::MaxN(Reduction::Own),
                 ("mode", "lead") => o.mode = Mode::MaxN(Reduction::Lead),
                 ("mode", "hybrid") => o.mode = Mode::MaxN(Reduction::Hybrid),
-                ("mode", _) => return Err(bad("mode is paranoid, own, lead or hybrid")),
+                ("mode", _) => return Err(s.error("mode is paranoid, own, lead or hybrid")),
                 ("chance", "expectation") => o.chance = ChanceRule::Expectation,
                 ("chance", "worst") => o.chance = ChanceRule::Worst,
                 ("chance", v) if v.starts_with("sample") => {
@@ -251,24 +246,13 @@ impl SearchOptions {
                         n => n.strip_prefix(':').and_then(|n| n.parse().ok()),
                     };
                     o.chance = ChanceRule::Sample(k.filter(|k| (1..=64).contains(k)).ok_or_else(
-                        || bad("chance=sample or sample:K draws K cards (1 to 64) at a draw"),
+                        || s.error("chance=sample or sample:K draws K cards (1 to 64) at a draw"),
                     )?);
                 }
                 ("chance", _) => {
-                    return Err(bad("chance is expectation, worst, sample or sample:K"));
+                    return Err(s.error("chance is expectation, worst, sample or sample:K"));
                 }
-                ("seed", v) => {
-                    o.seed = v.parse().map_err(|_| bad("seed is a whole number"))?;
-                }
-                ("eval", v) if v.starts_with("agent:") => {
-                    let path = &v["agent:".len()..];
-                    if path.is_empty() {
-                        return Err(bad(
-                            "eval=agent:PATH names a saved agent's file (a run's agents/*.parquet)",
-                        ));
-                    }
-                    o.agent = Some(path.into());
-                }
+                ("seed", _) => o.seed = s.whole("seed is a whole number")?,
                 (key, value) if !value.is_empty() && !EVAL_RESERVED.contains(&key) => {
                     o.eval.retain(|(k, _)| k != key);
                     o.eval.push((key.to_string(), value.to_string()));
@@ -276,7 +260,7 @@ impl SearchOptions {
                 ("stop", "") => o.stop_finished = true,
                 ("play-on", "") => o.stop_finished = false,
                 _ => {
-                    return Err(bad(&format!("the settings are {}", settings_list())));
+                    return Err(s.error(&format!("the settings are {}", settings_list())));
                 }
             }
         }

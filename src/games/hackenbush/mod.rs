@@ -729,6 +729,13 @@ impl Game for Hackenbush {
         let e = &self.graph_of(s).edges()[a as usize];
         format!("{}{a}", e.colour.letter())
     }
+    fn combinatorial_values<'a>(
+        &self,
+        states: impl Iterator<Item = &'a HackenbushState>,
+    ) -> Option<Vec<Option<String>>> {
+        let mut values = Vec::new();
+        Some(states.map(|s| self.value_text(&mut values, s)).collect())
+    }
     fn picture(
         &self,
         s: &HackenbushState,

@@ -19,8 +19,11 @@ fn timeless(r: &TournamentReport) -> String {
     v.to_string()
 }
 
-fn entrants(specs: &[&str]) -> Vec<Entrant> {
-    specs.iter().map(|s| parse_entrant(s).unwrap()).collect()
+fn entrants(specs: &[&str]) -> Vec<PlayerSpec> {
+    specs
+        .iter()
+        .map(|s| PlayerSpec::parse(s).unwrap())
+        .collect()
 }
 
 /// For every entrant, how often it sits at each seat over one deal.
@@ -175,19 +178,19 @@ fn optimal_entrants_play_the_solution() {
 
 #[test]
 fn entrants_parse_and_bad_line_ups_are_refused() {
-    assert_eq!(parse_entrant(" random "), Ok(Entrant::Random));
-    assert_eq!(parse_entrant("greedy"), Ok(Entrant::Greedy));
-    let deep = parse_entrant("depth=8,cutoffs=0-0-8-8-4").unwrap();
+    assert_eq!(PlayerSpec::parse(" random "), Ok(PlayerSpec::Random));
+    assert_eq!(PlayerSpec::parse("greedy"), Ok(PlayerSpec::Greedy));
+    let deep = PlayerSpec::parse("depth=8,cutoffs=0-0-8-8-4").unwrap();
     assert_eq!(
         deep.name(),
         "depth=8,mode=paranoid,order,prune,cutoffs=0-0-8-8-4"
     );
-    assert!(parse_entrant("depth=0").unwrap_err().contains("depth"));
-    assert_eq!(parse_entrant("optimal"), Ok(Entrant::Optimal));
-    let mcts = parse_entrant("mcts,sims=50").unwrap();
+    assert!(PlayerSpec::parse("depth=0").unwrap_err().contains("depth"));
+    assert_eq!(PlayerSpec::parse("optimal"), Ok(PlayerSpec::Optimal));
+    let mcts = PlayerSpec::parse("mcts,sims=50").unwrap();
     assert_eq!(mcts.name(), "mcts,sims=50,c=2,rollouts=1");
     assert!(
-        parse_entrant("mcts,depth=2")
+        PlayerSpec::parse("mcts,depth=2")
             .unwrap_err()
             .starts_with("`depth=2`: not an MCTS setting")
     );
@@ -205,11 +208,11 @@ fn entrants_parse_and_bad_line_ups_are_refused() {
     assert!(row.win_rate > 0.7, "{row:?}");
     assert!(row.nodes_per_move.unwrap() > 0.0 && row.nodes_per_move.unwrap() <= 200.0);
     assert!(
-        parse_entrant("bogus")
+        PlayerSpec::parse("bogus")
             .unwrap_err()
             .contains("optimal, greedy, random")
     );
-    assert!(parse_entrant("").is_err());
+    assert!(PlayerSpec::parse("").is_err());
     let e = run(&TicTacToe, &entrants(&["optimal", "random"]), 1, 1, &|_| {}).unwrap_err();
     assert!(e.to_string().contains("was not solved"), "{e}");
 
@@ -232,7 +235,7 @@ fn entrants_parse_and_bad_line_ups_are_refused() {
     assert!(greedy.to_string().contains("no heuristic"), "{greedy}");
     assert!(blind_search(&TicTacToe, &entrants(&["random", "depth=9"])));
     assert!(!blind_search(&hui, &entrants(&["random", "depth=9"])));
-    let crowd: Vec<Entrant> = (1..=12)
+    let crowd: Vec<PlayerSpec> = (1..=12)
         .map(|d| entrants(&[&format!("depth={d}")]).remove(0))
         .collect();
     let hui6 = HaseUndIgel::new(HaseUndIgelParams {
