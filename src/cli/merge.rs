@@ -51,8 +51,8 @@ one config (the same config hash), each run once and none missing, copies them i
 left as they are. Gather them first onto one machine (a shared file system, or rsync).
 
 Examples:
-  solvedgym run experiments/learners-compare.toml --shard 1/2 --out shards/1
-  solvedgym run experiments/learners-compare.toml --shard 2/2 --out shards/2
+  solvedgym run experiments/her-gardner.toml --shard 1/2 --out shards/1   # machine A
+  solvedgym run experiments/her-gardner.toml --shard 2/2 --out shards/2   # machine B
   solvedgym merge shards/1 shards/2 --out notebooks-data
 The full walk-through, with a Slurm job array and GNU parallel: docs/cluster.md"
         .to_string()

@@ -183,4 +183,4 @@ against the depth (1 dashed: perfect play); right, the win probability against p
 Examples: solvedgym rate tictactoe --ai depth=2 --ai depth=9\n          \
 solvedgym rate hase-und-igel --board HCSIC2C3I1HCIC --carrots 20 --salads 1 --players 2 \
 --max-rounds 5 --ai order --ai no-order --ai order,cutoffs=0-0-8-8-4 --depths 1-8 \
---plot search-quality.svg";
+--plot search-quality.svg   # long: 2,122,427 positions, depths 1 to 8";

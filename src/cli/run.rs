@@ -82,8 +82,8 @@ Opponents: policy = \"optimal\" | \"random\" | \"greedy\" (one ply on the game's
 seat = \"alternate\").
 
 Output: <out>/<name>/curves.parquet (with --csv also curves.csv), config.toml (resolved: every
-default filled in, reruns to the same bytes), summary.json, summary.md, <metric>.png/.svg. The full format: README.md and the
-commented files of experiments/ and configs/.
+default filled in, reruns to the same bytes), summary.json, summary.md, <metric>.png/.svg. The full format:
+docs/experiments.md and the commented files of experiments/ and configs/.
 
 Long studies: each run (learner x opponent x seed) is stored in <out>/<name>/runs/ the moment it
 ends. Run the same command again after an interruption (Ctrl-C, a killed job, a full disk) and it
@@ -93,9 +93,9 @@ runs/. A changed config is refused (both config hashes are named); --fresh start
 
 Examples:
   solvedgym run experiments/her-gardner.toml
-  solvedgym run experiments/learners-compare.toml     # the study: 6 learners x 6 games
-  solvedgym run configs/regimes-tictactoe.toml --out /tmp/runs --json
-  solvedgym run experiments/learners-compare.toml --fresh   # discard stored runs, start over
-  solvedgym run experiments/learners-compare.toml --shard 1/4 --out shards/1"
+  solvedgym run experiments/learners-compare.toml     # long (5 min on 2 cores): the study, 6 learners x 6 games
+  solvedgym run configs/menace-hexapawn-selfplay.toml --out runs --json
+  solvedgym run experiments/her-gardner.toml --fresh   # discard stored runs, start over
+  solvedgym run experiments/learners-compare.toml --shard 1/4 --out shards/1   # long: a quarter of the study"
     )
 }

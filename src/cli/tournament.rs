@@ -174,7 +174,7 @@ MCTS settings (after `mcts,`, comma-separated; any game):\n{}\n\n\
 Examples:\n  solvedgym tournament hase-und-igel --players 3 --ai depth=1 --ai depth=2 --ai random --games 100\n  \
 solvedgym tournament hase-und-igel --players 2 --ai depth=2 --ai depth=2,kc=0 --games 50\n  \
 solvedgym tournament hase-und-igel --players 3 --ai \"depth=4\" --ai \"depth=8,order,cutoffs=0-0-8-8-4\" \
---ai random --games 200 --seed 1 --json --plot notebooks-data/tournament.svg\n  \
+--ai random --games 200 --seed 1 --json --plot notebooks-data/tournament.svg   # long: depth 8\n  \
 solvedgym tournament tictactoe --ai depth=9 --ai random --games 50\n  \
 solvedgym tournament hexapawn --ai optimal --ai depth=2 --games 20\n  \
 solvedgym tournament tictactoe --ai mcts,sims=1000 --ai depth=9 --games 50\n\n{}",

@@ -17,7 +17,7 @@ entrant uses and the baseline's evaluation settings, a [grid] of evaluation keys
 (every combination is a candidate), [screen] deals and the [final]'s finalists and deals. Written \
 to the output folder: screen.csv and final.csv (one row per candidate, best first), summary.json, \
 best.txt (the tuned evaluation settings) and config.toml.\n\
-Example: solvedgym tune configs/hase-und-igel-tuning.toml",
+Example: solvedgym tune configs/hase-und-igel-tuning.toml   # long (6 min on 2 cores)",
     mut_arg("threads", |a| a.help(
         "Worker threads (default: all cores). Results do not depend on it (timings do)"
     )),
