@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use super::config;
-use super::plan::{conditions, config_hash, jobs, run_id, study_name};
+use super::plan::{conditions, config_hash, run_id, runs, study_name};
 use super::store::{self, MANIFEST, Manifest, RUNS_DIR, Store};
 use crate::io::files::write_atomic;
 
@@ -109,17 +109,17 @@ pub(super) fn gather(dirs: &[PathBuf]) -> Result<Vec<StudyShards>> {
         let first_dir = first_dir.join(RUNS_DIR);
         let source_path = PathBuf::from(&first.source_path);
         let source = first.source.clone();
-        let runs = config::parse(&source_path, &source)
+        let configs = config::parse(&source_path, &source)
             .with_context(|| format!("reading the config the shards of {study} stored"))?;
-        if study_name(&runs) != study {
+        if study_name(&configs) != study {
             bail!(
                 "the stored config of {study} names the study {}",
-                study_name(&runs)
+                study_name(&configs)
             );
         }
         if let Some((_, store_dir, m)) = found
             .iter()
-            .find(|(_, _, m)| !runs.iter().any(|(c, _)| c.name() == m.name))
+            .find(|(_, _, m)| !configs.iter().any(|(c, _)| c.name() == m.name))
         {
             bail!(
                 "shards of different configs: {} holds runs of `{}`, a game the config stored in \
@@ -129,8 +129,8 @@ pub(super) fn gather(dirs: &[PathBuf]) -> Result<Vec<StudyShards>> {
                 first_dir.display()
             );
         }
-        let mut games = Vec::with_capacity(runs.len());
-        for (cfg, _) in &runs {
+        let mut games = Vec::with_capacity(configs.len());
+        for (cfg, _) in &configs {
             let hash = config_hash(&cfg.resolved_toml());
             let here: Vec<&(PathBuf, PathBuf, Manifest)> = found
                 .iter()
@@ -150,17 +150,17 @@ pub(super) fn gather(dirs: &[PathBuf]) -> Result<Vec<StudyShards>> {
                 }
             }
             let conds = conditions(cfg);
-            let job_list = jobs(cfg, conds.len());
+            let runs = runs(cfg, conds.len());
             let mut stored: BTreeMap<usize, PathBuf> = BTreeMap::new();
             for (_, store_dir, _) in &here {
                 let runs_dir = store_dir.join(RUNS_DIR);
                 for run in store::stored_runs(&runs_dir)? {
-                    if run >= job_list.len() {
+                    if run >= runs.len() {
                         bail!(
                             "{}: run {run} is stored, but `{}` has {} runs",
                             runs_dir.display(),
                             cfg.name(),
-                            job_list.len()
+                            runs.len()
                         );
                     }
                     let file = store::run_file(&runs_dir, run);
@@ -168,14 +168,14 @@ pub(super) fn gather(dirs: &[PathBuf]) -> Result<Vec<StudyShards>> {
                         bail!(
                             "{} is stored twice, in {} and {}: give each shard's folder once \
                              (the same shard run into two folders?)",
-                            run_id(&conds, &job_list, run),
+                            run_id(&conds, &runs, run),
                             other.display(),
                             file.display()
                         );
                     }
                 }
             }
-            let missing: Vec<usize> = (0..job_list.len())
+            let missing: Vec<usize> = (0..runs.len())
                 .filter(|r| !stored.contains_key(r))
                 .collect();
             if !missing.is_empty() {
@@ -202,14 +202,14 @@ pub(super) fn gather(dirs: &[PathBuf]) -> Result<Vec<StudyShards>> {
                 let examples: Vec<String> = missing
                     .iter()
                     .take(3)
-                    .map(|&r| run_id(&conds, &job_list, r).to_string())
+                    .map(|&r| run_id(&conds, &runs, r).to_string())
                     .collect();
                 bail!(
                     "`{}`: {} of its {} runs are missing from the shards given{absent}: {}{}. \
                      Run the missing shards (or resume an interrupted one) and merge again",
                     cfg.name(),
                     missing.len(),
-                    job_list.len(),
+                    runs.len(),
                     examples.join(", "),
                     if missing.len() > 3 { ", ..." } else { "" }
                 );
@@ -217,7 +217,7 @@ pub(super) fn gather(dirs: &[PathBuf]) -> Result<Vec<StudyShards>> {
             // Each run read as the finished study will read it, so that a damaged one is named
             // where it lies, in its shard, not in merge's copy.
             for (&run, file) in &stored {
-                store::load_run(file, &hash, run_id(&conds, &job_list, run)).map_err(|e| {
+                store::load_run(file, &hash, run_id(&conds, &runs, run)).map_err(|e| {
                     anyhow::anyhow!(
                         "{e:#}, then resume that shard (its `solvedgym run FILE --shard K/N --out \
                          DIR` again) and merge again"

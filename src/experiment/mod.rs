@@ -7,8 +7,8 @@
 //! `curves.csv`, the same table),
 //! the resolved `config.toml`, `summary.json` and plots (PNG and SVG).
 //!
-//! Each job draws from its own generators seeded from its seed, and results are gathered in job
-//! order, so the output is the same bytes whatever the number of threads. Each finished job is
+//! Each run draws from its own generators seeded from its seed, and results are gathered in run
+//! order, so the output is the same bytes whatever the number of threads. Each finished run is
 //! stored as it ends ([`store`]), so an interrupted study resumes where it stopped, and a study
 //! can be split into shares ([`shard`]) run apart and merged ([`merge`]), to the same bytes.
 //!
@@ -175,13 +175,13 @@ fn run_text(
     options: &RunOptions,
     complete: bool,
 ) -> Result<StudyOutcome> {
-    let runs = config::parse(path, text)?;
-    let study = study_name(&runs);
+    let configs = config::parse(path, text)?;
+    let study = study_name(&configs);
 
     // A shard's share: the costliest runs of the whole study spread first.
     let shard_of = match options.shard {
         Some(shard) if shard.count() > 1 => {
-            let total: usize = runs
+            let total: usize = configs
                 .iter()
                 .map(|(config, _)| conditions(config).len() * config.seeds().len())
                 .sum();
@@ -193,7 +193,7 @@ fn run_text(
                 );
             }
             let mut costs = Vec::with_capacity(total);
-            for (config, game) in &runs {
+            for (config, game) in &configs {
                 let eval = match config.evaluation() {
                     Evaluation::Match { games } => EvalCost::Match { games: games.get() },
                     Evaluation::Exact => EvalCost::Exact {
@@ -214,9 +214,9 @@ fn run_text(
         false => Some(FolderLock::acquire(&out_root.join(&study))?),
         true => None,
     };
-    let mut plans = Vec::with_capacity(runs.len());
+    let mut plans = Vec::with_capacity(configs.len());
     let mut first_run = 0;
-    for (index, (config, _)) in runs.iter().enumerate() {
+    for (index, (config, _)) in configs.iter().enumerate() {
         let dir = out_root.join(config.name());
         let n = conditions(config).len() * config.seeds().len();
         let mut manifest = Manifest::new(
@@ -258,7 +258,7 @@ fn run_text(
         });
     }
 
-    let episodes: u64 = runs
+    let episodes: u64 = configs
         .iter()
         .zip(&plans)
         .map(|((c, _), p)| p.pending.len() as u64 * c.episodes())
@@ -270,8 +270,8 @@ fn run_text(
         plans.iter().map(|p| p.share.len()).sum(),
         options.observer.clone(),
     );
-    let mut summaries = Vec::with_capacity(runs.len());
-    for ((config, game), plan) in runs.iter().zip(&plans) {
+    let mut summaries = Vec::with_capacity(configs.len());
+    for ((config, game), plan) in configs.iter().zip(&plans) {
         if options.shard.is_some() && plan.pending.is_empty() {
             continue;
         }
@@ -284,7 +284,7 @@ fn run_text(
     if let Some(shard) = options.shard {
         return Ok(StudyOutcome::Shard(ShardReport {
             shard: shard.to_string(),
-            games: runs
+            games: configs
                 .iter()
                 .zip(&plans)
                 .map(|((config, _), p)| ShardGame {
@@ -481,8 +481,8 @@ pub fn evaluate_agent(path: &Path, progress: bool) -> Result<AgentEvaluation> {
         )
     })?;
     let source = PathBuf::from(format!("{} (its run's config)", path.display()));
-    let runs = config::parse(&source, &origin.config)?;
-    let (config, game) = runs
+    let configs = config::parse(&source, &origin.config)?;
+    let (config, game) = configs
         .into_iter()
         .find(|(c, _)| config_hash(&c.resolved_toml()) == origin.config_hash)
         .with_context(|| {
@@ -503,7 +503,7 @@ pub fn evaluate_agent(path: &Path, progress: bool) -> Result<AgentEvaluation> {
 
 /// Checks that an agent's header names the seats its run's learner took (the header read and
 /// checked by the loader first): an agent evaluated at seats it never trained at would be
-/// scored for another player's job.
+/// scored for another player's moves.
 fn same_seats<G: Solve>(
     game: &G,
     config: &ExperimentConfig,

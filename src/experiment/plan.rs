@@ -48,18 +48,19 @@ pub(super) fn conditions(config: &ExperimentConfig) -> Vec<Condition<'_>> {
 }
 
 /// The runs of a config in their order (condition, then seed); a run's place is its number.
-pub(super) fn jobs(config: &ExperimentConfig, conditions: usize) -> Vec<(usize, u64)> {
+pub(super) fn runs(config: &ExperimentConfig, conditions: usize) -> Vec<(usize, u64)> {
     (0..conditions)
         .flat_map(|c| config.seeds().iter().map(move |&s| (c, s)))
         .collect()
 }
 
+/// Who run `run` is (`runs`: every run in order, as [`runs`] lists them).
 pub(super) fn run_id<'a>(
     conditions: &'a [Condition],
-    jobs: &[(usize, u64)],
+    runs: &[(usize, u64)],
     run: usize,
 ) -> RunId<'a> {
-    let (c, seed) = jobs[run];
+    let (c, seed) = runs[run];
     RunId {
         run,
         learner: &conditions[c].learner.label,
@@ -74,9 +75,9 @@ pub(super) fn config_hash(resolved: &str) -> String {
 }
 
 /// The name of a file's study: the folder its games' folders are in (a single game's own).
-pub(super) fn study_name(runs: &[(ExperimentConfig, crate::games::AnyGame)]) -> String {
-    let first = runs[0].0.name();
-    match runs.len() {
+pub(super) fn study_name(configs: &[(ExperimentConfig, crate::games::AnyGame)]) -> String {
+    let first = configs[0].0.name();
+    match configs.len() {
         1 => first.to_string(),
         _ => first.rsplit_once('/').map_or(first, |(s, _)| s).to_string(),
     }

@@ -94,7 +94,7 @@ struct Record {
 
 /// What a trained (or reloaded) learner left behind: the unit this store saves and loads, so
 /// it is defined beside the store (training makes one, the store keeps it bit for bit).
-pub(super) struct JobResult {
+pub(super) struct RunResult {
     /// The first evaluation at which the greedy policy kept the value in 95% / 99% of the
     /// positions of optimal play.
     pub(super) reached: [Option<u64>; 2],
@@ -113,11 +113,11 @@ pub(super) struct Outcome {
     pub(super) losses: u64,
     pub(super) last_loss: u64,
     pub(super) perfect: bool,
-    /// The values of [`JobResult::final_metrics`], in its order.
+    /// The values of [`RunResult::final_metrics`], in its order.
     pub(super) final_values: Vec<f64>,
 }
 
-impl JobResult {
+impl RunResult {
     /// The run's outcome, and the names of its final metrics.
     pub(super) fn into_outcome(self) -> (Outcome, Vec<String>) {
         let (names, final_values) = self.final_metrics.into_iter().unzip();
@@ -347,10 +347,10 @@ impl Store {
     }
 
     /// Stores a finished run (atomically: a reader sees all of it or none).
-    pub(super) fn save(&self, id: RunId, job: &JobResult) -> Result<()> {
+    pub(super) fn save(&self, id: RunId, result: &RunResult) -> Result<()> {
         let mut metrics: Vec<String> = Vec::new();
-        let mut rows = Vec::with_capacity(job.curves.len());
-        for row in job.curves.rows() {
+        let mut rows = Vec::with_capacity(result.curves.len());
+        for row in result.curves.rows() {
             let (episode, metric, value) = (row.episode, row.metric, row.value);
             let index = match metrics.iter().position(|m| m == metric) {
                 Some(i) => i,
@@ -368,11 +368,11 @@ impl Store {
             learner: id.learner.to_string(),
             opponent: id.opponent.to_string(),
             seed: id.seed,
-            losses: job.losses,
-            last_loss: job.last_loss,
-            perfect: job.perfect,
-            reached: job.reached,
-            final_metrics: job
+            losses: result.losses,
+            last_loss: result.last_loss,
+            perfect: result.perfect,
+            reached: result.reached,
+            final_metrics: result
                 .final_metrics
                 .iter()
                 .map(|(m, v)| (m.clone(), v.to_bits()))
@@ -385,13 +385,13 @@ impl Store {
     }
 
     /// Reads back a stored run, checking it is the run `id` of this config.
-    pub(super) fn load(&self, id: RunId) -> Result<JobResult> {
+    pub(super) fn load(&self, id: RunId) -> Result<RunResult> {
         load_run(&run_file(&self.dir, id.run), &self.config_hash, id)
     }
 }
 
 /// Reads the stored run at `path`, which must be run `id` of the config hashed `config_hash`.
-pub(super) fn load_run(path: &Path, config_hash: &str, id: RunId) -> Result<JobResult> {
+pub(super) fn load_run(path: &Path, config_hash: &str, id: RunId) -> Result<RunResult> {
     let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let damaged =
         |why: String| anyhow::anyhow!("{}: {why}; delete the file to run it again", path.display());
@@ -429,7 +429,7 @@ pub(super) fn load_run(path: &Path, config_hash: &str, id: RunId) -> Result<JobR
             f64::from_bits(bits),
         );
     }
-    Ok(JobResult {
+    Ok(RunResult {
         reached: r.reached,
         curves,
         losses: r.losses,
@@ -447,7 +447,7 @@ pub(super) fn load_run(path: &Path, config_hash: &str, id: RunId) -> Result<JobR
 mod tests {
     use super::*;
 
-    fn job() -> JobResult {
+    fn sample_run() -> RunResult {
         let mut curves = Curves::default();
         let odd = [
             0.1 + 0.2,
@@ -461,7 +461,7 @@ mod tests {
             curves.push("Q", "self-play", 7, i as u64 * 10, "m", *v);
             curves.push("Q", "self-play", 7, i as u64 * 10, "n", -v);
         }
-        JobResult {
+        RunResult {
             reached: [Some(20), None],
             curves,
             losses: 3,
@@ -471,7 +471,7 @@ mod tests {
         }
     }
 
-    fn bits(j: &JobResult) -> (Vec<u64>, Vec<u64>) {
+    fn bits(j: &RunResult) -> (Vec<u64>, Vec<u64>) {
         (
             j.curves.values().iter().map(|v| v.to_bits()).collect(),
             j.final_metrics.iter().map(|(_, v)| v.to_bits()).collect(),
@@ -495,7 +495,7 @@ mod tests {
             opponent: "self-play",
             seed: 7,
         };
-        let j = job();
+        let j = sample_run();
         store.save(id, &j).unwrap();
         let back = store.load(id).unwrap();
         assert_eq!(bits(&back), bits(&j));
@@ -548,7 +548,7 @@ mod tests {
                 opponent: "self-play",
                 seed,
             };
-            store.save(id, &job()).unwrap();
+            store.save(id, &sample_run()).unwrap();
         }
         // What a kill during the removal leaves: the manifest and some of the runs.
         std::fs::remove_file(run_file(store.dir(), 0)).unwrap();

@@ -545,10 +545,10 @@ impl fmt::Display for RunSummary {
     }
 }
 
-fn reached_spread(jobs: &[Outcome], k: usize) -> Option<Spread> {
-    let v: Vec<f64> = jobs
+fn reached_spread(runs: &[Outcome], k: usize) -> Option<Spread> {
+    let v: Vec<f64> = runs
         .iter()
-        .filter_map(|j| j.reached[k].map(|e| e as f64))
+        .filter_map(|r| r.reached[k].map(|e| e as f64))
         .collect();
     (!v.is_empty()).then(|| Spread::of(v))
 }
@@ -569,12 +569,12 @@ pub(super) fn summarise<G: Game>(
     let share = |n: usize| n as f64 / per as f64;
     let mut out = Vec::new();
     for (c, cond) in conditions.iter().enumerate() {
-        let jobs = &results[c * per..(c + 1) * per];
+        let runs = &results[c * per..(c + 1) * per];
         let mut final_metrics = BTreeMap::new();
         for (i, name) in final_names[c].iter().enumerate() {
             final_metrics.insert(
                 name.clone(),
-                Spread::of(jobs.iter().map(|j| j.final_values[i])),
+                Spread::of(runs.iter().map(|r| r.final_values[i])),
             );
         }
         let perfect = recorded[c].iter().find(|m| m.role == Role::Perfect);
@@ -593,12 +593,12 @@ pub(super) fn summarise<G: Game>(
             seat: cond.learner.seat.describe(),
             seeds: per,
             episodes: config.episodes(),
-            losses: counts_losses.then(|| Spread::of(jobs.iter().map(|j| j.losses as f64))),
+            losses: counts_losses.then(|| Spread::of(runs.iter().map(|r| r.losses as f64))),
             last_loss_episode: counts_losses
-                .then(|| Spread::of(jobs.iter().map(|j| j.last_loss as f64))),
+                .then(|| Spread::of(runs.iter().map(|r| r.last_loss as f64))),
             never_lost_share: counts_losses
-                .then(|| share(jobs.iter().filter(|j| j.losses == 0).count())),
-            perfect_share: perfect.map(|_| share(jobs.iter().filter(|j| j.perfect).count())),
+                .then(|| share(runs.iter().filter(|r| r.losses == 0).count())),
+            perfect_share: perfect.map(|_| share(runs.iter().filter(|r| r.perfect).count())),
             perfect_policy,
             final_metrics,
             ceiling: recorded[c]
@@ -606,10 +606,10 @@ pub(super) fn summarise<G: Game>(
                 .filter(|m| m.source == Source::BestResponse)
                 .filter_map(|m| Some((m.name.clone(), m.reference.as_ref()?.0)))
                 .collect(),
-            episodes_to_95: reached_spread(jobs, 0),
-            reached_95_share: share(jobs.iter().filter(|j| j.reached[0].is_some()).count()),
-            episodes_to_99: reached_spread(jobs, 1),
-            reached_99_share: share(jobs.iter().filter(|j| j.reached[1].is_some()).count()),
+            episodes_to_95: reached_spread(runs, 0),
+            reached_95_share: share(runs.iter().filter(|r| r.reached[0].is_some()).count()),
+            episodes_to_99: reached_spread(runs, 1),
+            reached_99_share: share(runs.iter().filter(|r| r.reached[1].is_some()).count()),
             metrics: recorded[c].clone(),
             seat_names: (0..game.num_players())
                 .map(|p| game.player_name(p).to_string())

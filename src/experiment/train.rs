@@ -1,7 +1,7 @@
 //! Training one game of a study: its truth found once (every position for the exact evaluator,
 //! or the game's own solver for perfect play), its pending runs trained in parallel, each stored
 //! the moment it ends ([`run_game`]); one run is one learner trained against its opponent (or
-//! itself) and evaluated on the config's schedule ([`run_job`]). The study-wide progress bar
+//! itself) and evaluated on the config's schedule ([`train_run`]). The study-wide progress bar
 //! ([`Progress`]) lives here, as training is what it counts.
 
 use std::fmt;
@@ -18,8 +18,8 @@ use super::config::{self, Evaluation, ExperimentConfig, Seat};
 use super::figures::{plot_metric, plot_spec};
 use super::opponents::{OpponentSpec, copy_of};
 use super::output::{Curves, CurvesWriter};
-use super::plan::{Condition, Plan, conditions, config_hash, jobs, run_id};
-use super::store::{self, JobResult, run_file};
+use super::plan::{Condition, Plan, conditions, config_hash, run_id, runs};
+use super::store::{self, RunResult, run_file};
 use super::summary::{RunSummary, THRESHOLDS, summarise};
 use crate::core::env::{AecEnv, Env};
 use crate::core::game::{Game, GameResult, Player};
@@ -196,7 +196,7 @@ pub(super) fn run_game<G: Solve>(
     let resolved = config.resolved_toml();
     let config_hash = config_hash(&resolved);
     let conditions = conditions(config);
-    let jobs = jobs(config, conditions.len());
+    let runs = runs(config, conditions.len());
     with_truth(game, config, &conditions, progress, |truth, report| {
         // What each condition records, known before any training: the runner's own figures, the
         // evaluator's metrics and the learner's statistics.
@@ -274,9 +274,9 @@ pub(super) fn run_game<G: Solve>(
             plan.store.create()?;
         }
         plan.pending.par_iter().try_for_each(|&run| {
-            let (c, seed) = jobs[run];
+            let (c, seed) = runs[run];
             let cond = &conditions[c];
-            let (job, learner) = run_job(game, truth, c, config, cond, seed, progress)?;
+            let (result, learner) = train_run(game, truth, c, config, cond, seed, progress)?;
             // Its agent is saved before the run is stored: a stored run that keeps its agent
             // has it.
             let per = config.seeds().len();
@@ -324,7 +324,7 @@ pub(super) fn run_game<G: Solve>(
                 }
             }
             drop(learner);
-            plan.store.save(run_id(&conditions, &jobs, run), &job)?;
+            plan.store.save(run_id(&conditions, &runs, run), &result)?;
             progress.run_done();
             anyhow::Ok(())
         })?;
@@ -353,13 +353,13 @@ pub(super) fn run_game<G: Solve>(
         let mut writer = CurvesWriter::create(dir, &plotted, &metadata, csv)?;
         let per = config.seeds().len();
         let mut final_names: Vec<Vec<String>> = Vec::with_capacity(conditions.len());
-        let mut outcomes = Vec::with_capacity(jobs.len());
-        for run in 0..jobs.len() {
-            let id = run_id(&conditions, &jobs, run);
-            let job = plan.store.load(id)?;
-            writer.append(&job.curves)?;
-            plotted.append_where(&job.curves, |m| plot_metrics.iter().any(|p| p == m));
-            let (outcome, names) = job.into_outcome();
+        let mut outcomes = Vec::with_capacity(runs.len());
+        for run in 0..runs.len() {
+            let id = run_id(&conditions, &runs, run);
+            let result = plan.store.load(id)?;
+            writer.append(&result.curves)?;
+            plotted.append_where(&result.curves, |m| plot_metrics.iter().any(|p| p == m));
+            let (outcome, names) = result.into_outcome();
             if run % per == 0 {
                 final_names.push(names);
             } else if final_names.last() != Some(&names) {
@@ -372,7 +372,7 @@ pub(super) fn run_game<G: Solve>(
             outcomes.push(outcome);
         }
         let mut written = writer.finish()?;
-        written.extend(place_agents(dir, plan.store.dir(), &conditions, &jobs)?);
+        written.extend(place_agents(dir, plan.store.dir(), &conditions, &runs)?);
         let summary = summarise(
             game,
             truth.graph,
@@ -640,12 +640,12 @@ fn place_agents(
     dir: &Path,
     store_dir: &Path,
     conditions: &[Condition],
-    jobs: &[(usize, u64)],
+    runs: &[(usize, u64)],
 ) -> Result<Vec<PathBuf>> {
     let out = dir.join(AGENTS_FOLDER);
     let mut placed = Vec::new();
     let mut names = std::collections::BTreeSet::new();
-    for (run, &(c, seed)) in jobs.iter().enumerate() {
+    for (run, &(c, seed)) in runs.iter().enumerate() {
         let from = store::agent_file(store_dir, run);
         let cond = &conditions[c];
         let mut name = format!(
@@ -712,7 +712,7 @@ fn runner_metrics<G: Game>(game: &G, truth: &Truth<G>, cond: &Condition) -> Vec<
     vec![Metric::of("result"), Metric::of("losses"), cumulative]
 }
 
-/// The evaluator of condition `c` for the job seeded `seed` (the match evaluator's deals come
+/// The evaluator of condition `c` for the run seeded `seed` (the match evaluator's deals come
 /// from it); `learner` tells whether the learner learns values.
 fn evaluator<'t, G: Game>(
     game: &G,
@@ -822,7 +822,7 @@ fn trained_evaluator<'t, G: Game>(
 
 /// One run: the learner of condition `condition` trained with seed `seed` against its opponent
 /// (or itself), evaluated every `eval_interval` episodes and at the end.
-fn run_job<G: Game>(
+fn train_run<G: Game>(
     game: &G,
     truth: &Truth<G>,
     condition: usize,
@@ -830,14 +830,14 @@ fn run_job<G: Game>(
     cond: &Condition,
     seed: u64,
     progress: &Progress,
-) -> Result<(JobResult, Box<dyn Learner<G>>)> {
+) -> Result<(RunResult, Box<dyn Learner<G>>)> {
     let mut learner = cond.learner.config.build(game, cond.learner.label.clone());
     let mut rng = rng(derive_seed(seed, 1));
     let env_seed = derive_seed(seed, 2);
     let seats = cond.learner.seat.players(game.num_players());
     let evaluator = evaluator(game, config, truth, condition, cond, seed, learner.as_ref())?;
     let roles: Vec<Role> = evaluator.metrics().iter().map(|m| m.role).collect();
-    let mut job = JobResult {
+    let mut run = RunResult {
         reached: [None; 2],
         curves: Curves::default(),
         losses: 0,
@@ -923,10 +923,10 @@ fn run_job<G: Game>(
 
     // Games are summarised at each evaluation: the mean result and the losses since the last
     // one (with eval_interval = 1, every game on its own).
-    job.curves
+    run.curves
         .push(label, opponent_name, seed, 0, "cumulative_losses", 0.0);
-    let mut metrics = evaluate(learner.as_ref(), &mut job.curves, 0)?;
-    note_thresholds(&mut job.reached, &metrics, 0);
+    let mut metrics = evaluate(learner.as_ref(), &mut run.curves, 0)?;
+    note_thresholds(&mut run.reached, &metrics, 0);
     let (mut result_sum, mut games_since, mut losses_since) = (0.0, 0u64, 0u64);
     let mut pending = 0;
     for episode in 1..=config.episodes() {
@@ -950,21 +950,21 @@ fn run_job<G: Game>(
         result_sum += outcome.reward;
         games_since += 1;
         if result == GameResult::Loss {
-            job.losses += 1;
-            job.last_loss = episode;
+            run.losses += 1;
+            run.last_loss = episode;
             losses_since += 1;
         }
         if episode % config.eval_interval() == 0 || episode == config.episodes() {
             let mut push = |metric: &str, value: f64| {
-                job.curves
+                run.curves
                     .push(label, opponent_name, seed, episode, metric, value)
             };
             push("result", result_sum / games_since as f64);
             push("losses", losses_since as f64);
-            push("cumulative_losses", job.losses as f64);
+            push("cumulative_losses", run.losses as f64);
             (result_sum, games_since, losses_since) = (0.0, 0, 0);
-            metrics = evaluate(learner.as_ref(), &mut job.curves, episode)?;
-            note_thresholds(&mut job.reached, &metrics, episode);
+            metrics = evaluate(learner.as_ref(), &mut run.curves, episode)?;
+            note_thresholds(&mut run.reached, &metrics, episode);
         }
         // Evaluated against the copy it trained against; the next episodes meet a new one.
         if let Some((shared, refresh)) = &copy
@@ -978,10 +978,10 @@ fn run_job<G: Game>(
             pending = 0;
         }
     }
-    job.perfect = roles
+    run.perfect = roles
         .iter()
         .zip(&metrics)
         .any(|(r, (_, v))| *r == Role::Perfect && *v == 1.0);
-    job.final_metrics = metrics;
-    Ok((job, learner))
+    run.final_metrics = metrics;
+    Ok((run, learner))
 }
