@@ -12,20 +12,25 @@
 //! stored as it ends ([`store`]), so an interrupted study resumes where it stopped, and a study
 //! can be split into shares ([`shard`]) run apart and merged ([`merge`]), to the same bytes.
 //!
-//! This file runs a study: each game is planned (`plan.rs`: its conditions, runs and share) and
-//! trained (`train.rs`: its truth, its runs in parallel, its outputs), then the study's summary
-//! is written; `merge` first gathers the runs the shards stored (`gather.rs`).
+//! This file runs a study: each game is planned (`plan.rs`: its conditions, runs and share),
+//! its truth found (`truth.rs`), its runs trained in parallel (`train.rs`, evaluated by
+//! `evaluators.rs`, counted by `progress.rs`) and its outputs written (`finish.rs`), then the
+//! study's summary is written; `merge` first gathers the runs the shards stored (`gather.rs`).
 
 pub mod config;
+mod evaluators;
 pub mod figures;
+mod finish;
 mod gather;
 pub mod opponents;
 pub mod output;
 mod plan;
+mod progress;
 pub mod shard;
 pub mod store;
 pub mod summary;
 mod train;
+mod truth;
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -40,10 +45,12 @@ use crate::io::files::{FolderLock, write_atomic};
 use crate::truth::{DEFAULT_STATE_LIMIT, Solve};
 use config::{Evaluation, ExperimentConfig};
 use plan::{Plan, conditions, config_hash, count_states, study_name};
+use progress::Progress;
 use shard::{EvalCost, Shard};
 use store::{Manifest, Store};
 use summary::RunSummary;
-use train::{Progress, enumerates, run_game};
+use train::run_game;
+use truth::enumerates;
 
 /// How a study runs beyond its config: what it shows, what it keeps, which share it runs.
 #[derive(Clone, Debug, Default)]
@@ -386,7 +393,7 @@ fn replace_outputs(dir: &Path, config_hash: &str, fresh: bool) -> Result<()> {
             remove(path)?;
         }
     }
-    let agents = dir.join(train::AGENTS_FOLDER);
+    let agents = dir.join(finish::AGENTS_FOLDER);
     crate::io::files::refuse_link(&agents, true)?;
     for path in entries(&agents)? {
         if path.extension().is_some_and(|e| e == "parquet") {
