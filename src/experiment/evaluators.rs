@@ -124,8 +124,7 @@ fn references<'t, G: Game>(
         references.push(("optimal".into(), Some(Box::new(OptimalPolicy::new(oracle)))));
     }
     if let Some(file) = config.reference_agent() {
-        let agent = crate::learn::saved::load_agent(game, file)?;
-        references.push(("agent".into(), Some(Box::new(agent))));
+        references.push(("agent".into(), Some(Box::new(truth.agents.get(file)))));
     }
     if let Some(ai) = config.reference_ai() {
         let policy: Box<dyn Policy<G>> = match ai {
@@ -143,7 +142,7 @@ fn references<'t, G: Game>(
     if let Some(o) = cond.opponent {
         let policy = match o.frozen() {
             Some(_) => None,
-            None => Some(o.policy.build(game, truth.oracle)?),
+            None => Some(truth.agents.opponent(&o.policy, game, truth.oracle)?),
         };
         references.push(("opponent".into(), policy));
     }

@@ -13,10 +13,12 @@
 //! can be split into shares ([`shard`]) run apart and merged ([`merge`]), to the same bytes.
 //!
 //! This file runs a study: each game is planned (`plan.rs`: its conditions, runs and share),
-//! its truth found (`truth.rs`), its runs trained in parallel (`train.rs`, evaluated by
-//! `evaluators.rs`, counted by `progress.rs`) and its outputs written (`finish.rs`), then the
-//! study's summary is written; `merge` first gathers the runs the shards stored (`gather.rs`).
+//! its truth found (`truth.rs`, with the saved agents it plays read once: `agents.rs`), its
+//! runs trained in parallel (`train.rs`, evaluated by `evaluators.rs`, counted by
+//! `progress.rs`) and its outputs written (`finish.rs`), then the study's summary is written;
+//! `merge` first gathers the runs the shards stored (`gather.rs`).
 
+mod agents;
 pub mod config;
 mod evaluators;
 pub mod figures;
@@ -777,6 +779,60 @@ mod tests {
             no_file.contains("opponents[0].agent") && no_file.contains("missing"),
             "{no_file}"
         );
+    }
+
+    /// A saved agent the runs play is read from its file once for the game's runs, however
+    /// many learners, seeds, seats and evaluations play it: as the opponent of every run, and
+    /// as the reference agent of every evaluation, exact or by matches.
+    #[test]
+    fn an_agent_file_is_read_once_for_all_the_runs_of_a_game() {
+        let root = tempfile::tempdir().unwrap();
+        run_study_text(
+            Path::new("tiny.toml"),
+            TINY,
+            root.path(),
+            &RunOptions::default(),
+        )
+        .unwrap();
+        let agent = root.path().join("tiny/agents/her--optimal--seed-0.parquet");
+        let reads = || crate::learn::saved::reads::of(&agent);
+        for evaluator in ["exact", "match"] {
+            let text = format!(
+                "name = \"vs-agent-{evaluator}\"\nepisodes = 20\neval_interval = 5\nseeds = 3\n\
+                 [game]\nname = \"hexapawn\"\n\
+                 [[learners]]\nkind = \"q-learning\"\nseat = \"white\"\n\
+                 [[learners]]\nkind = \"td\"\nseat = \"white\"\n\
+                 [[opponents]]\nname = \"her\"\npolicy = \"agent\"\nagent = \"{file}\"\n\
+                 [evaluation]\nevaluator = \"{evaluator}\"\nagent = \"{file}\"\n",
+                file = agent.display()
+            );
+            let before = reads();
+            config::parse(Path::new("vs.toml"), &text).unwrap();
+            // The config's check loads each file it names (here twice: as the opponent's and
+            // as the reference), to refuse a bad one with its key and line.
+            let checked = reads() - before;
+            assert!(
+                checked >= 1,
+                "{evaluator}: the check read it {checked} times"
+            );
+            run_study_text(
+                Path::new("vs.toml"),
+                &text,
+                root.path(),
+                &RunOptions::default(),
+            )
+            .unwrap();
+            let summary = root
+                .path()
+                .join(format!("vs-agent-{evaluator}/summary.json"));
+            assert!(summary.is_file(), "{evaluator}: the study finished");
+            assert_eq!(
+                reads() - before - checked,
+                checked + 1,
+                "{evaluator}: 2 learners x 3 seeds against the agent, yet the runs read its \
+                 file once (beside the config's check)"
+            );
+        }
     }
 
     #[test]

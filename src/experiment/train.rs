@@ -359,7 +359,10 @@ impl<'p, G: Game> Arena<'p, G> {
                     (true, Some(shared)) => {
                         Ok(Some(Box::new(shared.clone()) as Box<dyn Policy<G>>))
                     }
-                    (true, None) => o.policy.build(game, truth.oracle).map(Some),
+                    (true, None) => truth
+                        .agents
+                        .opponent(&o.policy, game, truth.oracle)
+                        .map(Some),
                 })
                 .collect::<Result<_>>()?;
             let seed = if k == 0 {

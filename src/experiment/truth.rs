@@ -1,10 +1,11 @@
 //! What the runs of one game share, found once before any of them trains ([`Truth`]): every
 //! position with its value (the exact evaluator), or the game's own solver (perfect play for
-//! opponents), the held-out game's positions, and the fixed opponents and the reference agent
-//! tabulated for the exact evaluator.
+//! opponents), the held-out game's positions, the fixed opponents and the reference agent
+//! tabulated for the exact evaluator, and the saved agents the runs play ([`Agents`]).
 
 use anyhow::{Context, Result};
 
+use super::agents::Agents;
 use super::config::{Evaluation, ExperimentConfig};
 use super::plan::Condition;
 use super::progress::Progress;
@@ -35,6 +36,8 @@ pub(super) struct Truth<'s, G: Game> {
     /// The saved agent of `[evaluation] agent`, tabulated for the exact evaluator, with perfect
     /// play's result against it at each seat.
     pub(super) agent: Option<Tabulated>,
+    /// The saved agents the runs play, each read once.
+    pub(super) agents: Agents<G>,
 }
 
 /// Whether the runs of `game` enumerate its positions: for the exact evaluator, or wherever the
@@ -87,13 +90,15 @@ pub(super) fn with_truth<G: Solve, R>(
         (Some(s), Evaluation::Exact) => Some(ExactTruth::new(s.graph(), s.as_oracle())?),
         _ => None,
     };
+    let agents = Agents::load(game, config)?;
     let truth = Truth {
-        opponents: tabulated_opponents(game, conditions, exact.as_ref(), oracle)?,
-        agent: tabulated_agent(game, config, exact.as_ref())?,
+        opponents: tabulated_opponents(game, conditions, exact.as_ref(), oracle, &agents)?,
+        agent: tabulated_agent(config, exact.as_ref(), &agents)?,
         exact,
         oracle,
         graph: solution.as_ref().map(|s| s.graph()),
         held_out,
+        agents,
     };
     let mut report = oracle.map(|o| o.report());
     if let Some(r) = &mut report {
@@ -164,12 +169,13 @@ fn tabulated_opponents<G: Game>(
     conditions: &[Condition],
     exact: Option<&ExactTruth<G>>,
     oracle: Option<&dyn Oracle<G>>,
+    agents: &Agents<G>,
 ) -> Result<Vec<Option<Tabulated>>> {
     conditions
         .iter()
         .map(|c| match (exact, c.opponent) {
             (Some(t), Some(o)) if o.frozen().is_none() => {
-                let profile = t.tabulate(o.policy.build(game, oracle)?.as_ref())?;
+                let profile = t.tabulate(agents.opponent(&o.policy, game, oracle)?.as_ref())?;
                 let ceiling = t.best_against(&profile)?;
                 Ok(Some((profile, ceiling)))
             }
@@ -181,15 +187,14 @@ fn tabulated_opponents<G: Game>(
 /// The saved agent every evaluation plays (`[evaluation] agent`), tabulated once for the
 /// exact evaluator (`exact`) with perfect play's results against it.
 fn tabulated_agent<G: Game>(
-    game: &G,
     config: &ExperimentConfig,
     exact: Option<&ExactTruth<G>>,
+    agents: &Agents<G>,
 ) -> Result<Option<Tabulated>> {
     let (Some(t), Some(file)) = (exact, config.reference_agent()) else {
         return Ok(None);
     };
-    let policy = crate::learn::saved::load_agent(game, file)?;
-    let profile = t.tabulate(&policy)?;
+    let profile = t.tabulate(&agents.get(file))?;
     let perfect = t.perfect_against(&profile)?;
     Ok(Some((profile, perfect)))
 }

@@ -306,6 +306,8 @@ pub fn read_header(path: &Path) -> Result<AgentHeader> {
 /// back what it learned. Refused, naming both, when the file was saved from another game or
 /// other parameters.
 pub fn load_agent<G: Game>(game: &G, path: &Path) -> Result<Agent<G>> {
+    #[cfg(test)]
+    reads::count(path);
     let header = read_header(path)?;
     if header.game != game.name() || header.game_params != game.params() {
         bail!(
@@ -541,5 +543,25 @@ impl<G: Game> Policy<G> for Agent<G> {
         rng: &mut SgRng,
     ) -> Option<Action> {
         self.learner.greedy_policy().choose(game, state, legal, rng)
+    }
+}
+
+/// How many times each agent file was loaded, for the tests that check that a file is read
+/// once where it is meant to be.
+#[cfg(test)]
+pub(crate) mod reads {
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+    use std::sync::Mutex;
+
+    static READS: Mutex<BTreeMap<PathBuf, usize>> = Mutex::new(BTreeMap::new());
+
+    pub(super) fn count(path: &Path) {
+        *READS.lock().unwrap().entry(path.to_path_buf()).or_default() += 1;
+    }
+
+    /// The loads of the agent at `path` so far (the path as given to the loader).
+    pub(crate) fn of(path: &Path) -> usize {
+        READS.lock().unwrap().get(path).copied().unwrap_or(0)
     }
 }
