@@ -34,7 +34,6 @@ pub mod summary;
 mod train;
 mod truth;
 
-use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -43,13 +42,13 @@ use anyhow::{Context, Result, bail, ensure};
 use serde::Serialize;
 
 use crate::core::tabulated::{TabulateError, Tabulated};
+use crate::games::AnyGame;
 use crate::io::files::{FolderLock, write_atomic};
 use crate::truth::{DEFAULT_STATE_LIMIT, Solve};
-use config::{Evaluation, ExperimentConfig};
-use plan::{Plan, conditions, config_hash, count_states, study_name};
+use config::ExperimentConfig;
+use plan::{Plan, conditions, config_hash, study_name};
 use progress::Progress;
-use shard::{EvalCost, Shard};
-use store::{Manifest, Store};
+use shard::Shard;
 use summary::RunSummary;
 use train::run_game;
 use truth::enumerates;
@@ -186,99 +185,25 @@ fn run_text(
 ) -> Result<StudyOutcome> {
     let configs = config::parse(path, text)?;
     let study = study_name(&configs);
-
-    // A shard's share: the costliest runs of the whole study spread first.
     let shard_of = match options.shard {
-        Some(shard) if shard.count() > 1 => {
-            let total: usize = configs
-                .iter()
-                .map(|(config, _)| conditions(config).len() * config.seeds().len())
-                .sum();
-            if shard.count() > total {
-                bail!(
-                    "--shard {shard}: the study has {total} runs, so {} shards would leave some \
-                     with nothing to do; split it into at most {total} shards",
-                    shard.count()
-                );
-            }
-            let mut costs = Vec::with_capacity(total);
-            for (config, game) in &configs {
-                let eval = match config.evaluation() {
-                    Evaluation::Match { games } => EvalCost::Match { games: games.get() },
-                    Evaluation::Exact => EvalCost::Exact {
-                        states: with_game!(game, g => count_states(g))?,
-                    },
-                };
-                let cost = shard::run_cost(config.episodes(), config.eval_interval(), eval);
-                let n = conditions(config).len() * config.seeds().len();
-                costs.extend(std::iter::repeat_n(cost, n));
-            }
-            Some(shard::assign(&costs, shard.count()))
-        }
-        _ => None,
+        Some(shard) => shard::shard_of_runs(&configs, shard)?,
+        None => None,
     };
-
     // One writer per output folder; merge (`complete`) holds the claim already.
     let _claim = match complete {
         false => Some(FolderLock::acquire(&out_root.join(&study))?),
         true => None,
     };
-    let mut plans = Vec::with_capacity(configs.len());
-    let mut first_run = 0;
-    for (index, (config, _)) in configs.iter().enumerate() {
-        let dir = out_root.join(config.name());
-        let n = conditions(config).len() * config.seeds().len();
-        let mut manifest = Manifest::new(
-            config.name(),
-            &config_hash(&config.resolved_toml()),
-            n,
-            &study,
-            index,
-            path,
-            text,
-        );
-        manifest.shard = options.shard.map(|s| s.to_string());
-        let (store, stored) = Store::open(&dir, &manifest, options.fresh)?;
-        if options.shard.is_none() {
-            replace_outputs(&dir, &manifest.config_hash, options.fresh)?;
-        }
-        let share: BTreeSet<usize> = (0..n)
-            .filter(|r| match (&shard_of, options.shard) {
-                (Some(of), Some(s)) => of[first_run + r] == s.index() - 1,
-                _ => true,
-            })
-            .collect();
-        first_run += n;
-        let pending: Vec<usize> = share.difference(&stored).copied().collect();
-        if complete && !pending.is_empty() {
-            bail!(
-                "{}: {} of its {n} runs are not stored",
-                dir.display(),
-                pending.len()
-            );
-        }
-        plans.push(Plan {
-            stored_before: share.len() - pending.len(),
-            dir,
-            store,
-            share,
-            pending,
-            runs: n,
-        });
-    }
-
-    let episodes: u64 = configs
-        .iter()
-        .zip(&plans)
-        .map(|((c, _), p)| p.pending.len() as u64 * c.episodes())
-        .sum();
-    let progress = Progress::new(
-        options.progress,
-        episodes,
-        plans.iter().map(|p| p.stored_before).sum(),
-        plans.iter().map(|p| p.share.len()).sum(),
-        options.observer.clone(),
-    );
+    let plans = plan::plans(
+        &configs,
+        path,
+        text,
+        out_root,
+        options,
+        shard_of.as_deref(),
+        complete,
+    )?;
+    let progress = study_progress(&configs, &plans, options);
     let mut summaries = Vec::with_capacity(configs.len());
     for ((config, game), plan) in configs.iter().zip(&plans) {
         if options.shard.is_some() && plan.pending.is_empty() {
@@ -291,39 +216,10 @@ fn run_text(
     progress.finish();
 
     if let Some(shard) = options.shard {
-        return Ok(StudyOutcome::Shard(ShardReport {
-            shard: shard.to_string(),
-            games: configs
-                .iter()
-                .zip(&plans)
-                .map(|((config, _), p)| ShardGame {
-                    name: config.name().to_string(),
-                    folder: p.store.dir().to_path_buf(),
-                    runs: p.runs,
-                    share: p.share.len(),
-                    stored_before: p.stored_before,
-                })
-                .collect(),
-        }));
+        return Ok(StudyOutcome::Shard(shard_report(shard, &configs, &plans)));
     }
     if summaries.len() > 1 {
-        let mut table = format!("# {study}\n");
-        for s in &summaries {
-            // The game's label tells apart two boards of one game (hexapawn-3x3, hexapawn-4x4).
-            let label = s.name.rsplit_once('/').map_or(s.name.as_str(), |(_, l)| l);
-            let game = if label == s.game {
-                String::new()
-            } else {
-                format!("{}, ", s.game)
-            };
-            table.push_str(&format!(
-                "\n## {label} ({game}{})\n\n{}",
-                s.heading(),
-                s.table()
-            ));
-        }
-        let file = out_root.join(&study).join("summary.md");
-        write_atomic(&file, table.as_bytes())?;
+        let file = write_study_table(&study, out_root, &summaries)?;
         if let Some(last) = summaries.last_mut() {
             last.written.push(file);
         }
@@ -333,6 +229,72 @@ fn run_text(
         plan.store.remove()?;
     }
     Ok(StudyOutcome::Finished(summaries))
+}
+
+/// The study's progress: its pending runs' episodes to train, its runs stored before and
+/// those it answers for.
+fn study_progress(
+    configs: &[(ExperimentConfig, AnyGame)],
+    plans: &[Plan],
+    options: &RunOptions,
+) -> Progress {
+    let episodes: u64 = configs
+        .iter()
+        .zip(plans)
+        .map(|((c, _), p)| p.pending.len() as u64 * c.episodes())
+        .sum();
+    Progress::new(
+        options.progress,
+        episodes,
+        plans.iter().map(|p| p.stored_before).sum(),
+        plans.iter().map(|p| p.share.len()).sum(),
+        options.observer.clone(),
+    )
+}
+
+/// What shard `shard` stored of each game of the study.
+fn shard_report(
+    shard: Shard,
+    configs: &[(ExperimentConfig, AnyGame)],
+    plans: &[Plan],
+) -> ShardReport {
+    ShardReport {
+        shard: shard.to_string(),
+        games: configs
+            .iter()
+            .zip(plans)
+            .map(|((config, _), p)| ShardGame {
+                name: config.name().to_string(),
+                folder: p.store.dir().to_path_buf(),
+                runs: p.runs,
+                share: p.share.len(),
+                stored_before: p.stored_before,
+            })
+            .collect(),
+    }
+}
+
+/// Writes the tables of a study's games together into `<out_root>/<study>/summary.md`;
+/// returns the file.
+fn write_study_table(study: &str, out_root: &Path, summaries: &[RunSummary]) -> Result<PathBuf> {
+    let mut table = format!("# {study}\n");
+    for s in summaries {
+        // The game's label tells apart two boards of one game (hexapawn-3x3, hexapawn-4x4).
+        let label = s.name.rsplit_once('/').map_or(s.name.as_str(), |(_, l)| l);
+        let game = if label == s.game {
+            String::new()
+        } else {
+            format!("{}, ", s.game)
+        };
+        table.push_str(&format!(
+            "\n## {label} ({game}{})\n\n{}",
+            s.heading(),
+            s.table()
+        ));
+    }
+    let file = out_root.join(study).join("summary.md");
+    write_atomic(&file, table.as_bytes())?;
+    Ok(file)
 }
 
 /// The files a finished run leaves in its folder (beside the plots, `<metric>.png`/`.svg`, and
@@ -490,8 +452,8 @@ pub fn evaluate_agent(path: &Path, progress: bool) -> Result<AgentEvaluation> {
         )
     })?;
     let source = PathBuf::from(format!("{} (its run's config)", path.display()));
-    let configs = config::parse(&source, &origin.config)?;
-    let (config, game) = configs
+    let runs = config::parse(&source, &origin.config)?;
+    let (config, game) = runs
         .into_iter()
         .find(|(c, _)| config_hash(&c.resolved_toml()) == origin.config_hash)
         .with_context(|| {

@@ -6,7 +6,15 @@
 use std::fmt;
 use std::str::FromStr;
 
+use anyhow::{Context, bail};
 use thiserror::Error;
+
+use super::config::{Evaluation, ExperimentConfig};
+use super::plan::conditions;
+use crate::core::game::Game;
+use crate::core::graph::StateGraph;
+use crate::games::AnyGame;
+use crate::truth::DEFAULT_STATE_LIMIT;
 
 /// Share `index` (1-based) of `count` shards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,6 +135,53 @@ pub fn assign(costs: &[u128], count: usize) -> Vec<usize> {
         load[least] += costs[run];
     }
     shard_of
+}
+
+/// The shard (0-based) of every run of the study `configs`, in study order, for `shard`: the
+/// costliest runs of the whole study spread first ([`assign`]). `None` where there is one
+/// shard; refused where there are more shards than runs.
+pub(super) fn shard_of_runs(
+    configs: &[(ExperimentConfig, AnyGame)],
+    shard: Shard,
+) -> anyhow::Result<Option<Vec<usize>>> {
+    if shard.count() <= 1 {
+        return Ok(None);
+    }
+    let total: usize = configs
+        .iter()
+        .map(|(config, _)| conditions(config).len() * config.seeds().len())
+        .sum();
+    if shard.count() > total {
+        bail!(
+            "--shard {shard}: the study has {total} runs, so {} shards would leave some \
+             with nothing to do; split it into at most {total} shards",
+            shard.count()
+        );
+    }
+    let mut costs = Vec::with_capacity(total);
+    for (config, game) in configs {
+        let eval = match config.evaluation() {
+            Evaluation::Match { games } => EvalCost::Match { games: games.get() },
+            Evaluation::Exact => EvalCost::Exact {
+                states: with_game!(game, g => count_states(g))?,
+            },
+        };
+        let cost = run_cost(config.episodes(), config.eval_interval(), eval);
+        let n = conditions(config).len() * config.seeds().len();
+        costs.extend(std::iter::repeat_n(cost, n));
+    }
+    Ok(Some(assign(&costs, shard.count())))
+}
+
+/// The positions the exact evaluator will read, for a run's cost: the game's bound where it
+/// knows one, else counted.
+fn count_states<G: Game>(game: &G) -> anyhow::Result<u64> {
+    if let Some(n) = game.capabilities().states_at_most {
+        return Ok(n);
+    }
+    let graph = StateGraph::build(game, DEFAULT_STATE_LIMIT)
+        .with_context(|| format!("counting the positions of {} for --shard", game.name()))?;
+    Ok(graph.len() as u64)
 }
 
 #[cfg(test)]
