@@ -26,6 +26,7 @@ use crate::core::game::{Game, Player};
 use crate::games::{AnyGame, GameSpecError};
 use crate::learn::LearnerConfig;
 
+mod evaluation;
 mod format;
 pub use format::*;
 
@@ -221,37 +222,74 @@ pub const DEFAULT_PLOTS_SEATS: &[&str] = &[
 /// experiment (`[game]`) gives one.
 pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>, ConfigError> {
     let src = Source::parse(file, text)?;
-    let top: File = src.read("")?.expect("the file is a table");
-    if top
-        .name
-        .split('/')
-        .any(|part| part.chars().count() > MAX_NAME)
-    {
+    let mut top: File = src.read("")?.expect("the file is a table");
+    check_run_name(&src, &top.name)?;
+    let seeds = seeds_of(&src, &top)?;
+    let save_agents = match top.save_agents {
+        None => DEFAULT_SAVE_AGENTS,
+        Some(SaveAgentsToml::All) => SaveAgents::All,
+        Some(SaveAgentsToml::Seeds(n)) => SaveAgents::FirstSeeds(n),
+    };
+    let entries = game_entries(&src)?;
+    let (learners, learner_paths) = learners_of(&src)?;
+    let opponents = opponents_of(&src, std::mem::take(&mut top.opponents))?;
+    if top.evaluation.games.is_some() && top.evaluation.evaluator == Some(EvaluatorName::Exact) {
+        return Err(src.error(
+            "evaluation.games",
+            "`games` belongs to evaluator = \"match\"",
+        ));
+    }
+    let shared = Shared {
+        study: entries.len() > 1 || entries[0].label.is_some(),
+        top,
+        seeds,
+        save_agents,
+        learners,
+        learner_paths,
+        opponents,
+    };
+    entries
+        .into_iter()
+        .enumerate()
+        .map(|(g, entry)| shared.game_config(&src, g, entry))
+        .collect()
+}
+
+/// The run name names a folder (a '/' nests them): each part at most [`MAX_NAME`] characters
+/// of letters, digits, '-', '_' or '.', not starting with '.'.
+fn check_run_name(src: &Source, name: &str) -> Result<(), ConfigError> {
+    if name.split('/').any(|part| part.chars().count() > MAX_NAME) {
         return Err(src.error(
             "name",
             format!(
                 "a run name of {} characters: it names a folder, so at most {MAX_NAME} between '/'s",
-                top.name.chars().count()
+                name.chars().count()
             ),
         ));
     }
-    if !top.name.split('/').all(is_folder_name) {
+    if !name.split('/').all(is_folder_name) {
         return Err(src.error(
             "name",
             "the run name names a folder: use letters, digits, '-', '_' or '.', not starting with '.' (a '/' nests folders)",
         ));
     }
-    let seeds = match top.seeds {
+    Ok(())
+}
+
+/// The seeds of every run: `seeds` of them from `base_seed` on, or the list given (each once),
+/// or `base_seed` alone; 1 to [`MAX_SEEDS`].
+fn seeds_of(src: &Source, top: &File) -> Result<Vec<u64>, ConfigError> {
+    Ok(match &top.seeds {
         None => vec![top.base_seed],
         Some(Seeds::Count(0)) => return Err(src.error("seeds", "at least one seed")),
-        Some(Seeds::Count(n)) if n > MAX_SEEDS => {
+        Some(Seeds::Count(n)) if *n > MAX_SEEDS => {
             return Err(src.error("seeds", format!("{n} seeds: at most {MAX_SEEDS}")));
         }
         Some(Seeds::Count(n)) => {
-            if top.base_seed.checked_add(n).is_none() {
+            if top.base_seed.checked_add(*n).is_none() {
                 return Err(src.error("base_seed", "base_seed + seeds exceeds 2^64"));
             }
-            (0..n).map(|i| top.base_seed + i).collect()
+            (0..*n).map(|i| top.base_seed + i).collect()
         }
         Some(Seeds::List(list)) if list.is_empty() || list.len() as u64 > MAX_SEEDS => {
             return Err(src.error("seeds", format!("give 1 to {MAX_SEEDS} seeds")));
@@ -264,28 +302,29 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
                     format!("seed {twice} is listed twice: each seed is one run, give each once"),
                 ));
             }
-            list
+            list.clone()
         }
-    };
-    let save_agents = match top.save_agents {
-        None => DEFAULT_SAVE_AGENTS,
-        Some(SaveAgentsToml::All) => SaveAgents::All,
-        Some(SaveAgentsToml::Seeds(n)) => SaveAgents::FirstSeeds(n),
-    };
-    let entries = game_entries(&src)?;
+    })
+}
 
-    let learner_paths = one_or_many(
-        &src,
+/// A learner as its table gives it: its label, its seat as written, its kind's config.
+type LearnerTable = (String, Option<String>, LearnerConfig);
+
+/// The learners (`[learner]` or each `[[learners]]`), labels checked and distinct, with the
+/// path of each table.
+fn learners_of(src: &Source) -> Result<(Vec<LearnerTable>, Vec<String>), ConfigError> {
+    let paths = one_or_many(
+        src,
         "learner",
         "learners",
         "a [learner] table (or [[learners]])",
     )?;
     let mut learners = Vec::new();
-    for path in &learner_paths {
-        learners.push(learner(&src, path)?);
+    for path in &paths {
+        learners.push(learner(src, path)?);
     }
-    for ((label, ..), path) in learners.iter().zip(&learner_paths) {
-        check_label(&src, &format!("{path}.label"), "learner's label", label)?;
+    for ((label, ..), path) in learners.iter().zip(&paths) {
+        check_label(src, &format!("{path}.label"), "learner's label", label)?;
     }
     let mut labels: Vec<&str> = learners.iter().map(|(l, ..)| l.as_str()).collect();
     labels.sort();
@@ -295,12 +334,16 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
             "two learners share a label: give each a distinct `label`",
         ));
     }
+    Ok((learners, paths))
+}
 
+/// The `[[opponents]]` tables resolved, names checked and distinct.
+fn opponents_of(src: &Source, tables: Vec<OpponentToml>) -> Result<Vec<OpponentSpec>, ConfigError> {
     let mut opponents: Vec<OpponentSpec> = Vec::new();
-    for (i, raw) in top.opponents.into_iter().enumerate() {
+    for (i, raw) in tables.into_iter().enumerate() {
         let path = format!("opponents[{i}]");
-        let (name, policy) = raw.resolve(&src, &path)?;
-        check_label(&src, &format!("{path}.name"), "opponent's name", &name)?;
+        let (name, policy) = raw.resolve(src, &path)?;
+        check_label(src, &format!("{path}.name"), "opponent's name", &name)?;
         if opponents.iter().any(|o| o.name == name) {
             return Err(src.error(
                 &path,
@@ -315,96 +358,102 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
             "expected [[opponents]] tables (leave the key out for self-play)",
         ));
     }
-    if top.evaluation.games.is_some() && top.evaluation.evaluator == Some(EvaluatorName::Exact) {
-        return Err(src.error(
-            "evaluation.games",
-            "`games` belongs to evaluator = \"match\"",
-        ));
+    Ok(opponents)
+}
+
+/// What every game of an experiment file shares, read and checked once.
+struct Shared {
+    /// The top level (its opponents taken out: `opponents`).
+    top: File,
+    seeds: Vec<u64>,
+    save_agents: SaveAgents,
+    learners: Vec<LearnerTable>,
+    learner_paths: Vec<String>,
+    opponents: Vec<OpponentSpec>,
+    /// Whether the file is a study (`[[games]]`, or a labelled game): each game's run is named
+    /// `<name>/<label>`.
+    study: bool,
+}
+
+impl Shared {
+    /// The config of game `g` of the file (`entry`), checked.
+    fn game_config(
+        &self,
+        src: &Source,
+        g: usize,
+        entry: GameEntry,
+    ) -> Result<(ExperimentConfig, AnyGame), ConfigError> {
+        let top = &self.top;
+        let checked = evaluation::checked(src, &top.evaluation, &entry, &self.opponents)?;
+        let evaluation = checked.evaluation;
+        let plot_metrics = self.plot_metrics(evaluation);
+        let learners = self.resolve_learners(src, &entry.game)?;
+        let episodes = self.episodes(src, &entry, g)?;
+        let eval_interval = entry
+            .eval_interval
+            .or(top.eval_interval)
+            .unwrap_or_else(|| NonZeroU64::new(episodes.get() / 50).unwrap_or(NonZeroU64::MIN));
+        let paths = &self.learner_paths;
+        let (n, interval) = (episodes.get(), eval_interval.get());
+        check_work(src, &learners, paths, &entry.game, n, interval, evaluation)?;
+        let name = match &entry.label {
+            Some(label) if self.study => format!("{}/{label}", top.name),
+            _ => top.name.clone(),
+        };
+        let config = ExperimentConfig {
+            name,
+            description: top.description.clone(),
+            episodes,
+            eval_interval,
+            seeds: self.seeds.clone(),
+            game_name: entry.name,
+            game_params: entry.params,
+            learners,
+            opponents: self.opponents.clone(),
+            plot_metrics,
+            band: top.plots.band,
+            evaluation,
+            reference_ai: checked.reference_ai,
+            held_out: checked.held_out,
+            reference_agent: checked.reference_agent,
+            best_response: checked.best_response,
+            all_positions: checked.all_positions,
+            save_agents: self.save_agents,
+        };
+        Ok((config, entry.game))
     }
 
-    let study = entries.len() > 1 || entries[0].label.is_some();
-    let mut out = Vec::with_capacity(entries.len());
-    for (g, entry) in entries.into_iter().enumerate() {
-        let evaluation = evaluation_of(&src, &top.evaluation, &entry, &opponents)?;
-        let reference_ai = match &top.evaluation.ai {
-            None => None,
-            Some(_) if evaluation == Evaluation::Exact => {
-                return Err(src.error(
-                    "evaluation.ai",
-                    "an AI reference is played by the match evaluator; add evaluator = \"match\"",
-                ));
-            }
-            Some(spec) if crate::ai::mcts::MctsOptions::is_mcts(spec) => {
-                let options = crate::ai::mcts::MctsOptions::parse(spec)
-                    .and_then(|o| with_game!(&entry.game, g => o.check(g).map(|_| o)))
-                    .map_err(|e| src.error("evaluation.ai", e))?;
-                Some(ReferenceAi::Mcts(options))
-            }
-            Some(spec) => {
-                let options = crate::ai::search::SearchOptions::parse(spec)
-                    .and_then(|o| with_game!(&entry.game, g => o.evaluator(g).map(|_| o)))
-                    .map_err(|e| src.error("evaluation.ai", e))?;
-                Some(ReferenceAi::Search(options))
-            }
-        };
-        let held_out = match &top.evaluation.held_out {
-            None => None,
-            Some(keys) => Some(held_out_of(&src, keys, &entry, evaluation)?),
-        };
-        let best_response = match top.evaluation.best_response {
-            None | Some(BestResponseToml::On(false)) => None,
-            Some(_) if evaluation == Evaluation::Exact => {
-                return Err(src.error(
-                    "evaluation.best_response",
-                    "the exact evaluator measures every position already (`worst_case_return`); best_response is for evaluator = \"match\"",
-                ));
-            }
-            Some(BestResponseToml::On(true)) => Some(crate::eval::response::DEFAULT_RESPONSE_LIMIT),
-            Some(BestResponseToml::Limit(0)) => {
-                return Err(src.error(
-                    "evaluation.best_response",
-                    "give true, false or the most positions an evaluation may enumerate (at least 1)",
-                ));
-            }
-            Some(BestResponseToml::Limit(n)) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
-        };
-        let reference_agent = match &top.evaluation.agent {
-            None => None,
-            Some(file) => {
-                let path = std::path::PathBuf::from(file);
-                with_game!(&entry.game, g => {
-                    crate::learn::saved::load_agent(g, &path).map(|_| ())
-                })
-                .map_err(|e| src.error("evaluation.agent", format!("{e:#}")))?;
-                Some(path)
-            }
-        };
-        let all_positions = top.evaluation.all_positions == Some(true);
-        if all_positions && evaluation == Evaluation::Exact {
-            return Err(src.error(
-                "evaluation.all_positions",
-                "the exact evaluator rates every position already (`greedy_optimal_rate_all`); all_positions is for evaluator = \"match\"",
-            ));
-        }
-        // Learners at several seats record per-seat results (`_as_<player>`).
-        let one_seat = learners.iter().all(|(_, seat, _)| {
+    /// The metrics plotted: the config's, or the defaults of its evaluator (learners at several
+    /// seats record per-seat results, `_as_<player>`).
+    fn plot_metrics(&self, evaluation: Evaluation) -> Vec<String> {
+        let one_seat = self.learners.iter().all(|(_, seat, _)| {
             !matches!(
                 seat.as_deref(),
                 None | Some("self-play") | Some("alternate")
             )
         });
-        let plot_metrics = top.plots.metrics.clone().unwrap_or_else(|| {
+        self.top.plots.metrics.clone().unwrap_or_else(|| {
             let defaults = match evaluation {
                 Evaluation::Exact if one_seat => DEFAULT_PLOTS,
                 Evaluation::Exact => DEFAULT_PLOTS_SEATS,
                 Evaluation::Match { .. } => DEFAULT_MATCH_PLOTS,
             };
             defaults.iter().map(|s| s.to_string()).collect()
-        });
-        let mut resolved = Vec::with_capacity(learners.len());
-        for ((label, seat, config), path) in learners.iter().zip(&learner_paths) {
+        })
+    }
+
+    /// The learners with their seats in `game`, checked against the opponents: a frozen copy
+    /// needs its learner at alternating seats.
+    fn resolve_learners(
+        &self,
+        src: &Source,
+        game: &AnyGame,
+    ) -> Result<Vec<LearnerEntry>, ConfigError> {
+        let opponents = &self.opponents;
+        let mut resolved = Vec::with_capacity(self.learners.len());
+        for ((label, seat, config), path) in self.learners.iter().zip(&self.learner_paths) {
             let seat_path = format!("{path}.seat");
-            let seat = resolve_seat(&src, &seat_path, seat.as_deref(), &entry.game, &opponents)?;
+            let seat = resolve_seat(src, &seat_path, seat.as_deref(), game, opponents)?;
             if seat != Seat::Alternate
                 && let Some(i) = opponents
                     .iter()
@@ -423,7 +472,17 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
                 config: config.clone(),
             });
         }
-        let episodes = entry.episodes.unwrap_or(top.episodes);
+        Ok(resolved)
+    }
+
+    /// The episodes of game `g` (`entry`): its own, or the file's; at most [`MAX_EPISODES`].
+    fn episodes(
+        &self,
+        src: &Source,
+        entry: &GameEntry,
+        g: usize,
+    ) -> Result<NonZeroU64, ConfigError> {
+        let episodes = entry.episodes.unwrap_or(self.top.episodes);
         if episodes.get() > MAX_EPISODES {
             let at = if entry.episodes.is_some() {
                 format!("games[{g}].episodes")
@@ -441,206 +500,47 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<(ExperimentConfig, AnyGame)>
                 ),
             ));
         }
-        let eval_interval = entry
-            .eval_interval
-            .or(top.eval_interval)
-            .unwrap_or_else(|| NonZeroU64::new(episodes.get() / 50).unwrap_or(NonZeroU64::MIN));
-        // One game played at random, the first time a learner needs it.
-        let mut sample = None;
-        for (learner, path) in resolved.iter().zip(&learner_paths) {
-            let move_cost = with_game!(&entry.game, g => learner.config.move_cost(g));
-            if move_cost == 0 {
-                continue;
-            }
-            let evaluations = u128::from(episodes.get().div_ceil(eval_interval.get())) + 1;
-            let estimate = work::Estimate {
-                sample: *sample
-                    .get_or_insert_with(|| with_game!(&entry.game, g => work::sample(g))),
-                move_cost,
-                episodes: episodes.get(),
-                evaluation_games: match evaluation {
-                    Evaluation::Exact => 0,
-                    Evaluation::Match { games } => {
-                        evaluations
-                            * u128::from(games.get())
-                            * u128::from(super::shard::MATCH_REFERENCES)
-                    }
-                },
-            };
-            if let Some(why) = estimate.refusal(&learner.label) {
-                return Err(src.error(path, why));
-            }
-        }
-        let name = match &entry.label {
-            Some(label) if study => format!("{}/{label}", top.name),
-            _ => top.name.clone(),
-        };
-        let config = ExperimentConfig {
-            name,
-            description: top.description.clone(),
-            episodes,
-            eval_interval,
-            seeds: seeds.clone(),
-            game_name: entry.name,
-            game_params: entry.params,
-            learners: resolved,
-            opponents: opponents.clone(),
-            plot_metrics,
-            band: top.plots.band,
-            evaluation,
-            reference_ai,
-            held_out,
-            reference_agent,
-            best_response,
-            all_positions,
-            save_agents,
-        };
-        out.push((config, entry.game));
+        Ok(episodes)
     }
-    Ok(out)
 }
 
-/// The evaluator of a game's run: the config's choice, or the exact one where the game's
-/// capabilities allow it; opponents that the game cannot supply are refused here, before work.
-fn evaluation_of(
+/// Refuses a learner whose runs on `game` (of `episodes`, evaluated every `eval_interval` by
+/// `evaluation`) would cost more work than a run may ([`work::Estimate`]), measured on one game
+/// played at random, the first time a learner needs it (`paths`: each learner's table).
+fn check_work(
     src: &Source,
-    given: &EvaluationToml,
-    entry: &GameEntry,
-    opponents: &[OpponentSpec],
-) -> Result<Evaluation, ConfigError> {
-    let caps = with_game!(&entry.game, g => g.capabilities());
-    let refusal = caps.enumeration_refusal(crate::truth::DEFAULT_STATE_LIMIT);
-    let evaluation = match (given.evaluator, &refusal) {
-        (Some(EvaluatorName::Exact), Some(why)) => {
-            return Err(src.error(
-                "evaluation.evaluator",
-                format!(
-                    "{} cannot be evaluated exactly: {why}; use evaluator = \"match\"",
-                    entry.game.name()
-                ),
-            ));
-        }
-        (None, None) if given.games.is_some() => {
-            return Err(src.error(
-                "evaluation.games",
-                format!(
-                    "`games` belongs to the match evaluator; {} is evaluated exactly unless evaluator = \"match\"",
-                    entry.game.name()
-                ),
-            ));
-        }
-        (Some(EvaluatorName::Exact), None) | (None, None) => Evaluation::Exact,
-        _ if given.games.is_some_and(|g| g.get() > MAX_MATCH_GAMES) => {
-            let games = given.games.map_or(0, NonZeroU64::get);
-            return Err(src.error(
-                "evaluation.games",
-                format!(
-                    "games = {} is more than one evaluation plays (at most {}): each game's \
-                     result is kept until the evaluation ends (24 bytes a game, {} in all) and a \
-                     game takes about a microsecond; a few thousand games give a rate to ±2%",
-                    crate::io::text::group(&games.to_string()),
-                    crate::io::text::group(&MAX_MATCH_GAMES.to_string()),
-                    crate::io::memory::human(games.saturating_mul(24)),
-                ),
-            ));
-        }
-        _ => Evaluation::Match {
-            games: given.games.unwrap_or(DEFAULT_MATCH_GAMES),
-        },
-    };
-    for (i, o) in opponents.iter().enumerate() {
-        let heuristic = with_game!(&entry.game, g => g.heuristic(&g.initial_state(), 0).is_some());
-        let why = if o.policy.needs_oracle() && caps.solver == crate::core::game::Solver::None {
-            "has no exact solver, so no perfect play to train against"
-        } else if o.policy.needs_heuristic() && !heuristic {
-            "has no heuristic for a greedy or search player"
-        } else if o.frozen().is_some() && refusal.is_some() {
-            "cannot have every position enumerated, and a frozen copy is tabulated over them"
-        } else {
-            if let OpponentPolicy::Search(options) = &o.policy
-                && let Err(e) = with_game!(&entry.game, g => options.evaluator(g).map(|_| ()))
-            {
-                return Err(src.error(&format!("opponents[{i}].settings"), e));
-            }
-            if let OpponentPolicy::Mcts(options) = &o.policy
-                && let Err(e) = with_game!(&entry.game, g => options.check(g))
-            {
-                return Err(src.error(&format!("opponents[{i}].settings"), e));
-            }
-            if let OpponentPolicy::Agent(file) = &o.policy
-                && let Err(e) = with_game!(&entry.game, g => {
-                    crate::learn::saved::load_agent(g, file).map(|_| ())
-                })
-            {
-                return Err(src.error(&format!("opponents[{i}].agent"), format!("{e:#}")));
-            }
-            continue;
-        };
-        return Err(src.error(
-            &format!("opponents[{i}].policy"),
-            format!("{} {why}", entry.game.name()),
-        ));
-    }
-    Ok(evaluation)
-}
-
-/// `[evaluation] held_out`: the keys as given and the held-out game's parameters, checked: the
-/// game builds with them, differs from the training game, is evaluated exactly, and is observed
-/// and acted in alike (a learner made for the one reads the other).
-fn held_out_of(
-    src: &Source,
-    keys: &toml::Table,
-    entry: &GameEntry,
+    learners: &[LearnerEntry],
+    paths: &[String],
+    game: &AnyGame,
+    episodes: u64,
+    eval_interval: u64,
     evaluation: Evaluation,
-) -> Result<(toml::Table, toml::Table), ConfigError> {
-    const KEY: &str = "evaluation.held_out";
-    if evaluation != Evaluation::Exact {
-        return Err(src.error(
-            KEY,
-            "a held-out game is measured by the exact evaluator (every position enumerated); remove evaluator = \"match\"",
-        ));
-    }
-    if keys.is_empty() {
-        return Err(src.error(
-            KEY,
-            "give the game parameters that make the held-out game, e.g. held_out = { deal = \"held-out\" }",
-        ));
-    }
-    let mut params = entry.params.clone();
-    params.extend(keys.clone());
-    let error = |e: GameSpecError| match &e {
-        GameSpecError::BadParams { key: Some(k), .. } => {
-            src.error(&format!("{KEY}.{k}"), e.to_string())
+) -> Result<(), ConfigError> {
+    let mut sample = None;
+    for (learner, path) in learners.iter().zip(paths) {
+        let move_cost = with_game!(game, g => learner.config.move_cost(g));
+        if move_cost == 0 {
+            continue;
         }
-        _ => src.error(KEY, e.to_string()),
-    };
-    let game = AnyGame::from_spec(&entry.name, params.clone()).map_err(error)?;
-    let params = game.resolved_params(&entry.name, params).map_err(error)?;
-    if params == entry.params {
-        return Err(src.error(
-            KEY,
-            "these parameters make the training game itself; change one (e.g. deal = \"held-out\")",
-        ));
+        let evaluations = u128::from(episodes.div_ceil(eval_interval)) + 1;
+        let estimate = work::Estimate {
+            sample: *sample.get_or_insert_with(|| with_game!(game, g => work::sample(g))),
+            move_cost,
+            episodes,
+            evaluation_games: match evaluation {
+                Evaluation::Exact => 0,
+                Evaluation::Match { games } => {
+                    evaluations
+                        * u128::from(games.get())
+                        * u128::from(super::shard::MATCH_REFERENCES)
+                }
+            },
+        };
+        if let Some(why) = estimate.refusal(&learner.label) {
+            return Err(src.error(path, why));
+        }
     }
-    let shape = |g: &AnyGame| with_game!(g, g => (g.num_players(), g.num_distinct_actions(), g.observation_len()));
-    let (trained, held) = (shape(&entry.game), shape(&game));
-    if trained != held {
-        return Err(src.error(
-            KEY,
-            format!(
-                "the held-out game must be played and observed alike: it has {} players, {} actions and observations of {} numbers, the training game {}, {} and {}",
-                held.0, held.1, held.2, trained.0, trained.1, trained.2
-            ),
-        ));
-    }
-    let caps = with_game!(&game, g => g.capabilities());
-    if let Some(why) = caps.enumeration_refusal(crate::truth::DEFAULT_STATE_LIMIT) {
-        return Err(src.error(
-            KEY,
-            format!("the held-out game cannot be evaluated exactly: {why}"),
-        ));
-    }
-    Ok((keys.clone(), params))
+    Ok(())
 }
 
 /// The paths of `[one]` or of each `[[many]]` table (`what`: how to write them).
