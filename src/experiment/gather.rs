@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use super::config;
-use super::plan::{conditions, config_hash, run_id, runs, study_name};
+use super::config::{self, ExperimentConfig};
+use super::plan::{Condition, conditions, config_hash, run_id, runs, study_name};
 use super::store::{self, MANIFEST, Manifest, RUNS_DIR, Store};
 use crate::io::files::write_atomic;
 
@@ -61,13 +61,25 @@ fn find_stores(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<()> {
     Ok(())
 }
 
+/// A store found below a shard's folder: the shard's folder (as given), the store's folder and
+/// its manifest.
+type Found = (PathBuf, PathBuf, Manifest);
+
 /// Finds and checks the stored runs of every study below `dirs`.
 pub(super) fn gather(dirs: &[PathBuf]) -> Result<Vec<StudyShards>> {
+    find_studies(dirs)?
+        .into_iter()
+        .map(|(study, found)| study_shards(study, &found))
+        .collect()
+}
+
+/// The stores below `dirs` (each a shard's `--out`), by study: refused where a folder is given
+/// twice or holds no stored runs.
+fn find_studies(dirs: &[PathBuf]) -> Result<BTreeMap<String, Vec<Found>>> {
     if dirs.is_empty() {
         bail!("merge: give the --out folder of each shard");
     }
-    // Per study, per game's name: (shard folder, store folder, manifest).
-    let mut studies: BTreeMap<String, Vec<(PathBuf, PathBuf, Manifest)>> = BTreeMap::new();
+    let mut studies: BTreeMap<String, Vec<Found>> = BTreeMap::new();
     let mut seen = BTreeSet::new();
     for dir in dirs {
         let canonical = dir.canonicalize().with_context(|| {
@@ -102,143 +114,168 @@ pub(super) fn gather(dirs: &[PathBuf]) -> Result<Vec<StudyShards>> {
             ));
         }
     }
+    Ok(studies)
+}
 
-    let mut out = Vec::new();
-    for (study, found) in studies {
-        let (_, first_dir, first) = &found[0];
-        let first_dir = first_dir.join(RUNS_DIR);
-        let source_path = PathBuf::from(&first.source_path);
-        let source = first.source.clone();
-        let configs = config::parse(&source_path, &source)
-            .with_context(|| format!("reading the config the shards of {study} stored"))?;
-        if study_name(&configs) != study {
+/// The study `study` as its shards stored it (`found`: its stores): its config read from the
+/// first store's manifest, and every game's runs, checked against it.
+fn study_shards(study: String, found: &[Found]) -> Result<StudyShards> {
+    let (_, first_dir, first) = &found[0];
+    let first_dir = first_dir.join(RUNS_DIR);
+    let source_path = PathBuf::from(&first.source_path);
+    let source = first.source.clone();
+    let configs = config::parse(&source_path, &source)
+        .with_context(|| format!("reading the config the shards of {study} stored"))?;
+    if study_name(&configs) != study {
+        bail!(
+            "the stored config of {study} names the study {}",
+            study_name(&configs)
+        );
+    }
+    if let Some((_, store_dir, m)) = found
+        .iter()
+        .find(|(_, _, m)| !configs.iter().any(|(c, _)| c.name() == m.name))
+    {
+        bail!(
+            "shards of different configs: {} holds runs of `{}`, a game the config stored in \
+             {} does not have; merge the shards of one config",
+            store_dir.display(),
+            m.name,
+            first_dir.display()
+        );
+    }
+    let games = configs
+        .iter()
+        .map(|(cfg, _)| game_shards(cfg, found, &first_dir))
+        .collect::<Result<_>>()?;
+    Ok(StudyShards {
+        name: study,
+        source_path,
+        source,
+        games,
+    })
+}
+
+/// The runs of the game `cfg` in the stores `found` (`first_dir`: where the config was read):
+/// each of the config, stored once, none missing, each readable.
+fn game_shards(cfg: &ExperimentConfig, found: &[Found], first_dir: &Path) -> Result<GameShards> {
+    let hash = config_hash(&cfg.resolved_toml());
+    let here: Vec<&Found> = found
+        .iter()
+        .filter(|(_, _, m)| m.name == cfg.name())
+        .collect();
+    for (_, store_dir, m) in &here {
+        if m.config_hash != hash {
             bail!(
-                "the stored config of {study} names the study {}",
-                study_name(&configs)
-            );
-        }
-        if let Some((_, store_dir, m)) = found
-            .iter()
-            .find(|(_, _, m)| !configs.iter().any(|(c, _)| c.name() == m.name))
-        {
-            bail!(
-                "shards of different configs: {} holds runs of `{}`, a game the config stored in \
-                 {} does not have; merge the shards of one config",
+                "shards of different configs: {} holds runs of `{}` with config hash {}, \
+                 but the config stored in {} gives it hash {hash}; merge the shards of \
+                 one config",
                 store_dir.display(),
-                m.name,
-                first_dir.display()
+                cfg.name(),
+                m.config_hash,
+                first_dir.display(),
             );
         }
-        let mut games = Vec::with_capacity(configs.len());
-        for (cfg, _) in &configs {
-            let hash = config_hash(&cfg.resolved_toml());
-            let here: Vec<&(PathBuf, PathBuf, Manifest)> = found
-                .iter()
-                .filter(|(_, _, m)| m.name == cfg.name())
-                .collect();
-            for (_, store_dir, m) in &here {
-                if m.config_hash != hash {
-                    bail!(
-                        "shards of different configs: {} holds runs of `{}` with config hash {}, \
-                         but the config stored in {} gives it hash {hash}; merge the shards of \
-                         one config",
-                        store_dir.display(),
-                        cfg.name(),
-                        m.config_hash,
-                        first_dir.display(),
-                    );
-                }
-            }
-            let conds = conditions(cfg);
-            let runs = runs(cfg, conds.len());
-            let mut stored: BTreeMap<usize, PathBuf> = BTreeMap::new();
-            for (_, store_dir, _) in &here {
-                let runs_dir = store_dir.join(RUNS_DIR);
-                for run in store::stored_runs(&runs_dir)? {
-                    if run >= runs.len() {
-                        bail!(
-                            "{}: run {run} is stored, but `{}` has {} runs",
-                            runs_dir.display(),
-                            cfg.name(),
-                            runs.len()
-                        );
-                    }
-                    let file = store::run_file(&runs_dir, run);
-                    if let Some(other) = stored.insert(run, file.clone()) {
-                        bail!(
-                            "{} is stored twice, in {} and {}: give each shard's folder once \
-                             (the same shard run into two folders?)",
-                            run_id(&conds, &runs, run),
-                            other.display(),
-                            file.display()
-                        );
-                    }
-                }
-            }
-            let missing: Vec<usize> = (0..runs.len())
-                .filter(|r| !stored.contains_key(r))
-                .collect();
-            if !missing.is_empty() {
-                let shards: BTreeSet<&str> = found
-                    .iter()
-                    .filter_map(|(_, _, m)| m.shard.as_deref())
-                    .collect();
-                let mut absent = String::new();
-                let counts: BTreeSet<&str> = shards
-                    .iter()
-                    .filter_map(|s| s.split_once('/').map(|p| p.1))
-                    .collect();
-                if let [n] = counts.iter().collect::<Vec<_>>()[..]
-                    && let Ok(n) = n.parse::<usize>()
-                {
-                    let lacking: Vec<String> = (1..=n)
-                        .map(|k| format!("{k}/{n}"))
-                        .filter(|k| !shards.contains(k.as_str()))
-                        .collect();
-                    if !lacking.is_empty() {
-                        absent = format!(" (not given: shard {})", lacking.join(", "));
-                    }
-                }
-                let examples: Vec<String> = missing
-                    .iter()
-                    .take(3)
-                    .map(|&r| run_id(&conds, &runs, r).to_string())
-                    .collect();
+    }
+    let conds = conditions(cfg);
+    let runs = runs(cfg, conds.len());
+    let stored = stored_once(cfg, &conds, &runs, &here)?;
+    let missing: Vec<usize> = (0..runs.len())
+        .filter(|r| !stored.contains_key(r))
+        .collect();
+    if !missing.is_empty() {
+        let examples: Vec<String> = missing
+            .iter()
+            .take(3)
+            .map(|&r| run_id(&conds, &runs, r).to_string())
+            .collect();
+        bail!(
+            "`{}`: {} of its {} runs are missing from the shards given{}: {}{}. \
+             Run the missing shards (or resume an interrupted one) and merge again",
+            cfg.name(),
+            missing.len(),
+            runs.len(),
+            shards_not_given(found),
+            examples.join(", "),
+            if missing.len() > 3 { ", ..." } else { "" }
+        );
+    }
+    // Each run read as the finished study will read it, so that a damaged one is named
+    // where it lies, in its shard, not in merge's copy.
+    for (&run, file) in &stored {
+        store::load_run(file, &hash, run_id(&conds, &runs, run)).map_err(|e| {
+            anyhow::anyhow!(
+                "{e:#}, then resume that shard (its `solvedgym run FILE --shard K/N --out \
+                 DIR` again) and merge again"
+            )
+        })?;
+    }
+    let mut manifest = here[0].2.clone();
+    manifest.shard = None;
+    Ok(GameShards {
+        manifest,
+        runs: stored,
+    })
+}
+
+/// The file of every run of `cfg` stored in the stores `here` (`runs`: the game's runs in
+/// order); refused where a run is stored twice or past the config's runs.
+fn stored_once(
+    cfg: &ExperimentConfig,
+    conds: &[Condition],
+    runs: &[(usize, u64)],
+    here: &[&Found],
+) -> Result<BTreeMap<usize, PathBuf>> {
+    let mut stored: BTreeMap<usize, PathBuf> = BTreeMap::new();
+    for (_, store_dir, _) in here {
+        let runs_dir = store_dir.join(RUNS_DIR);
+        for run in store::stored_runs(&runs_dir)? {
+            if run >= runs.len() {
                 bail!(
-                    "`{}`: {} of its {} runs are missing from the shards given{absent}: {}{}. \
-                     Run the missing shards (or resume an interrupted one) and merge again",
+                    "{}: run {run} is stored, but `{}` has {} runs",
+                    runs_dir.display(),
                     cfg.name(),
-                    missing.len(),
-                    runs.len(),
-                    examples.join(", "),
-                    if missing.len() > 3 { ", ..." } else { "" }
+                    runs.len()
                 );
             }
-            // Each run read as the finished study will read it, so that a damaged one is named
-            // where it lies, in its shard, not in merge's copy.
-            for (&run, file) in &stored {
-                store::load_run(file, &hash, run_id(&conds, &runs, run)).map_err(|e| {
-                    anyhow::anyhow!(
-                        "{e:#}, then resume that shard (its `solvedgym run FILE --shard K/N --out \
-                         DIR` again) and merge again"
-                    )
-                })?;
+            let file = store::run_file(&runs_dir, run);
+            if let Some(other) = stored.insert(run, file.clone()) {
+                bail!(
+                    "{} is stored twice, in {} and {}: give each shard's folder once \
+                     (the same shard run into two folders?)",
+                    run_id(conds, runs, run),
+                    other.display(),
+                    file.display()
+                );
             }
-            let mut manifest = here[0].2.clone();
-            manifest.shard = None;
-            games.push(GameShards {
-                manifest,
-                runs: stored,
-            });
         }
-        out.push(StudyShards {
-            name: study,
-            source_path,
-            source,
-            games,
-        });
     }
-    Ok(out)
+    Ok(stored)
+}
+
+/// Where the stores `found` all name shards of one count N: the shards of N that none of them
+/// is (" (not given: shard 2/4)"); else nothing.
+fn shards_not_given(found: &[Found]) -> String {
+    let shards: BTreeSet<&str> = found
+        .iter()
+        .filter_map(|(_, _, m)| m.shard.as_deref())
+        .collect();
+    let counts: BTreeSet<&str> = shards
+        .iter()
+        .filter_map(|s| s.split_once('/').map(|p| p.1))
+        .collect();
+    if let [n] = counts.iter().collect::<Vec<_>>()[..]
+        && let Ok(n) = n.parse::<usize>()
+    {
+        let lacking: Vec<String> = (1..=n)
+            .map(|k| format!("{k}/{n}"))
+            .filter(|k| !shards.contains(k.as_str()))
+            .collect();
+        if !lacking.is_empty() {
+            return format!(" (not given: shard {})", lacking.join(", "));
+        }
+    }
+    String::new()
 }
 
 impl StudyShards {

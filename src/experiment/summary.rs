@@ -456,6 +456,32 @@ impl fmt::Display for RunSummary {
             .iter()
             .map(|c| c.opponent.chars().count())
             .fold(16, usize::max);
+        self.write_training(f, lw, ow)?;
+        let exact = self
+            .conditions
+            .iter()
+            .any(|c| c.with_role(Role::Threshold).next().is_some());
+        if exact {
+            self.write_learned(f, lw, ow)?;
+        } else {
+            self.write_matches(f, lw, ow)?;
+        }
+        if let Some(dir) = self.written.first().and_then(|p| p.parent()) {
+            let names: Vec<String> = self
+                .written
+                .iter()
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect();
+            write!(f, "  wrote {}/: {}", dir.display(), names.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+impl RunSummary {
+    /// The console's table of training: each condition's losses, and the learner's own
+    /// statistic where it has one (`lw`, `ow`: the widths of the learner and opponent columns).
+    fn write_training(&self, f: &mut fmt::Formatter<'_>, lw: usize, ow: usize) -> fmt::Result {
         let column = self
             .conditions
             .iter()
@@ -491,41 +517,21 @@ impl fmt::Display for RunSummary {
         if let Some(legend) = self.training_legend() {
             writeln!(f, "  {legend}")?;
         }
-        let exact = self
-            .conditions
-            .iter()
-            .any(|c| c.with_role(Role::Threshold).next().is_some());
-        if exact {
-            writeln!(
-                f,
-                "  greedy policy: games until it keeps the value in 95% / 99% of the positions of optimal play,\n  its final optimal-move rates and its exact result against perfect play"
-            )?;
-        } else {
-            // Match runs: the greedy policy's final win rate and mean rank against each
-            // reference, with the 95 % interval over the evaluation games (means over seeds).
-            writeln!(
-                f,
-                "  greedy policy at the last evaluation: win rate [95% interval] and mean rank against each reference"
-            )?;
-            for c in &self.conditions {
-                let parts = c.match_results();
-                writeln!(
-                    f,
-                    "  {:<lw$} {:<ow$} {}",
-                    c.learner,
-                    c.opponent,
-                    parts.join("; ")
-                )?;
-            }
-        }
-        if exact {
-            writeln!(
-                f,
-                "  {:<lw$} {:<ow$} {:>12} {:>12} {:>14} {:>14}  result",
-                "learner", "opponent", "95% at", "99% at", "optimal play", "all positions"
-            )?;
-        }
-        for c in self.conditions.iter().filter(|_| exact) {
+        Ok(())
+    }
+
+    /// The console's table of what the greedy policy learned, measured exactly.
+    fn write_learned(&self, f: &mut fmt::Formatter<'_>, lw: usize, ow: usize) -> fmt::Result {
+        writeln!(
+            f,
+            "  greedy policy: games until it keeps the value in 95% / 99% of the positions of optimal play,\n  its final optimal-move rates and its exact result against perfect play"
+        )?;
+        writeln!(
+            f,
+            "  {:<lw$} {:<ow$} {:>12} {:>12} {:>14} {:>14}  result",
+            "learner", "opponent", "95% at", "99% at", "optimal play", "all positions"
+        )?;
+        for c in &self.conditions {
             let [to_95, to_99, rate_optimal_play, rate_all, results] = c.learned().cells(true);
             writeln!(
                 f,
@@ -533,13 +539,26 @@ impl fmt::Display for RunSummary {
                 c.learner, c.opponent,
             )?;
         }
-        if let Some(dir) = self.written.first().and_then(|p| p.parent()) {
-            let names: Vec<String> = self
-                .written
-                .iter()
-                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .collect();
-            write!(f, "  wrote {}/: {}", dir.display(), names.join(", "))?;
+        Ok(())
+    }
+
+    /// The console's lines of match runs: the greedy policy's final win rate and mean rank
+    /// against each reference, with the 95 % interval over the evaluation games (means over
+    /// seeds).
+    fn write_matches(&self, f: &mut fmt::Formatter<'_>, lw: usize, ow: usize) -> fmt::Result {
+        writeln!(
+            f,
+            "  greedy policy at the last evaluation: win rate [95% interval] and mean rank against each reference"
+        )?;
+        for c in &self.conditions {
+            let parts = c.match_results();
+            writeln!(
+                f,
+                "  {:<lw$} {:<ow$} {}",
+                c.learner,
+                c.opponent,
+                parts.join("; ")
+            )?;
         }
         Ok(())
     }
