@@ -10,6 +10,7 @@ use super::{
     BestResponseToml, ConfigError, DEFAULT_MATCH_GAMES, Evaluation, EvaluationToml, EvaluatorName,
     GameEntry, MAX_MATCH_GAMES, ReferenceAi,
 };
+use crate::ai::players::PlayerSpec;
 use crate::core::game::Game;
 use crate::experiment::opponents::{OpponentPolicy, OpponentSpec};
 use crate::games::{AnyGame, GameSpecError};
@@ -77,17 +78,22 @@ fn reference_ai_of(
                 "an AI reference is played by the match evaluator; add evaluator = \"match\"",
             ));
         }
-        Some(spec) if crate::ai::mcts::MctsOptions::is_mcts(spec) => {
-            let options = crate::ai::mcts::MctsOptions::parse(spec)
-                .and_then(|o| with_game!(&entry.game, g => o.check(g).map(|_| o)))
-                .map_err(|e| src.error("evaluation.ai", e))?;
-            Some(ReferenceAi::Mcts(options))
-        }
         Some(spec) => {
-            let options = crate::ai::search::SearchOptions::parse(spec)
-                .and_then(|o| with_game!(&entry.game, g => o.evaluator(g).map(|_| o)))
-                .map_err(|e| src.error("evaluation.ai", e))?;
-            Some(ReferenceAi::Search(options))
+            let checked = match PlayerSpec::parse(spec) {
+                Ok(PlayerSpec::Mcts(o)) => {
+                    with_game!(&entry.game, g => o.check(g)).map(|()| ReferenceAi::Mcts(o))
+                }
+                Ok(PlayerSpec::Search(o)) => {
+                    with_game!(&entry.game, g => o.evaluator(g).map(|_| ()))
+                        .map(|()| ReferenceAi::Search(o))
+                }
+                Ok(other) => Err(format!(
+                    "`{}`: an AI reference is search settings (depth=N,...) or mcts settings; the exact reference is the solution's",
+                    other.name()
+                )),
+                Err(e) => Err(e),
+            };
+            Some(checked.map_err(|e| src.error("evaluation.ai", e))?)
         }
     })
 }

@@ -538,6 +538,13 @@ ai = "depth=2,kc=1.5"
     let e = parse_str(&hase.replace("depth=2,kc=1.5", "mcts,sims=0")).unwrap_err();
     assert_eq!(e.key.as_deref(), Some("evaluation.ai"), "{e}");
     assert!(e.message.contains("sims"), "{e}");
+    // Other players are read by the one player grammar and refused as references.
+    let e = parse_str(&hase.replace("depth=2,kc=1.5", "optimal")).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("evaluation.ai"), "{e}");
+    assert!(
+        e.message.contains("an AI reference is search settings"),
+        "{e}"
+    );
     let exact = format!("{GOOD}\n[evaluation]\nai = \"depth=2\"\n");
     let e = parse_str(&exact).unwrap_err();
     assert_eq!(e.key.as_deref(), Some("evaluation.ai"), "{e}");
