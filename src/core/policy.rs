@@ -102,6 +102,31 @@ impl<G: Game, P: Policy<G> + ?Sized> Policy<G> for Box<P> {
     }
 }
 
+/// A policy shared by many players (a saved agent read once and played by every run).
+impl<G: Game, P: Policy<G> + ?Sized> Policy<G> for Arc<P> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn probabilities(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        probs: &mut Vec<f64>,
+    ) -> bool {
+        (**self).probabilities(game, state, legal, probs)
+    }
+    fn choose(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        rng: &mut SgRng,
+    ) -> Option<Action> {
+        (**self).choose(game, state, legal, rng)
+    }
+}
+
 /// Draws a chance outcome: the first whose cumulative probability passes one uniform number
 /// (the last one if rounding leaves the number past them all). Environments, statistics and
 /// benchmarks all draw this way, so a seed gives the same cards everywhere.

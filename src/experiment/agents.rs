@@ -10,9 +10,8 @@ use anyhow::Result;
 
 use super::config::ExperimentConfig;
 use super::opponents::OpponentPolicy;
-use crate::core::game::{Action, Game};
+use crate::core::game::Game;
 use crate::core::policy::Policy;
-use crate::core::random::SgRng;
 use crate::learn::saved::{Agent, load_agent};
 use crate::truth::oracle::Oracle;
 
@@ -39,12 +38,12 @@ impl<G: Game> Agents<G> {
     }
 
     /// The agent read from `file`, which the config names.
-    pub(super) fn get(&self, file: &Path) -> SharedAgent<G> {
+    pub(super) fn get(&self, file: &Path) -> Arc<Agent<G>> {
         let agent = self
             .loaded
             .get(file)
             .expect("every agent file the config names is read first");
-        SharedAgent(Arc::clone(agent))
+        Arc::clone(agent)
     }
 
     /// The policy an opponent plays: a saved agent shared, any other built for `game`, with
@@ -59,32 +58,5 @@ impl<G: Game> Agents<G> {
             OpponentPolicy::Agent(file) => Ok(Box::new(self.get(file))),
             other => other.build(game, oracle),
         }
-    }
-}
-
-/// A saved agent read once and played by many: its greedy policy, as [`Agent`] plays it.
-pub(super) struct SharedAgent<G: Game>(Arc<Agent<G>>);
-
-impl<G: Game> Policy<G> for SharedAgent<G> {
-    fn name(&self) -> String {
-        Policy::name(&*self.0)
-    }
-    fn probabilities(
-        &self,
-        game: &G,
-        state: &G::State,
-        legal: &[Action],
-        probs: &mut Vec<f64>,
-    ) -> bool {
-        self.0.probabilities(game, state, legal, probs)
-    }
-    fn choose(
-        &self,
-        game: &G,
-        state: &G::State,
-        legal: &[Action],
-        rng: &mut SgRng,
-    ) -> Option<Action> {
-        self.0.choose(game, state, legal, rng)
     }
 }
