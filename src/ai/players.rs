@@ -95,7 +95,7 @@ impl PlayerSpec {
     /// Why `game` cannot be played by it before anything is built: greedy play and a search on
     /// the heuristic need one, `optimal` needs the game's solution (`solved`).
     pub fn refusal<G: Game>(&self, game: &G, solved: bool) -> Option<String> {
-        let heuristic = has_heuristic(game);
+        let heuristic = !self.needs_heuristic() || has_heuristic(game);
         match self {
             PlayerSpec::Optimal if !solved => Some(format!(
                 "{} has no exact solver; use greedy or random",
@@ -104,11 +104,24 @@ impl PlayerSpec {
             PlayerSpec::Greedy if !heuristic => {
                 Some(format!("{} has no heuristic; use random", game.name()))
             }
-            PlayerSpec::Search(o) if !heuristic && o.agent.is_none() => Some(format!(
+            PlayerSpec::Search(_) if !heuristic => Some(format!(
                 "{} has no heuristic to search with (eval=agent:PATH searches on a saved agent's values)",
                 game.name()
             )),
             _ => None,
+        }
+    }
+
+    /// Whether it plays on the game's heuristic: greedy play, and a search that does not
+    /// search on a saved agent's values.
+    pub fn needs_heuristic(&self) -> bool {
+        match self {
+            PlayerSpec::Greedy => true,
+            PlayerSpec::Search(o) => o.agent.is_none(),
+            PlayerSpec::Random
+            | PlayerSpec::Optimal
+            | PlayerSpec::Mcts(_)
+            | PlayerSpec::Agent(_) => false,
         }
     }
 

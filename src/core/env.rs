@@ -303,6 +303,56 @@ impl<G: Game> Core<G> {
     fn reward(&self, seat: Player) -> f64 {
         self.returns.map_or(0.0, |r| r[seat])
     }
+
+    /// The moves from `seat`'s turn up to the next chance event, the end, the ply limit, a
+    /// resignation or a place past the legal actions: `choose` gives the place of the move of
+    /// `seat` at `(state, legal, ply)`, drawing from the environment's random stream. Between
+    /// two chance events the state, the ply and the turn are kept in locals, and the core takes
+    /// them once at the end, as [`Core::play`] would have left them. Returns why it stopped,
+    /// the seat to act then, and whether any move was played.
+    #[inline]
+    fn play_moves<F>(&mut self, mut seat: Player, mut choose: F) -> (Stop, Player, bool)
+    where
+        F: FnMut(&G, &G::State, Player, &[Action], u32, &mut SgRng) -> Option<usize>,
+    {
+        let limit = self.max_plies.unwrap_or(u32::MAX);
+        let (game, copy, rng) = (&self.game, &mut self.legal, &mut self.rng);
+        let keeps = game.keeps_legal_actions();
+        let mut state = self.state.clone();
+        let (mut ply, mut mover) = (self.ply, self.last_mover);
+        let stop = loop {
+            let legal = if keeps {
+                game.legal_actions_in_place(&state).unwrap_or_default()
+            } else {
+                &copy[..]
+            };
+            let Some(k) = choose(game, &state, seat, legal, ply, rng) else {
+                break Stop::Resign;
+            };
+            let Some(&action) = legal.get(k) else {
+                break Stop::NoSuchPlace(k, legal.len());
+            };
+            state = game.apply_legal(&state, k, action);
+            ply += 1;
+            mover = seat;
+            let turn = if keeps {
+                game.turn(&state)
+            } else {
+                game.turn_and_legal_actions(&state, copy)
+            };
+            match turn {
+                Turn::Player(p) if ply < limit => seat = p,
+                _ => break Stop::Moved,
+            }
+        };
+        let moved = ply != self.ply;
+        if moved {
+            self.ply = ply;
+            self.last_mover = mover;
+            self.enter(state);
+        }
+        (stop, seat, moved)
+    }
 }
 
 /// The single-agent view: the learner plays `seat`, policies play the other seats.
@@ -380,6 +430,7 @@ impl<'p, G: Game> Env<'p, G> {
 
     /// Plays the learner's `action`, then the other seats and chance until the learner is to move
     /// again or the episode ends. An illegal action changes nothing and lists the legal ones.
+    #[inline]
     pub fn step(&mut self, action: Action) -> Result<Step<G::State>, EnvError> {
         if self.core.done() {
             return Err(EnvError::EpisodeOver);
@@ -406,9 +457,8 @@ impl<'p, G: Game> Env<'p, G> {
     {
         self.core.reset(None);
         let me = self.seat;
-        let limit = self.core.max_plies.unwrap_or(u32::MAX);
         loop {
-            let mut seat = match self.core.now {
+            let seat = match self.core.now {
                 Turn::Player(p) => p,
                 Turn::Chance => {
                     self.core.draw_chance();
@@ -416,56 +466,25 @@ impl<'p, G: Game> Env<'p, G> {
                 }
                 Turn::Terminal => return,
             };
-            // The moves up to the next chance event, the end or the ply limit, kept in locals
-            // as `AecEnv::play_out` keeps them.
-            let core = &mut self.core;
-            let (game, copy, rng) = (&core.game, &mut core.legal, &mut core.rng);
-            let keeps = game.keeps_legal_actions();
-            let mut state = core.state.clone();
-            let (mut ply, mut mover, mut mine_moved) = (core.ply, core.last_mover, false);
-            let resigned = loop {
-                let legal = if keeps {
-                    game.legal_actions_in_place(&state).unwrap_or_default()
-                } else {
-                    &copy[..]
-                };
-                let k = if seat == me {
-                    let Some(k) = mine(game, &state, legal, ply) else {
-                        break true;
-                    };
-                    mine_moved = true;
-                    k
-                } else {
-                    let Some(k) = theirs(game, &state, seat, legal, rng) else {
-                        break true;
-                    };
-                    k
-                };
-                let action = *legal.get(k).expect("a place among the legal actions");
-                state = game.apply_legal(&state, k, action);
-                ply += 1;
-                mover = seat;
-                let turn = if keeps {
-                    game.turn(&state)
-                } else {
-                    game.turn_and_legal_actions(&state, copy)
-                };
-                match turn {
-                    Turn::Player(p) if ply < limit => seat = p,
-                    _ => break false,
-                }
-            };
-            // The environment takes the state reached, as `Core::play` would have left it.
-            if ply != core.ply {
-                core.ply = ply;
-                core.last_mover = mover;
-                core.enter(state);
-            }
+            let mut mine_moved = false;
+            let (stop, seat, _) =
+                self.core
+                    .play_moves(seat, |game, state, seat, legal, ply, rng| {
+                        if seat == me {
+                            let k = mine(game, state, legal, ply);
+                            mine_moved |= k.is_some();
+                            k
+                        } else {
+                            theirs(game, state, seat, legal, rng)
+                        }
+                    });
             if mine_moved {
-                core.drawn.clear();
+                self.core.drawn.clear();
             }
-            if resigned {
-                core.resign(seat).expect("the episode is running");
+            match stop {
+                Stop::Moved => {}
+                Stop::Resign => self.core.resign(seat).expect("the episode is running"),
+                Stop::NoSuchPlace(..) => panic!("a place among the legal actions"),
             }
         }
     }
@@ -574,7 +593,7 @@ impl<'p, G: Game> Env<'p, G> {
     }
 }
 
-/// Why [`AecEnv::play_out`] left its run of moves kept in locals.
+/// Why [`Core::play_moves`] left its run of moves kept in locals.
 enum Stop {
     /// A move reached a chance event, the end or the ply limit.
     Moved,
@@ -669,50 +688,15 @@ impl<G: Game> AecEnv<G> {
     where
         F: FnMut(&G, &G::State, Player, &[Action], u32) -> Option<usize>,
     {
-        let limit = self.core.max_plies.unwrap_or(u32::MAX);
         loop {
-            let Turn::Player(mut seat) = self.core.now else {
+            let Turn::Player(seat) = self.core.now else {
                 return Ok(());
             };
-            let core = &mut self.core;
-            let (game, copy) = (&core.game, &mut core.legal);
-            let keeps = game.keeps_legal_actions();
-            let mut state = core.state.clone();
-            let mut ply = core.ply;
-            let mut mover = core.last_mover;
-            // The moves up to the next chance event, the end or the ply limit, in locals.
-            let stop = loop {
-                let legal = if keeps {
-                    game.legal_actions_in_place(&state).unwrap_or_default()
-                } else {
-                    &copy[..]
-                };
-                let Some(k) = choose(game, &state, seat, legal, ply) else {
-                    break Stop::Resign;
-                };
-                let Some(&action) = legal.get(k) else {
-                    break Stop::NoSuchPlace(k, legal.len());
-                };
-                state = game.apply_legal(&state, k, action);
-                ply += 1;
-                mover = seat;
-                let turn = if keeps {
-                    game.turn(&state)
-                } else {
-                    game.turn_and_legal_actions(&state, copy)
-                };
-                match turn {
-                    Turn::Player(p) if ply < limit => seat = p,
-                    _ => break Stop::Moved,
-                }
-            };
-            // The environment takes the state reached, as `Core::play` would have left it.
-            let moved = ply != core.ply;
-            if moved {
-                core.ply = ply;
-                core.last_mover = mover;
-                core.enter(state);
-            }
+            let (stop, _, moved) = self
+                .core
+                .play_moves(seat, |game, state, seat, legal, ply, _| {
+                    choose(game, state, seat, legal, ply)
+                });
             match stop {
                 Stop::Moved => self.after_move(),
                 Stop::Resign => {

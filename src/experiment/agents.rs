@@ -10,6 +10,7 @@ use anyhow::Result;
 
 use super::config::ExperimentConfig;
 use super::opponents::OpponentPolicy;
+use crate::ai::players::PlayerSpec;
 use crate::core::game::Game;
 use crate::core::policy::Policy;
 use crate::learn::saved::{Agent, load_agent};
@@ -25,7 +26,7 @@ impl<G: Game> Agents<G> {
     /// agent), each once however often it is named.
     pub(super) fn load(game: &G, config: &ExperimentConfig) -> Result<Agents<G>> {
         let opponents = config.opponents().iter().filter_map(|o| match &o.policy {
-            OpponentPolicy::Agent(file) => Some(file.as_path()),
+            OpponentPolicy::Player(PlayerSpec::Agent(file)) => Some(file.as_path()),
             _ => None,
         });
         let mut loaded = BTreeMap::new();
@@ -55,7 +56,7 @@ impl<G: Game> Agents<G> {
         oracle: Option<&'o dyn Oracle<G>>,
     ) -> Result<Box<dyn Policy<G> + 'o>> {
         match policy {
-            OpponentPolicy::Agent(file) => Ok(Box::new(self.get(file))),
+            OpponentPolicy::Player(PlayerSpec::Agent(file)) => Ok(Box::new(self.get(file))),
             other => other.build(game, oracle),
         }
     }

@@ -6,38 +6,34 @@ use std::num::NonZeroU64;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::ai::GreedyPolicy;
-use crate::ai::mcts::{MctsOptions, MctsPolicy};
-use crate::ai::search::{SearchOptions, SearchPolicy};
+use crate::ai::mcts::MctsOptions;
+use crate::ai::players::PlayerSpec;
+use crate::ai::search::SearchOptions;
 use crate::core::game::Game;
 use crate::core::graph::StateGraph;
-use crate::core::policy::{FuzzyPolicy, Policy, RandomPolicy};
+use crate::core::policy::{FuzzyPolicy, Policy};
 use crate::eval::FrozenPolicy;
 use crate::io::source::{ConfigError, Source};
 use crate::learn::Learner;
-use crate::learn::saved::load_agent;
 use crate::learn::schedule::checked;
 use crate::truth::OptimalPolicy;
 use crate::truth::oracle::Oracle;
 
-/// A training opponent.
+/// A training opponent: a computer player by name ([`PlayerSpec`], the vocabulary of `play`,
+/// tournaments and the Python package), a fuzzed one, or a frozen copy of the learner.
+///
+/// One word differs from the computer's players: a training opponent called `optimal` plays
+/// uniformly among the optimal moves ([`OptimalPolicy`], the opponent of Gardner's HER and
+/// Michie's MENACE), where the computer's `optimal` plays the strongest of them (longest
+/// defence, FoxBox).
 #[derive(Clone, Debug, PartialEq)]
 pub enum OpponentPolicy {
-    Random,
-    Optimal,
-    /// One-ply greedy play on the game's heuristic ([`GreedyPolicy`]).
-    Greedy,
-    /// A search on the game's heuristic ([`SearchPolicy`]), by its settings.
-    Search(SearchOptions),
-    /// Monte-Carlo tree search with random rollouts ([`MctsPolicy`]), by its settings.
-    Mcts(MctsOptions),
-    Fuzzy {
-        p: f64,
-        base: Box<OpponentPolicy>,
-    },
-    /// A saved agent's greedy play (`policy = "agent"`, `agent = "PATH"`: a run's
+    /// A computer player: random, optimal (as above), greedy, a search or MCTS by its settings,
+    /// or a saved agent's greedy play (`policy = "agent"`, `agent = "PATH"`: a run's
     /// `agents/*.parquet`, the path as the program's working folder reads it).
-    Agent(std::path::PathBuf),
+    Player(PlayerSpec),
+    /// `base`, playing a uniformly random move with probability `p`.
+    Fuzzy { p: f64, base: PlayerSpec },
     /// A copy of the learner itself, frozen, replaced by a fresh copy every `refresh` episodes.
     Frozen {
         refresh: NonZeroU64,
@@ -110,6 +106,18 @@ enum PolicyName {
 }
 
 impl PolicyName {
+    /// The `policy` of a computer player's table.
+    fn of(spec: &PlayerSpec) -> PolicyName {
+        match spec {
+            PlayerSpec::Random => PolicyName::Random,
+            PlayerSpec::Optimal => PolicyName::Optimal,
+            PlayerSpec::Greedy => PolicyName::Greedy,
+            PlayerSpec::Search(_) => PolicyName::Search,
+            PlayerSpec::Mcts(_) => PolicyName::Mcts,
+            PlayerSpec::Agent(_) => PolicyName::Agent,
+        }
+    }
+
     fn as_str(self) -> &'static str {
         match self {
             PolicyName::Random => "random",
@@ -155,18 +163,20 @@ impl OpponentToml {
                 ));
             }
         }
+        let settings = |parse: fn(&str) -> Result<PlayerSpec, String>| {
+            parse(self.settings.as_deref().unwrap_or(""))
+                .map_err(|e| src.error(&format!("{path}.settings"), e))
+        };
         let policy = match self.policy {
-            PolicyName::Random => OpponentPolicy::Random,
-            PolicyName::Optimal => OpponentPolicy::Optimal,
-            PolicyName::Greedy => OpponentPolicy::Greedy,
-            PolicyName::Search => OpponentPolicy::Search(
-                SearchOptions::parse(self.settings.as_deref().unwrap_or(""))
-                    .map_err(|e| src.error(&format!("{path}.settings"), e))?,
-            ),
-            PolicyName::Mcts => OpponentPolicy::Mcts(
-                MctsOptions::parse(self.settings.as_deref().unwrap_or(""))
-                    .map_err(|e| src.error(&format!("{path}.settings"), e))?,
-            ),
+            PolicyName::Random => OpponentPolicy::Player(PlayerSpec::Random),
+            PolicyName::Optimal => OpponentPolicy::Player(PlayerSpec::Optimal),
+            PolicyName::Greedy => OpponentPolicy::Player(PlayerSpec::Greedy),
+            PolicyName::Search => OpponentPolicy::Player(settings(|s| {
+                SearchOptions::parse(s).map(PlayerSpec::Search)
+            })?),
+            PolicyName::Mcts => {
+                OpponentPolicy::Player(settings(|s| MctsOptions::parse(s).map(PlayerSpec::Mcts))?)
+            }
             PolicyName::Fuzzy => OpponentPolicy::Fuzzy {
                 p: self.p.ok_or_else(|| {
                     src.error(
@@ -174,18 +184,18 @@ impl OpponentToml {
                         "missing: the probability of a random move",
                     )
                 })?,
-                base: Box::new(match self.base {
-                    None | Some(PolicyName::Optimal) => OpponentPolicy::Optimal,
-                    Some(PolicyName::Random) => OpponentPolicy::Random,
-                    Some(PolicyName::Greedy) => OpponentPolicy::Greedy,
-                    Some(PolicyName::Search) => OpponentPolicy::Search(SearchOptions::default()),
+                base: match self.base {
+                    None | Some(PolicyName::Optimal) => PlayerSpec::Optimal,
+                    Some(PolicyName::Random) => PlayerSpec::Random,
+                    Some(PolicyName::Greedy) => PlayerSpec::Greedy,
+                    Some(PolicyName::Search) => PlayerSpec::Search(SearchOptions::default()),
                     Some(_) => {
                         return Err(src.error(
                             &format!("{path}.base"),
                             "a fuzzy opponent's base is \"optimal\", \"greedy\" or \"random\"",
                         ));
                     }
-                }),
+                },
             },
             PolicyName::Frozen => OpponentPolicy::Frozen {
                 refresh: self.refresh.unwrap_or(DEFAULT_REFRESH),
@@ -198,7 +208,7 @@ impl OpponentToml {
                         "missing: the file of a saved agent (a run's agents/*.parquet)",
                     ));
                 }
-                Some(file) => OpponentPolicy::Agent(file.into()),
+                Some(file) => OpponentPolicy::Player(PlayerSpec::Agent(file.into())),
             },
         };
         let name = self.name.unwrap_or_else(|| policy.describe());
@@ -220,30 +230,20 @@ impl OpponentSpec {
             agent: None,
         };
         match &self.policy {
-            OpponentPolicy::Random => {}
-            OpponentPolicy::Optimal => t.policy = PolicyName::Optimal,
-            OpponentPolicy::Greedy => t.policy = PolicyName::Greedy,
-            OpponentPolicy::Search(o) => {
-                (t.policy, t.settings) = (PolicyName::Search, Some(o.spec()));
-            }
-            OpponentPolicy::Mcts(o) => {
-                (t.policy, t.settings) = (PolicyName::Mcts, Some(o.spec()));
+            OpponentPolicy::Player(spec) => {
+                t.policy = PolicyName::of(spec);
+                match spec {
+                    PlayerSpec::Search(o) => t.settings = Some(o.spec()),
+                    PlayerSpec::Mcts(o) => t.settings = Some(o.spec()),
+                    PlayerSpec::Agent(file) => t.agent = Some(file.display().to_string()),
+                    PlayerSpec::Random | PlayerSpec::Optimal | PlayerSpec::Greedy => {}
+                }
             }
             OpponentPolicy::Fuzzy { p, base } => {
-                t.policy = PolicyName::Fuzzy;
-                t.p = Some(*p);
-                t.base = Some(match **base {
-                    OpponentPolicy::Random => PolicyName::Random,
-                    OpponentPolicy::Greedy => PolicyName::Greedy,
-                    OpponentPolicy::Search(_) => PolicyName::Search,
-                    _ => PolicyName::Optimal,
-                });
+                (t.policy, t.p, t.base) = (PolicyName::Fuzzy, Some(*p), Some(PolicyName::of(base)));
             }
             OpponentPolicy::Frozen { refresh, play } => {
                 (t.policy, t.refresh, t.play) = (PolicyName::Frozen, Some(*refresh), Some(*play));
-            }
-            OpponentPolicy::Agent(file) => {
-                (t.policy, t.agent) = (PolicyName::Agent, Some(file.display().to_string()));
             }
         }
         t
@@ -262,13 +262,8 @@ impl OpponentPolicy {
     /// The name an opponent gets when the config gives none ("fuzzy 0.3 optimal").
     fn describe(&self) -> String {
         match self {
-            OpponentPolicy::Random => "random".into(),
-            OpponentPolicy::Optimal => "optimal".into(),
-            OpponentPolicy::Greedy => "greedy".into(),
-            OpponentPolicy::Search(o) => format!("search {}", o.spec()),
-            OpponentPolicy::Mcts(o) => format!("mcts {}", o.spec()),
-            OpponentPolicy::Fuzzy { p, base } => format!("fuzzy {p} {}", base.describe()),
-            OpponentPolicy::Agent(file) => format!("agent {}", file.display()),
+            OpponentPolicy::Player(spec) => describe(spec),
+            OpponentPolicy::Fuzzy { p, base } => format!("fuzzy {p} {}", describe(base)),
             OpponentPolicy::Frozen { refresh, play } => match play {
                 FrozenPlay::Behaviour => format!("frozen every {refresh}"),
                 FrozenPlay::Greedy => format!("frozen greedy every {refresh}"),
@@ -276,27 +271,22 @@ impl OpponentPolicy {
         }
     }
 
-    /// Whether playing it needs the game's heuristic (greedy play).
-    pub fn needs_heuristic(&self) -> bool {
+    /// The computer player it plays, fuzzed or not (none for a frozen copy).
+    fn player(&self) -> Option<&PlayerSpec> {
         match self {
-            OpponentPolicy::Greedy | OpponentPolicy::Search(_) => true,
-            OpponentPolicy::Fuzzy { base, .. } => base.needs_heuristic(),
-            _ => false,
+            OpponentPolicy::Player(spec) | OpponentPolicy::Fuzzy { base: spec, .. } => Some(spec),
+            OpponentPolicy::Frozen { .. } => None,
         }
+    }
+
+    /// Whether playing it needs the game's heuristic (greedy play, a search on the heuristic).
+    pub fn needs_heuristic(&self) -> bool {
+        self.player().is_some_and(PlayerSpec::needs_heuristic)
     }
 
     /// Whether playing it needs an oracle (perfect play).
     pub fn needs_oracle(&self) -> bool {
-        match self {
-            OpponentPolicy::Optimal => true,
-            OpponentPolicy::Fuzzy { base, .. } => base.needs_oracle(),
-            OpponentPolicy::Random
-            | OpponentPolicy::Greedy
-            | OpponentPolicy::Search(_)
-            | OpponentPolicy::Agent(_)
-            | OpponentPolicy::Mcts(_)
-            | OpponentPolicy::Frozen { .. } => false,
-        }
+        self.player() == Some(&PlayerSpec::Optimal)
     }
 
     /// The policy for `game`, reading perfect play from `oracle` (`None`: a game without one;
@@ -308,28 +298,43 @@ impl OpponentPolicy {
         game: &G,
         oracle: Option<&'o dyn Oracle<G>>,
     ) -> anyhow::Result<Box<dyn Policy<G> + 'o>> {
-        Ok(match self {
-            OpponentPolicy::Random => Box::new(RandomPolicy),
-            OpponentPolicy::Greedy => Box::new(GreedyPolicy),
-            OpponentPolicy::Search(o) => Box::new(
-                SearchPolicy::for_game(o.clone(), game).map_err(|e| anyhow::anyhow!("{e}"))?,
-            ),
-            OpponentPolicy::Mcts(o) => {
-                Box::new(MctsPolicy::for_game(o.clone(), game).map_err(|e| anyhow::anyhow!("{e}"))?)
-            }
-            OpponentPolicy::Optimal => match oracle {
-                Some(oracle) => Box::new(OptimalPolicy::new(oracle)),
-                None => unreachable!("opponents that need an oracle are refused without one"),
-            },
-            OpponentPolicy::Fuzzy { p, base } => Box::new(FuzzyPolicy {
-                base: base.build(game, oracle)?,
+        match self {
+            OpponentPolicy::Player(spec) => player(spec, game, oracle),
+            OpponentPolicy::Fuzzy { p, base } => Ok(Box::new(FuzzyPolicy {
+                base: player(base, game, oracle)?,
                 p: *p,
-            }),
-            OpponentPolicy::Agent(file) => Box::new(load_agent(game, file)?),
+            })),
             OpponentPolicy::Frozen { .. } => {
                 unreachable!("a frozen copy is made from its learner (copy_of), never built alone")
             }
-        })
+        }
+    }
+}
+
+/// A computer player's name as an opponent's default name: "random", "search depth=4,…",
+/// "mcts sims=1000,…", "agent PATH".
+fn describe(spec: &PlayerSpec) -> String {
+    match spec {
+        PlayerSpec::Search(o) => format!("search {}", o.spec()),
+        PlayerSpec::Mcts(o) => format!("mcts {}", o.spec()),
+        PlayerSpec::Agent(file) => format!("agent {}", file.display()),
+        PlayerSpec::Random | PlayerSpec::Optimal | PlayerSpec::Greedy => spec.name(),
+    }
+}
+
+/// The opponent `spec` plays for `game`, unfuzzed: the computer's player ([`PlayerSpec::build`]),
+/// but for `optimal`, which plays uniformly among the optimal moves ([`OptimalPolicy`]).
+fn player<'o, G: Game>(
+    spec: &PlayerSpec,
+    game: &G,
+    oracle: Option<&'o dyn Oracle<G>>,
+) -> anyhow::Result<Box<dyn Policy<G> + 'o>> {
+    match (spec, oracle) {
+        (PlayerSpec::Optimal, Some(oracle)) => Ok(Box::new(OptimalPolicy::new(oracle))),
+        (PlayerSpec::Optimal, None) => {
+            unreachable!("opponents that need an oracle are refused without one")
+        }
+        _ => spec.build(game, 0.0, oracle),
     }
 }
 
@@ -342,4 +347,91 @@ pub fn copy_of<'g, G: Game>(
     play: FrozenPlay,
 ) -> Result<FrozenPolicy<'g, G>, crate::eval::EvalError> {
     FrozenPolicy::of_learner(graph, learner, play == FrozenPlay::Greedy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::TicTacToe;
+    use crate::truth::Solution;
+
+    /// The probabilities `policy` gives the moves at the state after `moves`.
+    fn probabilities(
+        policy: &OpponentPolicy,
+        oracle: &dyn Oracle<TicTacToe>,
+        moves: &[u32],
+    ) -> Vec<f64> {
+        let game = TicTacToe;
+        let built = policy.build(&game, Some(oracle)).unwrap();
+        let mut state = game.initial_state();
+        for &m in moves {
+            state = game.apply(&state, m);
+        }
+        let mut legal = Vec::new();
+        game.legal_actions(&state, &mut legal);
+        let mut probs = Vec::new();
+        assert!(built.probabilities(&game, &state, &legal, &mut probs));
+        probs
+    }
+
+    #[test]
+    fn an_optimal_opponent_plays_uniformly_among_the_optimal_moves() {
+        let solution = Solution::solve(&TicTacToe, 1 << 20).unwrap();
+        let optimal = OpponentPolicy::Player(PlayerSpec::Optimal);
+        // Every first move of tic-tac-toe draws: each is played with 1/9, where the computer's
+        // `optimal` (the strongest player) prefers some.
+        let first = probabilities(&optimal, &solution, &[]);
+        assert!(
+            first.iter().all(|&p| (p - 1.0 / 9.0).abs() < 1e-12),
+            "{first:?}"
+        );
+        // After a corner, only the centre draws for O.
+        let reply = probabilities(&optimal, &solution, &[0]);
+        assert_eq!(reply.iter().filter(|&&p| p > 0.0).count(), 1, "{reply:?}");
+        assert_eq!(
+            reply[3], 1.0,
+            "the centre is the fourth of O's eight moves: {reply:?}"
+        );
+        // Fuzzed by a half: a half spread over the eight moves, the other half on the centre.
+        let fuzzy = OpponentPolicy::Fuzzy {
+            p: 0.5,
+            base: PlayerSpec::Optimal,
+        };
+        let fuzzed = probabilities(&fuzzy, &solution, &[0]);
+        assert!((fuzzed[3] - (0.5 + 0.5 / 8.0)).abs() < 1e-12, "{fuzzed:?}");
+        assert_eq!(fuzzy.describe(), "fuzzy 0.5 optimal");
+    }
+
+    #[test]
+    fn opponents_name_themselves_as_configs_named_them() {
+        let search = SearchOptions::parse("depth=2").unwrap();
+        let cases = [
+            (
+                OpponentPolicy::Player(PlayerSpec::Random),
+                "random".to_string(),
+            ),
+            (
+                OpponentPolicy::Player(PlayerSpec::Greedy),
+                "greedy".to_string(),
+            ),
+            (
+                OpponentPolicy::Player(PlayerSpec::Search(search.clone())),
+                format!("search {}", search.spec()),
+            ),
+            (
+                OpponentPolicy::Player(PlayerSpec::Agent("a.parquet".into())),
+                "agent a.parquet".to_string(),
+            ),
+        ];
+        for (policy, name) in cases {
+            assert_eq!(policy.describe(), name);
+        }
+        assert!(OpponentPolicy::Player(PlayerSpec::Greedy).needs_heuristic());
+        assert!(!OpponentPolicy::Player(PlayerSpec::Random).needs_oracle());
+        let fuzzy = OpponentPolicy::Fuzzy {
+            p: 0.1,
+            base: PlayerSpec::Optimal,
+        };
+        assert!(fuzzy.needs_oracle() && !fuzzy.needs_heuristic());
+    }
 }

@@ -198,17 +198,17 @@ fn evaluation_of(
         } else if o.frozen().is_some() && refusal.is_some() {
             "cannot have every position enumerated, and a frozen copy is tabulated over them"
         } else {
-            if let OpponentPolicy::Search(options) = &o.policy
+            if let OpponentPolicy::Player(PlayerSpec::Search(options)) = &o.policy
                 && let Err(e) = with_game!(&entry.game, g => options.evaluator(g).map(|_| ()))
             {
                 return Err(src.error(&format!("opponents[{i}].settings"), e));
             }
-            if let OpponentPolicy::Mcts(options) = &o.policy
+            if let OpponentPolicy::Player(PlayerSpec::Mcts(options)) = &o.policy
                 && let Err(e) = with_game!(&entry.game, g => options.check(g))
             {
                 return Err(src.error(&format!("opponents[{i}].settings"), e));
             }
-            if let OpponentPolicy::Agent(file) = &o.policy
+            if let OpponentPolicy::Player(PlayerSpec::Agent(file)) = &o.policy
                 && let Err(e) = with_game!(&entry.game, g => {
                     crate::learn::saved::load_agent(g, file).map(|_| ())
                 })
