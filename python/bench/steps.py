@@ -43,9 +43,9 @@ def solvedgym_game_loop(steps, rng):
     return done
 
 
-def aec_loop(make_env, steps, rng, legal_moves=False):
-    """`legal_moves`: draw from ``info["legal_moves"]`` (solvedgym's list, as pyspiel's
-    ``legal_actions()``) instead of the ``action_mask`` (what every PettingZoo classic game has)."""
+def aec_loop(make_env, steps, rng):
+    """Random legal moves drawn from the observation's ``action_mask`` (what every PettingZoo
+    classic game gives)."""
     env = make_env()
     done = 0
     seed = 0
@@ -57,10 +57,7 @@ def aec_loop(make_env, steps, rng, legal_moves=False):
             if termination or truncation:
                 action = None
             else:
-                if legal_moves:
-                    action = rng.choice(info["legal_moves"])
-                else:
-                    action = rng.choice(np.flatnonzero(observation["action_mask"]).tolist())
+                action = rng.choice(np.flatnonzero(observation["action_mask"]).tolist())
                 done += 1
             env.step(action)
     return done
@@ -99,8 +96,7 @@ def main():
         "pyspiel apply_action loop": lambda r: pyspiel_loop(args.steps, r),
         "solvedgym Game.apply loop": lambda r: solvedgym_game_loop(args.steps, r),
         "PettingZoo tictactoe_v3 (AEC)": lambda r: aec_loop(tictactoe_v3.env, args.steps // 10, r),
-        "solvedgym AEC env": lambda r: aec_loop(lambda: solvedgym.pettingzoo.env("tictactoe"), args.steps, r, True),
-        "solvedgym AEC env (from mask)": lambda r: aec_loop(lambda: solvedgym.pettingzoo.env("tictactoe"), args.steps, r),
+        "solvedgym AEC env": lambda r: aec_loop(lambda: solvedgym.pettingzoo.env("tictactoe"), args.steps, r),
     }
     rates = {}
     for name, run in runs.items():
@@ -120,9 +116,6 @@ def main():
     ours = rates["solvedgym AEC env"]
     print(f"solvedgym AEC env / pyspiel loop:         {ours / rates['pyspiel apply_action loop']:.2f}x")
     print(f"solvedgym AEC env / PettingZoo tictactoe: {ours / rates['PettingZoo tictactoe_v3 (AEC)']:.1f}x")
-    masked = rates["solvedgym AEC env (from mask)"]
-    print(f"  moves drawn from the mask / pyspiel:    {masked / rates['pyspiel apply_action loop']:.2f}x")
-    print(f"  moves drawn from the mask / PettingZoo: {masked / rates['PettingZoo tictactoe_v3 (AEC)']:.1f}x")
     pz = rates["PettingZoo tictactoe_v3 (AEC)"]
     print(f"vector env steps / PettingZoo tictactoe:  {rates['vector env steps'] / pz:.0f}x")
     print(f"vector env learner moves / PettingZoo:    {rates['vector env moves'] / pz:.0f}x")

@@ -10,9 +10,10 @@
 
 As PettingZoo's classic games: an observation is a dict of ``observation`` (float32, the game's
 tensor from the agent's point of view) and ``action_mask`` (int8, the legal actions of the
-agent to move, zeros for the others); rewards are the payoffs at the end; the agent to act also finds its legal actions as a list in
-``infos[agent]["legal_moves"]`` (as PettingZoo's classic games once gave them: a random legal
-move is then ``random.choice(info["legal_moves"])``). Agents are named by
+agent to move, zeros for the others); rewards are the payoffs at the end. The legal actions
+live in the mask alone: ``infos[agent]`` is an empty dict at every step, so its shape never
+changes (a batching collector such as Tianshou's stacks infos). ``last(observe)`` takes any
+value and reads its truth, as PettingZoo's own does. Agents are named by
 the game's players (``"x"``, ``"o"``; numbered where names repeat). Chance events are drawn in
 Rust with the generator ``reset(seed=...)`` seeds (xoshiro256++, as the command line's).
 """

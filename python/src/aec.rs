@@ -36,7 +36,7 @@ pub(crate) struct AecBase {
     /// agents that are done was stepped.
     #[pyo3(get, set, name = "_skip_agent_selection")]
     pub(crate) skip_agent_selection: Option<Py<PyAny>>,
-    /// The legal actions of the agent to act (in `infos` too), for its mask.
+    /// The legal actions of the agent to act, for its mask.
     pub(crate) legal: Vec<u32>,
 }
 
@@ -56,13 +56,9 @@ impl AecBase {
         let (Some(game), Some(state)) = (&self.game, &self.state) else {
             return Err(PyValueError::new_err("the environment has no game"));
         };
-        let infos = self.infos.bind(py);
-        let legal_moves = pyo3::intern!(py, "legal_moves");
         if player >= 0 {
-            let agent = self.names[player as usize].clone_ref(py);
             self.legal = game.legal_actions(state).map_err(to_py)?;
-            infos.get_item(&agent)?.set_item(legal_moves, &self.legal)?;
-            self.agent_selection = agent.into_any();
+            self.agent_selection = self.names[player as usize].clone_ref(py).into_any();
             return Ok(());
         }
         self.legal.clear();
@@ -79,10 +75,6 @@ impl AecBase {
             cumulative.set_item(name, before + returns[seat])?;
             self.terminations.bind(py).set_item(name, !truncated)?;
             self.truncations.bind(py).set_item(name, truncated)?;
-            let info = infos.get_item(name)?;
-            if info.contains(legal_moves)? {
-                info.del_item(legal_moves)?;
-            }
         }
         Ok(())
     }
@@ -309,9 +301,42 @@ impl AecBase {
     }
 
     /// The acting agent's view: (observation, cumulative reward, terminated, truncated, info).
-    #[pyo3(signature = (observe = true))]
-    fn last<'py>(&self, py: Python<'py>, observe: bool) -> PyResult<Bound<'py, PyTuple>> {
+    /// `observe` is read as PettingZoo's own `last` reads it, by its truth: any truthy value
+    /// observes (Tianshou's `PettingZooEnv` passes itself), a falsy one gives `None`.
+    /// (Read from `*args, **kwargs`, because an explicit `None` must not observe, as the
+    /// default does.)
+    #[pyo3(signature = (*args, **kwargs))]
+    fn last<'py>(
+        &self,
+        py: Python<'py>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
         let agent = self.agent_selection.bind(py);
+        let keyword = match kwargs {
+            Some(kwargs) if !kwargs.is_empty() => {
+                let observe = kwargs.get_item("observe")?;
+                if observe.is_none() || kwargs.len() > 1 {
+                    let names: Vec<String> = kwargs.keys().iter().map(|k| k.to_string()).collect();
+                    return Err(PyTypeError::new_err(format!(
+                        "last() takes one argument, observe; got {}",
+                        names.join(", ")
+                    )));
+                }
+                observe
+            }
+            _ => None,
+        };
+        let observe = match (args.len(), keyword) {
+            (0, None) => true,
+            (1, None) => args.get_item(0)?.is_truthy()?,
+            (0, Some(o)) => o.is_truthy()?,
+            _ => {
+                return Err(PyTypeError::new_err(
+                    "last() takes one argument, observe (given twice or more)",
+                ));
+            }
+        };
         let observation = if observe {
             self.observe(py, agent)?.into_any()
         } else {

@@ -85,7 +85,19 @@ def test_action_masks_are_what_maskable_ppo_reads():
     assert env.unwrapped.game.params["size"] == 6
 
 
-def test_aec_legal_moves_match_the_mask_and_bad_input_raises():
+def test_aec_last_reads_observe_by_its_truth():
+    # PettingZoo's own `last(observe=True)` tests truth; Tianshou's PettingZooEnv passes itself.
+    e = aec_env("tictactoe")
+    e.reset(seed=0)
+    for observe in (True, 1, "yes", object(), [0]):
+        assert e.last(observe)[0]["action_mask"].sum() == 9
+    for observe in (False, 0, None, "", []):
+        assert e.last(observe)[0] is None
+    assert e.last()[0]["action_mask"].sum() == 9
+    assert e.last(observe=False)[0] is None
+
+
+def test_aec_masks_are_the_legal_moves_and_infos_keep_their_shape():
     import random
 
     e = aec_env("hase-und-igel", players=2)
@@ -94,15 +106,17 @@ def test_aec_legal_moves_match_the_mask_and_bad_input_raises():
     moves = 0
     for agent in e.agent_iter(2000):
         observation, reward, termination, truncation, info = e.last()
+        # The legal moves live in the mask alone: every info is the same empty dict.
+        assert info == {} and all(i == {} for i in e.infos.values())
         if termination or truncation:
-            assert "legal_moves" not in info
             e.step(None)
             continue
         mask = observation["action_mask"]
-        assert info["legal_moves"] == np.flatnonzero(mask).tolist()
+        legal = e.game.legal_actions(e.state)
+        assert np.flatnonzero(mask).tolist() == legal
         other = [a for a in e.agents if a != agent][0]
         assert not e.observe(other)["action_mask"].any()
-        e.step(rng.choice(info["legal_moves"]))
+        e.step(rng.choice(legal))
         moves += 1
     assert moves > 10
     e.reset(seed=1)
