@@ -102,3 +102,18 @@ def test_one_learner_holds_both_seats():
         assert action in e.game.legal_actions(e.state)
         e.step(action)
     assert isinstance(e.state, solvedgym.State)
+
+
+def test_the_docs_example_prints_what_the_page_says():
+    import contextlib
+    import io
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "python.md").read_text()
+    section = text[text.index("## With Tianshou and PettingZoo") :]
+    code = section[section.index("```python long\n") + len("```python long\n") :]
+    shown = section[section.index("```text\n") + len("```text\n") :]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code[: code.index("```")], "docs/python.md (Tianshou)", "exec"), {"__name__": "tianshou_example"})
+    assert out.getvalue() == shown[: shown.index("```")], out.getvalue()
