@@ -20,6 +20,7 @@ Rust with the generator ``reset(seed=...)`` seeds (xoshiro256++, as the command 
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Optional
 
 import numpy as np
@@ -81,6 +82,17 @@ class SolvedGymAEC(AecBase, AECEnv):
 
     def close(self):
         pass
+
+    def __deepcopy__(self, memo):
+        """A copy that plays on independently from this point: the same position, the same
+        chance events to come (the generator is copied), its own dicts; the game is shared (it
+        never changes)."""
+        other = type(self).__new__(type(self))
+        memo[id(self)] = other
+        for key, value in self.__dict__.items():
+            setattr(other, key, value if key == "game" else copy.deepcopy(value, memo))
+        other._copy_engine(self, memo)
+        return other
 
 
 def env(game: str = "tictactoe", **kwargs: Any) -> SolvedGymAEC:

@@ -377,6 +377,37 @@ impl AecBase {
         this.settle(py, player)
     }
 
+    /// Makes this environment's episode a copy of `other`'s, for `copy.deepcopy`: the position,
+    /// the generator (so that both draw the same chance events from here), and deep copies of
+    /// PettingZoo's dicts and agent list (`memo` as `copy.deepcopy` keeps it).
+    fn _copy_engine(
+        &mut self,
+        py: Python<'_>,
+        other: PyRef<'_, AecBase>,
+        memo: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let deepcopy = py.import("copy")?.getattr("deepcopy")?;
+        let copy = |o: &Py<PyAny>| -> PyResult<Py<PyAny>> {
+            Ok(deepcopy.call1((o.bind(py), memo))?.unbind())
+        };
+        self.game = other.game.clone();
+        self.state = other.state.clone();
+        self.rng = other.rng.clone();
+        self.player = other.player;
+        self.names = other.names.iter().map(|n| n.clone_ref(py)).collect();
+        self.seats = other.seats.bind(py).copy()?.unbind();
+        self.agents = copy(&other.agents)?;
+        self.agent_selection = other.agent_selection.clone_ref(py);
+        self.rewards = copy(&other.rewards)?;
+        self.cumulative_rewards = copy(&other.cumulative_rewards)?;
+        self.terminations = copy(&other.terminations)?;
+        self.truncations = copy(&other.truncations)?;
+        self.infos = copy(&other.infos)?;
+        self.skip_agent_selection = other.skip_agent_selection.as_ref().map(|a| a.clone_ref(py));
+        self.legal = other.legal.clone();
+        Ok(())
+    }
+
     /// The position now.
     #[getter]
     fn state(&self) -> PyResult<State> {

@@ -130,3 +130,31 @@ def test_aec_masks_are_the_legal_moves_and_infos_keep_their_shape():
         e.reset(seed=-1)
     with pytest.raises(TypeError):
         e.reset(seed="x")
+
+
+@pytest.mark.parametrize("game,params", [("tictactoe", {}), ("hase-und-igel", {"players": 3}), ("dice-race", {})])
+def test_an_aec_deepcopy_plays_on_alike_and_alone(game, params):
+    import copy
+    import random
+
+    e = aec_env(game, **params)
+    e.reset(seed=7)
+    rng = random.Random(7)
+
+    def play(env, r, moves):
+        seen = []
+        for _, agent in zip(range(moves), env.agent_iter()):
+            observation, reward, termination, truncation, info = env.last()
+            seen.append((agent, observation["observation"].tolist(), observation["action_mask"].tolist(), reward, termination, truncation))
+            env.step(None if termination or truncation else r.choice(np.flatnonzero(observation["action_mask"]).tolist()))
+        return seen
+
+    play(e, rng, 5)
+    before = (e.agent_selection, e.game.render(e.state), dict(e.rewards))
+    twin = copy.deepcopy(e)
+    state = rng.getstate()
+    ours = play(twin, rng, 400)
+    # The original did not move while its copy played on.
+    assert (e.agent_selection, e.game.render(e.state), dict(e.rewards)) == before
+    rng.setstate(state)
+    assert play(e, rng, 400) == ours  # the same moves give the same episode, chance included
