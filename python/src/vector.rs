@@ -108,6 +108,9 @@ impl VectorCore {
         f: impl FnOnce(&mut DynVector, &mut Batch<'_>) -> Result<(), FrontError> + Send,
     ) -> PyResult<VectorStep<'py>> {
         let out = self.buffers(py, finals);
+        if let Some(c) = &self.callable {
+            c.raised.lock().unwrap_or_else(|e| e.into_inner()).take();
+        }
         let result = {
             let mut obs = out.0.readwrite();
             let mut rewards = out.1.readwrite();

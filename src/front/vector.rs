@@ -142,6 +142,9 @@ impl<G: Game> Policy<G> for SharedOptimal<G> {
 /// from `replay` first when an episode is made again), and the error that stopped it.
 #[derive(Default)]
 struct Answers {
+    /// Off until the environment's first reset: the environment plays its opponents' first
+    /// moves when it is made, and an external player is not asked before the caller resets.
+    live: bool,
     replay: std::collections::VecDeque<i64>,
     given: Vec<i64>,
     failed: Option<FrontError>,
@@ -167,7 +170,7 @@ impl<G: Game> Policy<G> for External {
         _rng: &mut SgRng,
     ) -> Option<Action> {
         let mut answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
-        if answers.failed.is_some() {
+        if answers.failed.is_some() || !answers.live {
             return None;
         }
         let answer = match answers.replay.pop_front() {
@@ -246,6 +249,7 @@ impl<G: Game> Slot<G> {
             answers.replay = replay.iter().copied().collect();
             answers.given.clear();
             answers.failed = None;
+            answers.live = true;
         }
         self.record = EpisodeRecord {
             seed,
