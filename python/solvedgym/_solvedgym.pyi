@@ -177,21 +177,48 @@ def load_agent(path: str) -> Agent:
     """Opens an agent a run saved (`<run folder>/agents/*.parquet`)."""
 
 VectorStep = Tuple[
-    npt.NDArray[np.float32], npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]
+    npt.NDArray[np.float32],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.bool_],
+    Optional[npt.NDArray[np.float32]],
 ]
+EpisodeRecord = Tuple[int, Optional[int], List[int], List[int], bool, bool]
 
 class VectorCore:
-    """Many environments of one game stepped in one call (see `solvedgym.vector`)."""
+    """Environments of one game stepped in one call: the engine of `solvedgym.vector` and of
+    `solvedgym.gym` (one environment, autoreset "off")."""
 
     def __init__(
-        self, game: Game, num_envs: int, seat: int, opponent: str, fuzz: float = 0.0, illegal_loses: bool = False
-    ) -> None: ...
+        self,
+        game: Game,
+        num_envs: int,
+        seat: int,
+        opponent: Union[str, Callable[..., int]],
+        fuzz: float = 0.0,
+        illegal_loses: bool = False,
+        autoreset: str = "next_step",
+        sees_observation: bool = False,
+    ) -> None:
+        """`opponent` a computer player by name or a callable, `f(game, state)` or, with
+        `sees_observation`, `f(observation, mask)`; `autoreset` "next_step", "same_step" or "off"."""
     @property
     def num_envs(self) -> int: ...
-    def reset(self, seeds: List[int]) -> VectorStep:
-        """(observations, rewards, terminated, truncated, masks) after seeding environment i with seeds[i]."""
+    def reset(self, seeds: List[Optional[int]], mask: Optional[List[bool]] = None) -> VectorStep:
+        """Environment i started with seeds[i] (its seed's next episode where None), only where
+        `mask` is True when given: (observations, rewards, terminated, truncated, masks,
+        illegal, final observations or None)."""
     def step(self, actions: Any) -> VectorStep:
-        """(observations, rewards, terminated, truncated, masks) after actions[i] in environment i."""
+        """(observations, rewards, terminated, truncated, masks, illegal, final observations in
+        the same-step mode or None) after actions[i] in environment i."""
+    def state(self, i: int) -> State:
+        """The position of environment i."""
+    def snapshot(self) -> List[EpisodeRecord]:
+        """Every environment's episode as (seed, episode, moves, answers, ended, broken)."""
+    def restore(self, records: List[EpisodeRecord]) -> None:
+        """Plays a snapshot again (environments of the same game, seat and opponents)."""
 
 class AecBase:
     """The Rust half of `solvedgym.pettingzoo.SolvedGymAEC`: the episode and PettingZoo's dicts."""

@@ -12,17 +12,31 @@ seat
 opponent
     who plays every other seat: ``"random"``, ``"optimal"`` (perfect play from the exact solver),
     ``"greedy"``, search settings (``"depth=3"``), a saved agent (``solvedgym.load_agent(path)``,
-    or ``"agent=PATH"``), or a callable ``f(game, state) -> action``.
+    or ``"agent=PATH"``), a callable ``f(game, state) -> action``, or
+    ``ObservationPolicy(f)``: a callable ``f(observation, mask) -> action`` that sees the
+    observation from its own seat and its legal actions. An exception a callable raises comes
+    out of the ``step`` (or ``reset``) that asked it, as does an ``IllegalActionError`` for an
+    illegal answer; the episode is then over (call ``reset()``).
 fuzz
     the computer opponents' probability of a random move (default 0).
 illegal
     ``"raise"`` (default): an illegal action raises ``solvedgym.IllegalActionError``;
-    ``"lose"``: it ends the episode with reward -1.
+    ``"lose"``: it ends the episode with reward -1 (``info["illegal"]`` is True).
 
 Actions are ``Discrete(num_distinct_actions)``; the legal ones are ``info["action_mask"]``
-(``int8``) and ``env.action_masks()`` (what sb3-contrib's MaskablePPO reads). The reward is the
-learner's payoff at the end (0 before). An episode that reaches a round cap of the rules is
-truncated; chance events are drawn with the environment's seeded generator.
+(``int8``) and ``env.action_masks()`` (bool, what sb3-contrib's MaskablePPO reads). At an
+episode's last observation every action is marked legal: no action is asked for there (the next
+call is ``reset``), and a masked policy never meets an empty mask. The reward is the learner's
+payoff at the end (0 before). An episode that reaches a round cap of the rules is truncated; a
+computer opponent that resigns ends it (terminated, with the game's resignation returns).
+
+The episodes are played in Rust by the engine of the vector environment
+(``solvedgym.vector``): ``reset(seed=s)`` starts the environment's seed ``s``, each later
+``reset()`` its next episode, and chance and the computers' moves are drawn from that seed's
+stream, so a seed gives the same episodes here, in a ``SolvedGymVectorEnv`` and in Gymnasium's
+``SyncVectorEnv``/``AsyncVectorEnv`` of this environment. ``copy.deepcopy`` and ``pickle`` copy
+an environment mid-episode (its constructor's arguments and the episode's moves, played again;
+a callable opponent must pickle for ``pickle``).
 """
 
 from __future__ import annotations
@@ -34,8 +48,28 @@ import numpy as np
 from gymnasium import spaces
 
 import solvedgym
+from solvedgym._solvedgym import VectorCore
 
-Opponent = Union[str, solvedgym.Agent, Callable[[solvedgym.Game, solvedgym.State], int]]
+Opponent = Union[str, solvedgym.Agent, Callable[..., int]]
+
+
+class ObservationPolicy:
+    """An opponent that sees what a learner sees: ``ObservationPolicy(f)`` as an environment's
+    ``opponent`` is called ``f(observation, mask) -> action`` with the observation from its own
+    seat (float32, as ``game.observation_tensor(state, seat)``) and its legal actions (bool
+    mask), so that a trained network can play the other seat. A bare callable is called
+    ``f(game, state)``. It pickles where ``f`` does."""
+
+    def __init__(self, f: Callable[[np.ndarray, np.ndarray], int]):
+        if not callable(f):
+            raise TypeError(f"ObservationPolicy takes a callable f(observation, mask), not {f!r}")
+        self.f = f
+
+    def __call__(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        return self.f(observation, mask)
+
+    def __repr__(self) -> str:
+        return f"ObservationPolicy({self.f!r})"
 
 
 def env_name(game: str) -> str:
@@ -63,15 +97,40 @@ def render_state(game: solvedgym.Game, state: solvedgym.State, mode: Optional[st
     return None
 
 
-def draw_chance(game: solvedgym.Game, state: solvedgym.State, rng: np.random.Generator) -> int:
-    outcomes = game.chance_outcomes(state)
-    probabilities = np.array([p for _, p in outcomes], dtype=np.float64)
-    k = rng.choice(len(outcomes), p=probabilities / probabilities.sum())
-    return outcomes[int(k)][0]
+def check_illegal(illegal: str) -> None:
+    if illegal not in ("raise", "lose"):
+        raise ValueError(f"illegal={illegal!r}: 'raise' or 'lose'")
+
+
+def opponent_arguments(opponent: Any, fuzz: float) -> tuple:
+    """The engine's (opponent, sees_observation) for an environment's ``opponent``."""
+    if isinstance(opponent, solvedgym.Agent):
+        return opponent.spec, False
+    if isinstance(opponent, str):
+        return opponent, False
+    if isinstance(opponent, ObservationPolicy):
+        return opponent, True
+    if callable(opponent):
+        return opponent, False
+    raise TypeError(
+        f"opponent={opponent!r}: a computer player by name ('random', 'optimal', 'greedy', "
+        "'depth=3', 'agent=PATH'), a saved agent, or a callable"
+    )
+
+
+def random_seeds(n: int) -> list:
+    return np.random.SeedSequence().generate_state(n, np.uint64).tolist()
 
 
 class SolvedGymEnv(gymnasium.Env):
-    """One seat of a solvedgym game against computer players; see the module's help."""
+    """One seat of a solvedgym game against computer players; see the module's help.
+
+    Stepped in Rust by the engine of the vector environment (a ``VectorCore`` of one
+    environment without autoreset): a seed gives the same episodes here as in
+    ``solvedgym.vector.SolvedGymVectorEnv`` and in Gymnasium's own vector environments of this
+    one. At an episode's last observation every action is marked legal (``action_masks()`` and
+    ``info["action_mask"]``): no action is asked for there, and a masked policy never meets an
+    empty mask."""
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
@@ -85,78 +144,84 @@ class SolvedGymEnv(gymnasium.Env):
         render_mode: Optional[str] = None,
         **params: Any,
     ):
+        self._arguments = dict(
+            game=game, seat=seat, opponent=opponent, fuzz=fuzz, illegal=illegal, render_mode=render_mode, **params
+        )
         self.game = solvedgym.make(game, **params)
         self.seat = seat_number(self.game, seat)
-        if illegal not in ("raise", "lose"):
-            raise ValueError(f"illegal={illegal!r}: 'raise' or 'lose'")
+        check_illegal(illegal)
         self.illegal = illegal
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r}: one of {self.metadata['render_modes']}")
         self.render_mode = render_mode
-        if isinstance(opponent, solvedgym.Agent):
-            self._opponent: Any = self.game.computer(opponent.spec, fuzz)
-        elif callable(opponent):
-            self._opponent = opponent
-        else:
-            self._opponent = self.game.computer(str(opponent), fuzz)
+        engine_opponent, sees_observation = opponent_arguments(opponent, fuzz)
+        self._core = VectorCore(
+            self.game, 1, self.seat, engine_opponent, fuzz, illegal == "lose", "off", sees_observation
+        )
         self.action_space = spaces.Discrete(self.game.num_distinct_actions)
         low, high = self.game.observation_bounds()
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
-        self.state = self.game.initial_state()
+        self._seeded = False
+        self._mask = np.ones(self.game.num_distinct_actions, dtype=bool)
 
-    # --- the other seats and chance, until the learner moves or the game ends
-    def _advance(self) -> None:
-        game = self.game
-        while not game.is_terminal(self.state):
-            player = game.current_player(self.state)
-            if player == solvedgym.CHANCE_PLAYER:
-                action = draw_chance(game, self.state, self.np_random)
-            elif player == self.seat:
-                return
-            elif isinstance(self._opponent, solvedgym.Computer):
-                action = self._opponent.choose(self.state, int(self.np_random.integers(2**63)))
-                if action is None:  # a computer resigns only where its play leaves mass over
-                    action = int(self.np_random.choice(game.legal_actions(self.state)))
-            else:
-                action = self._opponent(game, self.state)
-            self.state = game.apply(self.state, action)
+    @property
+    def state(self) -> solvedgym.State:
+        """The position now."""
+        return self._core.state(0)
 
-    def _observation(self) -> np.ndarray:
-        return self.game.observation_tensor(self.state, self.seat)
-
-    def _info(self) -> dict:
-        return {"action_mask": self.action_masks().astype(np.int8)}
+    def _info(self, masks: np.ndarray) -> dict:
+        self._mask = masks[0]
+        return {"action_mask": self._mask.astype(np.int8)}
 
     def action_masks(self) -> np.ndarray:
-        """The legal actions as booleans (empty of True at the end)."""
-        if self.game.is_terminal(self.state):
-            return np.zeros(self.game.num_distinct_actions, dtype=bool)
-        return self.game.legal_actions_mask(self.state)
+        """The legal actions as booleans (every action at an episode's last observation)."""
+        return self._mask.copy()
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
         super().reset(seed=seed)
-        self.state = self.game.initial_state()
-        self._advance()
-        return self._observation(), self._info()
+        if seed is not None:
+            seeds = [int(seed) % 2**64]
+        elif not self._seeded:
+            seeds = random_seeds(1)
+        else:
+            seeds = [None]  # the next episode of the seed
+        observations, _, _, _, masks, _, _ = self._core.reset(seeds)
+        self._seeded = True
+        return observations[0], self._info(masks)
 
     def step(self, action):
-        game = self.game
-        if game.is_terminal(self.state):
-            raise RuntimeError("the episode is over: call reset()")
         try:
-            self.state = game.apply(self.state, action)
-        except solvedgym.IllegalActionError:
-            if self.illegal == "raise":
-                raise
-            return self._observation(), -1.0, True, False, {**self._info(), "illegal": True}
-        self._advance()
-        done = game.is_terminal(self.state)
-        reward = float(game.returns(self.state)[self.seat]) if done else 0.0
-        truncated = done and game.is_truncated(self.state)
-        return self._observation(), reward, done and not truncated, truncated, self._info()
+            observations, rewards, terminated, truncated, masks, illegal, _ = self._core.step([action])
+        except solvedgym.IllegalActionError as e:
+            raise solvedgym.IllegalActionError(str(e).removeprefix("environment 0: ")) from None
+        except ValueError as e:
+            if "the episode is over" in str(e):
+                raise RuntimeError("the episode is over: call reset()") from None
+            raise
+        info = self._info(masks)
+        if illegal[0]:
+            info["illegal"] = True
+        return observations[0], float(rewards[0]), bool(terminated[0]), bool(truncated[0]), info
 
     def render(self):
         return render_state(self.game, self.state, self.render_mode)
+
+    # Copies: the constructor's arguments and the episode's moves, played again.
+    def __getstate__(self) -> dict:
+        return {
+            "arguments": self._arguments,
+            "episode": self._core.snapshot(),
+            "seeded": self._seeded,
+            "mask": self._mask,
+            "np_random": self._np_random,
+            "spec": getattr(self, "spec", None),
+        }
+
+    def __setstate__(self, saved: dict) -> None:
+        self.__init__(**saved["arguments"])
+        self._core.restore(saved["episode"])
+        self._seeded, self._mask, self._np_random = saved["seeded"], saved["mask"], saved["np_random"]
+        self.spec = saved["spec"]
 
 
 def register() -> None:

@@ -9,17 +9,38 @@
 (or ``solvedgym.vector.SolvedGymVectorEnv(256, game="tictactoe")``). The keyword arguments
 are those of ``solvedgym/<Name>-v0`` (the game's parameters, ``seat``, ``opponent``, ``fuzz``,
 ``illegal``) except that the opponent is a computer player by name (``"random"``,
-``"optimal"``, ``"greedy"``, search settings, a saved agent): a Python callable would be called once per
-move and undo the point. Everything else happens in Rust with Python's interpreter released:
-the learner's actions, the opponents' moves, chance, the observations (float32, ``(N,
+``"optimal"``, ``"greedy"``, search settings, a saved agent): a Python callable would be called
+once per move and undo the point. Everything else happens in Rust with Python's interpreter
+released: the learner's actions, the opponents' moves, chance, the observations (float32, ``(N,
 observation_size)``) and the action masks (``info["action_mask"]``, bool ``(N, actions)``, also
-``action_masks()``).
+``action_masks()``). Where an illegal action lost (``illegal="lose"``), ``info["illegal"]`` is
+True (with ``info["_illegal"]``, Gymnasium's mask of the environments that have the key).
 
-Autoreset is Gymnasium's "next step" mode: when an episode ends, ``step`` returns its last
-observation with the reward and ``terminated``/``truncated``; the next ``step`` ignores that
-environment's action and starts a new episode (reward 0). At an episode's last observation
-every action is marked legal (it is ignored), so a masked policy never meets an empty mask.
-Environment ``i`` is seeded with ``seed + i`` by ``reset(seed=seed)``.
+``autoreset_mode`` is Gymnasium's (``gymnasium.vector.AutoresetMode`` or its value):
+
+- ``NEXT_STEP`` (default): when an episode ends, ``step`` returns its last observation with the
+  reward and ``terminated``/``truncated``; the next ``step`` ignores that environment's action
+  and starts a new episode (reward 0).
+- ``SAME_STEP``: the ``step`` that ends an episode starts the next one at once and returns its
+  first observation and mask, with the ended episode's reward and flags; the last observation
+  is ``info["final_obs"]`` (an object array: the observation where an episode ended, None
+  elsewhere) and its info ``info["final_info"]`` (``action_mask``, and ``illegal`` where one
+  lost), with ``info["_final_obs"]``/``info["_final_info"]`` saying where, as Gymnasium's
+  ``SyncVectorEnv`` gives them.
+
+With ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``, pass it as a keyword
+(``autoreset_mode=AutoresetMode.SAME_STEP``); Gymnasium's ``vector_kwargs`` are for its own
+``SyncVectorEnv``/``AsyncVectorEnv``.
+
+At an episode's last observation every action is marked legal (no action is asked for there),
+so a masked policy never meets an empty mask. ``reset(seed=seed)`` seeds environment ``i`` with
+``seed + i`` (or ``seed[i]`` from a list); ``reset()`` starts each environment's next episode of
+its seed (random seeds the first time). ``reset(options={"reset_mask": mask})`` (a bool array,
+Gymnasium's option) starts only the environments where ``mask`` is True; the others keep their
+episode, and their observation is returned unchanged. Episode ``k`` of an environment depends
+on its seed and ``k`` only, so the same seed gives the same episodes here as in the single
+environment and in Gymnasium's vector environments of it. ``copy.deepcopy`` and ``pickle``
+copy the environments mid-episode.
 """
 
 from __future__ import annotations
@@ -33,7 +54,7 @@ from gymnasium.vector.utils import batch_space
 
 import solvedgym
 from solvedgym._solvedgym import VectorCore
-from solvedgym.gym import seat_number
+from solvedgym.gym import check_illegal, random_seeds, seat_number
 
 
 class SolvedGymVectorEnv(VectorEnv):
@@ -50,8 +71,13 @@ class SolvedGymVectorEnv(VectorEnv):
         fuzz: float = 0.0,
         illegal: str = "raise",
         render_mode: Optional[str] = None,
+        autoreset_mode: Union[AutoresetMode, str] = AutoresetMode.NEXT_STEP,
         **params: Any,
     ):
+        self._arguments = dict(
+            num_envs=num_envs, game=game, seat=seat, opponent=opponent, fuzz=fuzz, illegal=illegal,
+            render_mode=render_mode, autoreset_mode=autoreset_mode, **params,
+        )
         if isinstance(opponent, solvedgym.Agent):
             opponent = opponent.spec
         if not isinstance(opponent, str):
@@ -60,10 +86,19 @@ class SolvedGymVectorEnv(VectorEnv):
                 "('random', 'optimal', 'greedy', 'depth=3', 'agent=PATH') or a saved agent; "
                 "use solvedgym/<Name>-v0 for a callable"
             )
-        if illegal not in ("raise", "lose"):
-            raise ValueError(f"illegal={illegal!r}: 'raise' or 'lose'")
+        check_illegal(illegal)
         if render_mode is not None:
             raise ValueError("the vector environment does not render; render one solvedgym/<Name>-v0")
+        try:
+            self.autoreset_mode = AutoresetMode(autoreset_mode)
+        except ValueError:
+            raise ValueError(
+                f"autoreset_mode={autoreset_mode!r}: AutoresetMode.NEXT_STEP or AutoresetMode.SAME_STEP"
+            ) from None
+        modes = {AutoresetMode.NEXT_STEP: "next_step", AutoresetMode.SAME_STEP: "same_step"}
+        if self.autoreset_mode not in modes:
+            raise ValueError(f"autoreset_mode={autoreset_mode!r}: NEXT_STEP or SAME_STEP (DISABLED is not offered)")
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self.game = solvedgym.make(game, **params)
         self.seat = seat_number(self.game, seat)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
@@ -71,7 +106,10 @@ class SolvedGymVectorEnv(VectorEnv):
         if not 1 <= num_envs < 2**32:
             raise ValueError(f"num_envs={num_envs!r}: the number of environments is at least 1 (and below 2^32)")
         self.num_envs = int(num_envs)
-        self._core = VectorCore(self.game, self.num_envs, self.seat, opponent, fuzz, illegal == "lose")
+        self.illegal = illegal
+        self._core = VectorCore(
+            self.game, self.num_envs, self.seat, opponent, fuzz, illegal == "lose", modes[self.autoreset_mode]
+        )
         low, high = self.game.observation_bounds()
         self.single_observation_space = spaces.Box(low, high, dtype=np.float32)
         self.single_action_space = spaces.Discrete(self.game.num_distinct_actions)
@@ -79,11 +117,31 @@ class SolvedGymVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.render_mode = None
         self._masks = np.ones((self.num_envs, self.game.num_distinct_actions), dtype=bool)
+        self._observations = np.zeros((self.num_envs, self.game.observation_size), dtype=np.float32)
         self._all = np.ones(self.num_envs, dtype=bool)
+        self._seeded = False
 
-    def _info(self, masks: np.ndarray) -> dict:
+    def _info(self, masks: np.ndarray, illegal: np.ndarray, finals: Optional[np.ndarray], ended) -> dict:
         self._masks = masks
-        return {"action_mask": masks, "_action_mask": self._all}
+        info = {"action_mask": masks, "_action_mask": self._all}
+        lost = illegal.any()
+        if finals is None:
+            if lost:
+                info["illegal"], info["_illegal"] = illegal, illegal
+            return info
+        if ended.any():
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            for i in np.flatnonzero(ended):
+                final_obs[i] = finals[i]
+            final_info = {
+                "action_mask": np.ones_like(masks),
+                "_action_mask": ended,
+            }
+            if lost:
+                final_info["illegal"], final_info["_illegal"] = illegal, illegal
+            info["final_obs"], info["_final_obs"] = final_obs, ended
+            info["final_info"], info["_final_info"] = final_info, ended
+        return info
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of every environment now, bool ``(num_envs, actions)``."""
@@ -96,16 +154,31 @@ class SolvedGymVectorEnv(VectorEnv):
         options: Optional[dict] = None,
     ):
         super().reset(seed=seed if seed is None or isinstance(seed, (int, np.integer)) else int(seed[0]))
+        mask = None
+        if options is not None and "reset_mask" in options:
+            mask = options["reset_mask"]
+            if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ or mask.shape != (self.num_envs,):
+                raise TypeError(
+                    f"options['reset_mask']: a numpy bool array of shape ({self.num_envs},), not {mask!r}"
+                )
+            if not mask.any():
+                raise ValueError("options['reset_mask']: at least one environment to reset (True)")
+            if not self._seeded and not mask.all():
+                raise ValueError("options['reset_mask']: the first reset starts every environment")
         if seed is None:
-            seeds = np.random.SeedSequence().generate_state(self.num_envs, np.uint64).tolist()
+            seeds = [None] * self.num_envs if self._seeded else random_seeds(self.num_envs)
         elif isinstance(seed, (int, np.integer)):
             seeds = [(int(seed) + i) % 2**64 for i in range(self.num_envs)]
         else:
-            seeds = [int(s) % 2**64 for s in seed]
+            seeds = [None if s is None else int(s) % 2**64 for s in seed]
             if len(seeds) != self.num_envs:
                 raise ValueError(f"{len(seeds)} seeds for {self.num_envs} environments")
-        observations, _, _, _, masks = self._core.reset(seeds)
-        return observations, self._info(masks)
+            if not self._seeded and None in seeds:
+                seeds = [r if s is None else s for s, r in zip(seeds, random_seeds(self.num_envs))]
+        observations, _, _, _, masks, _, _ = self._core.reset(seeds, None if mask is None else mask.tolist())
+        self._seeded = True
+        self._observations = observations
+        return observations, self._info(masks, np.zeros(self.num_envs, dtype=bool), None, None)
 
     def step(self, actions):
         actions = np.asarray(actions)
@@ -113,8 +186,28 @@ class SolvedGymVectorEnv(VectorEnv):
             if not np.issubdtype(actions.dtype, np.integer):
                 raise TypeError(f"actions are integers, not {actions.dtype}")
             actions = actions.astype(np.int64)
-        observations, rewards, terminated, truncated, masks = self._core.step(actions.reshape(-1))
-        return observations, rewards, terminated, truncated, self._info(masks)
+        observations, rewards, terminated, truncated, masks, illegal, finals = self._core.step(actions.reshape(-1))
+        self._observations = observations
+        ended = terminated | truncated if finals is not None else None
+        return observations, rewards, terminated, truncated, self._info(masks, illegal, finals, ended)
 
     def close_extras(self, **kwargs: Any) -> None:
         pass
+
+    # Copies: the constructor's arguments and the episodes' moves, played again.
+    def __getstate__(self) -> dict:
+        return {
+            "arguments": self._arguments,
+            "episodes": self._core.snapshot(),
+            "seeded": self._seeded,
+            "masks": self._masks,
+            "observations": self._observations,
+            "np_random": self._np_random,
+            "spec": getattr(self, "spec", None),
+        }
+
+    def __setstate__(self, saved: dict) -> None:
+        self.__init__(**saved["arguments"])
+        self._core.restore(saved["episodes"])
+        self._seeded, self._masks, self._np_random = saved["seeded"], saved["masks"], saved["np_random"]
+        self._observations, self.spec = saved["observations"], saved["spec"]

@@ -24,8 +24,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use solvedgym::front::{
-    Batch, DynAgent, DynGame, DynPlayer, DynSolution, DynState, DynVector, FrontError, Illegal,
-    Opponent, Output, PolicyTable,
+    Autoreset, Batch, DynAgent, DynGame, DynPlayer, DynSolution, DynState, DynVector,
+    EpisodeRecord, ExternalPlayer, FrontError, Illegal, Opponent, OpponentSpec, Output,
+    PolicyTable,
 };
 use solvedgym::front::{abbreviated, plain_words, quote_short};
 

@@ -1,4 +1,5 @@
-//! `VectorCore`: many environments of one game stepped in Rust (the vector env's engine).
+//! `VectorCore`: environments of one game stepped in Rust, the engine of both Gymnasium
+//! environments (the single one is a `VectorCore` of one environment without autoreset).
 
 use super::*;
 
@@ -6,19 +7,66 @@ type Rows<'py, T> = Bound<'py, PyArray2<T>>;
 type Column<'py, T> = Bound<'py, PyArray1<T>>;
 
 /// What one call of the vector environment returns: observations, rewards, terminated,
-/// truncated, masks.
+/// truncated, masks, illegal, and the final observations (same-step mode) or None.
 pub(crate) type VectorStep<'py> = (
     Rows<'py, f32>,
     Column<'py, f64>,
     Column<'py, bool>,
     Column<'py, bool>,
     Rows<'py, bool>,
+    Column<'py, bool>,
+    Option<Rows<'py, f32>>,
 );
 
-/// Many environments of one game stepped in one call (`solvedgym.vector.SolvedGymVectorEnv`
-/// wraps it as a Gymnasium `VectorEnv`): the learner plays `seat`, the computer player
-/// `opponent` every other seat, chance is drawn inside; an episode that ends starts again on
-/// the next step (that step's action for it is ignored).
+/// A Python callable at the other seats: `f(game, state)`, or `f(observation, mask)` (the
+/// seat's own observation, float32, and its legal actions, bool) where it sees observations.
+/// The exception it raises is kept for the call that asked, which raises it.
+struct CallableOpponent {
+    callable: Py<PyAny>,
+    game: Py<Game>,
+    sees_observation: bool,
+    raised: std::sync::Mutex<Option<PyErr>>,
+}
+
+impl ExternalPlayer for CallableOpponent {
+    fn choose(&self, game: &DynGame, state: &DynState, seat: usize) -> Result<i64, FrontError> {
+        Python::attach(|py| {
+            let answer = if self.sees_observation {
+                let observation = game.observation(state, seat as i64)?;
+                let mut mask = vec![false; game.num_distinct_actions()];
+                for a in game.legal_actions(state)? {
+                    mask[a as usize] = true;
+                }
+                self.callable.call1(
+                    py,
+                    (
+                        PyArray1::from_vec(py, observation),
+                        PyArray1::from_vec(py, mask),
+                    ),
+                )
+            } else {
+                let wrapped = State {
+                    game: self.game.get().inner.clone(),
+                    state: state.clone(),
+                };
+                Py::new(py, wrapped)
+                    .and_then(|s| self.callable.call1(py, (self.game.clone_ref(py), s)))
+            };
+            match answer.and_then(|a| action_number(a.bind(py), game)) {
+                Ok(a) => Ok(a),
+                Err(e) => {
+                    *self.raised.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                    Err(FrontError::Refused("the opponent raised".into()))
+                }
+            }
+        })
+    }
+}
+
+/// Environments of one game stepped in one call (`solvedgym.vector.SolvedGymVectorEnv` and
+/// `solvedgym.gym.SolvedGymEnv` wrap it): the learner plays `seat`, the opponent (a computer
+/// player by name, or a callable) every other seat, chance is drawn inside; `autoreset` is
+/// `"next_step"`, `"same_step"` or `"off"`.
 #[pyclass(module = "solvedgym._solvedgym")]
 pub(crate) struct VectorCore {
     /// A lock only for Python's rules (a class shared between threads); one caller at a time.
@@ -28,10 +76,12 @@ pub(crate) struct VectorCore {
     pub(crate) num_envs: usize,
     pub(crate) observation_len: usize,
     pub(crate) num_actions: usize,
+    /// The callable opponent, if the opponent is one.
+    callable: Option<Arc<CallableOpponent>>,
 }
 
 impl VectorCore {
-    fn buffers<'py>(&self, py: Python<'py>) -> VectorStep<'py> {
+    fn buffers<'py>(&self, py: Python<'py>, finals: bool) -> VectorStep<'py> {
         let n = self.num_envs;
         (
             PyArray2::zeros(py, [n, self.observation_len], false),
@@ -39,22 +89,36 @@ impl VectorCore {
             PyArray1::zeros(py, n, false),
             PyArray1::zeros(py, n, false),
             PyArray2::zeros(py, [n, self.num_actions], false),
+            PyArray1::zeros(py, n, false),
+            finals.then(|| PyArray2::zeros(py, [n, self.observation_len], false)),
         )
     }
 
-    /// Runs `f` on the buffers' memory with the GIL released.
+    fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, DynVector>> {
+        self.inner
+            .lock()
+            .map_err(|_| PyValueError::new_err("a step of this vector panicked before"))
+    }
+
+    /// Runs `f` on the buffers' memory, with the GIL released unless a callable plays.
     fn fill<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
+        finals: bool,
         f: impl FnOnce(&mut DynVector, &mut Batch<'_>) -> Result<(), FrontError> + Send,
     ) -> PyResult<VectorStep<'py>> {
-        let out = self.buffers(py);
-        {
+        let out = self.buffers(py, finals);
+        if let Some(c) = &self.callable {
+            c.raised.lock().unwrap_or_else(|e| e.into_inner()).take();
+        }
+        let result = {
             let mut obs = out.0.readwrite();
             let mut rewards = out.1.readwrite();
             let mut terminated = out.2.readwrite();
             let mut truncated = out.3.readwrite();
             let mut masks = out.4.readwrite();
+            let mut illegal = out.5.readwrite();
+            let mut finals = out.6.as_ref().map(|f| f.readwrite());
             let contiguous = |_| PyValueError::new_err("an array that is not contiguous");
             let mut batch = Batch {
                 observations: obs.as_slice_mut().map_err(contiguous)?,
@@ -62,42 +126,111 @@ impl VectorCore {
                 terminated: terminated.as_slice_mut().map_err(contiguous)?,
                 truncated: truncated.as_slice_mut().map_err(contiguous)?,
                 masks: masks.as_slice_mut().map_err(contiguous)?,
+                illegal: illegal.as_slice_mut().map_err(contiguous)?,
+                final_observations: match finals.as_mut() {
+                    Some(f) => Some(f.as_slice_mut().map_err(contiguous)?),
+                    None => None,
+                },
             };
-            let mut inner = self
-                .inner
-                .lock()
-                .map_err(|_| PyValueError::new_err("a step of this vector panicked before"))?;
+            let mut inner = self.lock()?;
             let inner = &mut *inner;
-            py.detach(|| f(inner, &mut batch)).map_err(to_py)?;
+            if self.callable.is_some() {
+                f(inner, &mut batch)
+            } else {
+                py.detach(|| f(inner, &mut batch))
+            }
+        };
+        if let Err(e) = result {
+            let raised = self
+                .callable
+                .as_ref()
+                .and_then(|c| c.raised.lock().unwrap_or_else(|e| e.into_inner()).take());
+            return Err(raised.unwrap_or_else(|| to_py(e)));
         }
         Ok(out)
+    }
+
+    fn same_step(&self) -> PyResult<bool> {
+        Ok(self.lock()?.autoreset() == Autoreset::SameStep)
     }
 }
 
 #[pymethods]
 impl VectorCore {
     #[new]
-    #[pyo3(signature = (game, num_envs, seat, opponent, fuzz = 0.0, illegal_loses = false))]
+    #[pyo3(signature = (game, num_envs, seat, opponent, fuzz = 0.0, illegal_loses = false, autoreset = "next_step", sees_observation = false))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         game: &Bound<'_, Game>,
         num_envs: usize,
         seat: i64,
-        opponent: &str,
+        opponent: &Bound<'_, PyAny>,
         fuzz: f64,
         illegal_loses: bool,
+        autoreset: &str,
+        sees_observation: bool,
     ) -> PyResult<Self> {
         let g = game.get().inner.clone();
-        let opponent = opponent.to_string();
-        let inner = py
-            .detach(|| DynVector::new(&g, num_envs, seat, &opponent, fuzz, illegal_loses))
+        let autoreset = match autoreset {
+            "next_step" => Autoreset::NextStep,
+            "same_step" => Autoreset::SameStep,
+            "off" => Autoreset::Off,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "autoreset {}: 'next_step', 'same_step' or 'off'",
+                    quote_short(format!("{other:?}"), other, 40)
+                )));
+            }
+        };
+        let (inner, callable) = if let Ok(name) = opponent.cast::<PyString>() {
+            let name = name.to_cow()?.into_owned();
+            let inner = py
+                .detach(|| {
+                    DynVector::new(
+                        &g,
+                        num_envs,
+                        seat,
+                        OpponentSpec::Computer(&name),
+                        fuzz,
+                        illegal_loses,
+                        autoreset,
+                    )
+                })
+                .map_err(to_py)?;
+            (inner, None)
+        } else if opponent.is_callable() {
+            let callable = Arc::new(CallableOpponent {
+                callable: opponent.clone().unbind(),
+                game: game.clone().unbind(),
+                sees_observation,
+                raised: std::sync::Mutex::new(None),
+            });
+            let inner = DynVector::new(
+                &g,
+                num_envs,
+                seat,
+                OpponentSpec::External(callable.clone()),
+                fuzz,
+                illegal_loses,
+                autoreset,
+            )
             .map_err(to_py)?;
+            (inner, Some(callable))
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "opponent: a computer player by name ('random', 'optimal', 'greedy', 'depth=3', \
+                 'agent=PATH') or a callable, not {}",
+                shown(opponent)
+            )));
+        };
         Ok(VectorCore {
             num_envs: inner.num_envs(),
             inner: std::sync::Mutex::new(inner),
             observation_len: g.observation_len(),
             game: g.clone(),
             num_actions: g.num_distinct_actions(),
+            callable,
         })
     }
 
@@ -106,19 +239,33 @@ impl VectorCore {
         self.num_envs
     }
 
-    /// Starts every environment afresh, environment i seeded with seeds[i]: returns
-    /// (observations, rewards, terminated, truncated, masks) as `step` does.
+    /// Starts environments afresh: environment i with seeds[i], or with the next episode of
+    /// its seed where that is None; only where `mask` is True when it is given (the others
+    /// keep their episode and their observation). Returns what `step` returns.
+    #[pyo3(signature = (seeds, mask = None))]
     fn reset<'py>(
         &mut self,
         py: Python<'py>,
         seeds: &Bound<'py, PyAny>,
+        mask: Option<Vec<bool>>,
     ) -> PyResult<VectorStep<'py>> {
-        let seeds = numbers(seeds, "seeds")?;
-        self.fill(py, move |v, batch| v.reset(&seeds, batch))
+        if seeds.is_instance_of::<PyString>() || seeds.is_instance_of::<pyo3::types::PyBytes>() {
+            return Err(PyTypeError::new_err(format!(
+                "seeds: a list of whole numbers or None, not {}",
+                shown(seeds)
+            )));
+        }
+        let seeds: Vec<Option<u64>> = seeds.extract()?;
+        let finals = self.same_step()?;
+        self.fill(py, finals, move |v, batch| {
+            v.reset(&seeds, mask.as_deref(), batch)
+        })
     }
 
     /// Plays actions[i] in environment i: (observations float32 (n, observation_size), rewards
-    /// float64 (n,), terminated bool (n,), truncated bool (n,), masks bool (n, actions)).
+    /// float64 (n,), terminated bool (n,), truncated bool (n,), masks bool (n, actions),
+    /// illegal bool (n,), final observations float32 (n, observation_size) in the same-step
+    /// mode or None).
     fn step<'py>(
         &mut self,
         py: Python<'py>,
@@ -134,6 +281,57 @@ impl VectorCore {
                 out
             }
         };
-        self.fill(py, move |v, batch| v.step(&actions, batch))
+        let finals = self.same_step()?;
+        self.fill(py, finals, move |v, batch| v.step(&actions, batch))
+    }
+
+    /// The position of environment `i`.
+    fn state(&self, i: usize) -> PyResult<State> {
+        let state = self.lock()?.state(i).map_err(to_py)?;
+        Ok(State {
+            game: self.game.clone(),
+            state,
+        })
+    }
+
+    /// Every environment's episode as its moves: a list of (seed, episode or None, moves,
+    /// the callable's answers, ended, broken), what `restore` plays again.
+    #[allow(clippy::type_complexity)]
+    fn snapshot(&self) -> PyResult<Vec<(u64, Option<u64>, Vec<i64>, Vec<i64>, bool, bool)>> {
+        Ok(self
+            .lock()?
+            .snapshot()
+            .into_iter()
+            .map(|r| (r.seed, r.episode, r.moves, r.answers, r.ended, r.broken))
+            .collect())
+    }
+
+    /// Plays a `snapshot` of environments of the same game, seat and opponents again.
+    #[allow(clippy::type_complexity)]
+    fn restore(
+        &mut self,
+        py: Python<'_>,
+        records: Vec<(u64, Option<u64>, Vec<i64>, Vec<i64>, bool, bool)>,
+    ) -> PyResult<()> {
+        let records: Vec<EpisodeRecord> = records
+            .into_iter()
+            .map(
+                |(seed, episode, moves, answers, ended, broken)| EpisodeRecord {
+                    seed,
+                    episode,
+                    moves,
+                    answers,
+                    ended,
+                    broken,
+                },
+            )
+            .collect();
+        let mut inner = self.lock()?;
+        let inner = &mut *inner;
+        if self.callable.is_some() {
+            inner.restore(&records).map_err(to_py)
+        } else {
+            py.detach(|| inner.restore(&records)).map_err(to_py)
+        }
     }
 }

@@ -18,7 +18,7 @@ pub mod study;
 mod vector;
 pub use picture::{MAX_SIDE, Picture};
 pub use solution::{BestResponse, DynSolution, Evaluation, Illegal, Opponent, Output, PolicyTable};
-pub use vector::{Batch, DynVector};
+pub use vector::{Autoreset, Batch, DynVector, EpisodeRecord, ExternalPlayer, OpponentSpec};
 
 use crate::ai::players::{check_fuzz, computer_player};
 use crate::core::game::{Action, Game, IllegalAction, Player, Turn};

@@ -1,48 +1,118 @@
-//! Many environments of one game stepped in one call: the Python package's Gymnasium vector
-//! environment stands on this, so that Python pays its per-call cost once per batch rather
-//! than once per move.
+//! Environments of one game stepped in Rust: the engine of the Python package's Gymnasium
+//! environments, the single one (`solvedgym/<Name>-v0`, one environment) and the vector one
+//! (many), so that both play the same episodes from the same seeds and Python pays its
+//! per-call cost once per batch rather than once per move.
 //!
 //! Each environment is a [`crate::core::env::Env`]: the learner holds one seat, computer
-//! players hold the others, chance is drawn from the environment's own seeded stream. An
-//! episode that ends is started again on the next step (Gymnasium's "next step" autoreset: the
-//! action given for it then is ignored), so every call steps every environment.
+//! players (or a caller's [`ExternalPlayer`], such as a Python callable) hold the others, and
+//! chance is drawn from the environment's own seeded stream. Episode `k` of an environment
+//! seeded with `s` draws from a stream seeded by `derive_seed(s, k)`, so an episode is the
+//! same whatever came before it in its environment, and the moves of the episode so far are
+//! all it takes to make it again ([`DynVector::snapshot`], [`DynVector::restore`]).
+//!
+//! What happens when an episode ends is the [`Autoreset`] mode: Gymnasium's "next step" (the
+//! next call starts another, ignoring its action), "same step" (another starts at once, its
+//! first observation returned and the last one put aside), or none (the single environment:
+//! a step after the end is an error until `reset`). At an episode's last observation every
+//! action is marked legal (no action is asked for there), so a masked policy never meets an
+//! empty mask.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::ai::players::{check_fuzz, computer_player};
-use crate::core::env::Env;
+use crate::core::env::{Env, EnvError};
 use crate::core::game::{Action, Game, Player};
 use crate::core::policy::Policy;
-use crate::core::random::SgRng;
+use crate::core::random::{SgRng, derive_seed};
 use crate::truth::oracle::Oracle;
 
-use super::{DynGame, FrontError, solve_for_optimal};
+use super::{DynGame, DynState, FrontError, solve_for_optimal};
+
+/// What happens when an episode ends (Gymnasium's `AutoresetMode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Autoreset {
+    /// The call that ends an episode returns its last observation; the next call starts
+    /// another there and ignores the action given for it (reward 0, not done).
+    NextStep,
+    /// The call that ends an episode starts another at once: it returns the new episode's
+    /// first observation, with the ended episode's reward and flags, and the last observation
+    /// in [`Batch::final_observations`].
+    SameStep,
+    /// The episode stays over: a step is an error until it is reset (the single environment).
+    Off,
+}
 
 /// Where one call writes its results: row `i` of each belongs to environment `i`.
 pub struct Batch<'a> {
     /// `num_envs x observation_len`: the learner's observation.
     pub observations: &'a mut [f32],
     /// `num_envs x num_distinct_actions`: the learner's legal actions (every action at an
-    /// episode's last observation, where the next step's action is ignored).
+    /// episode's last observation, where no action is asked for).
     pub masks: &'a mut [bool],
     /// The learner's reward for the step (its return at the end, 0 before).
     pub rewards: &'a mut [f64],
     pub terminated: &'a mut [bool],
     pub truncated: &'a mut [bool],
+    /// Set where the learner's action was illegal and lost (illegal actions lose).
+    pub illegal: &'a mut [bool],
+    /// In the [`Autoreset::SameStep`] mode, `num_envs x observation_len`: the last
+    /// observation of each episode that ended in this call (other rows are left as they are).
+    pub final_observations: Option<&'a mut [f32]>,
+}
+
+/// A player outside the library, such as a Python callable: asked for the move of `seat` at
+/// `state` (a position of `game` where `seat` is to move). An error stops the episode (the
+/// environment must be reset) and is returned by the call that asked.
+pub trait ExternalPlayer: Send + Sync {
+    fn choose(&self, game: &DynGame, state: &DynState, seat: Player) -> Result<i64, FrontError>;
+}
+
+/// Who plays the seats other than the learner's.
+pub enum OpponentSpec<'a> {
+    /// A computer player by name, as [`DynGame::computer`] names them.
+    Computer(&'a str),
+    /// A player outside the library.
+    External(Arc<dyn ExternalPlayer>),
+}
+
+/// An environment's episode as its moves: what [`DynVector::restore`] plays again.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EpisodeRecord {
+    /// The environment's seed, and the number of its episode (`None` before its first reset).
+    pub seed: u64,
+    pub episode: Option<u64>,
+    /// The learner's actions in this episode, in order (an illegal one that lost included).
+    pub moves: Vec<i64>,
+    /// The answers of the external players in this episode, in order.
+    pub answers: Vec<i64>,
+    /// The episode is over and waits for the next step or a reset.
+    pub ended: bool,
+    /// An external player failed: only a reset goes on.
+    pub broken: bool,
 }
 
 /// `num_envs` environments of one game, seat and opponent (see the module's help).
 pub struct DynVector {
     inner: Box<dyn Stepper>,
+    game: DynGame,
     num_envs: usize,
     observation_len: usize,
     num_actions: usize,
+    autoreset: Autoreset,
 }
 
 /// The environments of one game type behind one type.
 trait Stepper: Send {
-    fn reset(&mut self, seeds: &[u64], out: &mut Batch<'_>);
+    fn reset(
+        &mut self,
+        seeds: &[Option<u64>],
+        which: Option<&[bool]>,
+        out: &mut Batch<'_>,
+    ) -> Result<(), FrontError>;
     fn step(&mut self, actions: &[i64], out: &mut Batch<'_>) -> Result<(), FrontError>;
+    fn state(&self, i: usize) -> DynState;
+    fn snapshot(&self) -> Vec<EpisodeRecord>;
+    fn restore(&mut self, records: &[EpisodeRecord]) -> Result<(), FrontError>;
 }
 
 /// Perfect play from a solution shared by every environment of a batch.
@@ -68,97 +138,323 @@ impl<G: Game> Policy<G> for SharedOptimal<G> {
     }
 }
 
+/// What an environment's external players did in its episode: their answers (played again
+/// from `replay` first when an episode is made again), and the error that stopped it.
+#[derive(Default)]
+struct Answers {
+    /// Off until the environment's first reset: the environment plays its opponents' first
+    /// moves when it is made, and an external player is not asked before the caller resets.
+    live: bool,
+    replay: std::collections::VecDeque<i64>,
+    given: Vec<i64>,
+    failed: Option<FrontError>,
+}
+
+/// An [`ExternalPlayer`] at one seat of one environment, as a [`Policy`].
+struct External {
+    player: Arc<dyn ExternalPlayer>,
+    game: DynGame,
+    seat: Player,
+    answers: Arc<Mutex<Answers>>,
+}
+
+impl<G: Game> Policy<G> for External {
+    fn name(&self) -> String {
+        "external".to_string()
+    }
+    fn choose(
+        &self,
+        game: &G,
+        state: &G::State,
+        legal: &[Action],
+        _rng: &mut SgRng,
+    ) -> Option<Action> {
+        let mut answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
+        if answers.failed.is_some() || !answers.live {
+            return None;
+        }
+        let answer = match answers.replay.pop_front() {
+            Some(a) => Ok(a),
+            None => {
+                // Not holding the lock while the player runs (it may take long, or call back).
+                drop(answers);
+                let got = self
+                    .player
+                    .choose(&self.game, &self.game.wrap(state.clone()), self.seat);
+                answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
+                got
+            }
+        };
+        let answer = answer.and_then(|a| {
+            Action::try_from(a)
+                .ok()
+                .filter(|a| legal.binary_search(a).is_ok())
+                .map(|action| (a, action))
+                .ok_or_else(|| FrontError::Illegal(game.illegal(state, a.to_string())))
+        });
+        match answer {
+            Ok((a, action)) => {
+                answers.given.push(a);
+                Some(action)
+            }
+            Err(e) => {
+                // The seat resigns to stop the episode where it stands; the error is returned.
+                answers.failed = Some(e);
+                None
+            }
+        }
+    }
+}
+
+/// One environment and where its episode stands.
+struct Slot<G: Game> {
+    env: Env<'static, G>,
+    record: EpisodeRecord,
+    /// The answers of its external players (none without them).
+    answers: Option<Arc<Mutex<Answers>>>,
+}
+
 struct Envs<G: Game> {
-    envs: Vec<Env<'static, G>>,
-    /// The episode of environment `i` ended at the last call: the next one starts another.
-    ended: Vec<bool>,
+    slots: Vec<Slot<G>>,
     /// An illegal action ends the episode with reward -1 instead of being an error.
     illegal_loses: bool,
     seat: Player,
+    autoreset: Autoreset,
+    game: DynGame,
+}
+
+/// How one step of one environment ended.
+struct Played {
+    reward: f64,
+    terminated: bool,
+    truncated: bool,
+    illegal: bool,
+}
+
+impl<G: Game> Slot<G> {
+    /// An external player's error, taken (the episode is then broken).
+    fn failure(&mut self) -> Option<FrontError> {
+        let answers = self.answers.as_ref()?;
+        let mut answers = answers.lock().unwrap_or_else(|e| e.into_inner());
+        let e = answers.failed.take()?;
+        self.record.broken = true;
+        Some(e)
+    }
+
+    /// Starts episode `episode` of seed `seed`, the external players answering from `replay`
+    /// first.
+    fn start(&mut self, seed: u64, episode: u64, replay: &[i64]) -> Result<(), FrontError> {
+        if let Some(answers) = &self.answers {
+            let mut answers = answers.lock().unwrap_or_else(|e| e.into_inner());
+            answers.replay = replay.iter().copied().collect();
+            answers.given.clear();
+            answers.failed = None;
+            answers.live = true;
+        }
+        self.record = EpisodeRecord {
+            seed,
+            episode: Some(episode),
+            ..EpisodeRecord::default()
+        };
+        self.env.reset(Some(derive_seed(seed, episode)));
+        match self.failure() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// The next episode of the environment's seed.
+    fn restart(&mut self) -> Result<(), FrontError> {
+        let next = self.record.episode.map_or(0, |k| k.wrapping_add(1));
+        self.start(self.record.seed, next, &[])
+    }
+
+    fn legal(&self, a: i64) -> Option<Action> {
+        Action::try_from(a)
+            .ok()
+            .filter(|a| self.env.legal_actions().binary_search(a).is_ok())
+    }
+
+    /// Plays the learner's `action` (legal, or losing when illegal actions lose).
+    fn play(&mut self, action: i64) -> Result<Played, FrontError> {
+        self.record.moves.push(action);
+        let played = match self.legal(action) {
+            Some(a) => {
+                let step = self.env.step(a).map_err(|e| match e {
+                    EnvError::Illegal(e) => FrontError::Illegal(e),
+                    e => FrontError::Refused(e.to_string()),
+                })?;
+                if let Some(e) = self.failure() {
+                    return Err(e);
+                }
+                Played {
+                    reward: step.reward,
+                    terminated: step.terminated,
+                    truncated: step.truncated,
+                    illegal: false,
+                }
+            }
+            // The "illegal move loses" rule: the episode ends where it stood.
+            None => Played {
+                reward: -1.0,
+                terminated: true,
+                truncated: false,
+                illegal: true,
+            },
+        };
+        self.record.ended = played.terminated || played.truncated || self.env.is_done();
+        Ok(played)
+    }
 }
 
 impl<G: Game> Envs<G> {
     /// Writes environment `i`'s observation and mask.
     fn write(&self, i: usize, out: &mut Batch<'_>) {
-        let env = &self.envs[i];
-        let game = env.game();
+        let slot = &self.slots[i];
+        let game = slot.env.game();
         let n = game.observation_len();
         game.observe(
-            env.state(),
+            slot.env.state(),
             self.seat,
             &mut out.observations[i * n..(i + 1) * n],
         );
         let a = game.num_distinct_actions();
         let mask = &mut out.masks[i * a..(i + 1) * a];
-        if env.is_done() {
+        if slot.record.ended || slot.record.broken || slot.env.is_done() {
             mask.fill(true);
         } else {
             mask.fill(false);
-            for &action in env.legal_actions() {
+            for &action in slot.env.legal_actions() {
                 mask[action as usize] = true;
             }
         }
     }
+
+    fn clear(i: usize, out: &mut Batch<'_>) {
+        out.rewards[i] = 0.0;
+        out.terminated[i] = false;
+        out.truncated[i] = false;
+        out.illegal[i] = false;
+    }
 }
 
 impl<G: Game> Stepper for Envs<G> {
-    fn reset(&mut self, seeds: &[u64], out: &mut Batch<'_>) {
-        for (i, &seed) in seeds.iter().enumerate() {
-            self.envs[i].reset(Some(seed));
-            self.ended[i] = false;
-            out.rewards[i] = 0.0;
-            out.terminated[i] = false;
-            out.truncated[i] = false;
+    fn reset(
+        &mut self,
+        seeds: &[Option<u64>],
+        which: Option<&[bool]>,
+        out: &mut Batch<'_>,
+    ) -> Result<(), FrontError> {
+        for i in 0..self.slots.len() {
+            Self::clear(i, out);
+            if which.is_none_or(|w| w[i]) {
+                let slot = &mut self.slots[i];
+                match seeds[i] {
+                    Some(seed) => slot.start(seed, 0, &[])?,
+                    None => slot.restart()?,
+                }
+            }
             self.write(i, out);
         }
+        Ok(())
     }
 
     fn step(&mut self, actions: &[i64], out: &mut Batch<'_>) -> Result<(), FrontError> {
         // Every action is checked before any environment moves: an error leaves all as they
         // were.
-        let legal = |env: &Env<'static, G>, a: i64| {
-            Action::try_from(a)
-                .ok()
-                .filter(|a| env.legal_actions().binary_search(a).is_ok())
-        };
-        if !self.illegal_loses {
-            for (i, env) in self.envs.iter().enumerate() {
-                if !self.ended[i] && legal(env, actions[i]).is_none() {
-                    let source = env.game().illegal(env.state(), actions[i].to_string());
-                    return Err(FrontError::IllegalIn { env: i, source });
-                }
+        for (i, slot) in self.slots.iter().enumerate() {
+            let waits = slot.record.ended && self.autoreset == Autoreset::NextStep;
+            if slot.record.episode.is_none() || slot.record.broken || (slot.record.ended && !waits)
+            {
+                return Err(FrontError::Refused(format!(
+                    "environment {i}: the episode is over: call reset()"
+                )));
+            }
+            if !waits && !self.illegal_loses && slot.legal(actions[i]).is_none() {
+                let env = &slot.env;
+                let source = env.game().illegal(env.state(), actions[i].to_string());
+                return Err(FrontError::IllegalIn { env: i, source });
             }
         }
         for (i, &action) in actions.iter().enumerate() {
-            let env = &mut self.envs[i];
-            if self.ended[i] {
-                env.reset(None);
-                self.ended[i] = false;
-                out.rewards[i] = 0.0;
-                out.terminated[i] = false;
-                out.truncated[i] = false;
-            } else {
-                match legal(env, action) {
-                    Some(a) => {
-                        let step = env.step(a).expect("a legal action");
-                        out.rewards[i] = step.reward;
-                        out.terminated[i] = step.terminated;
-                        out.truncated[i] = step.truncated;
-                        self.ended[i] = step.terminated || step.truncated;
-                    }
-                    None => {
-                        // The "illegal move loses" rule: the episode ends where it stood.
-                        out.rewards[i] = -1.0;
-                        out.terminated[i] = true;
-                        out.truncated[i] = false;
-                        self.ended[i] = true;
-                    }
-                }
+            Self::clear(i, out);
+            let slot = &mut self.slots[i];
+            if slot.record.ended {
+                // Next-step autoreset: this call starts the next episode.
+                slot.restart()?;
+                self.write(i, out);
+                continue;
             }
+            let played = slot.play(action)?;
+            out.rewards[i] = played.reward;
+            out.terminated[i] = played.terminated;
+            out.truncated[i] = played.truncated;
+            out.illegal[i] = played.illegal;
             self.write(i, out);
-            if self.ended[i] {
-                let a = self.envs[i].game().num_distinct_actions();
-                out.masks[i * a..(i + 1) * a].fill(true);
+            if self.slots[i].record.ended && self.autoreset == Autoreset::SameStep {
+                if let Some(finals) = out.final_observations.as_deref_mut() {
+                    let n = self.slots[i].env.game().observation_len();
+                    finals[i * n..(i + 1) * n]
+                        .copy_from_slice(&out.observations[i * n..(i + 1) * n]);
+                }
+                self.slots[i].restart()?;
+                self.write(i, out);
+            }
+        }
+        Ok(())
+    }
+
+    fn state(&self, i: usize) -> DynState {
+        self.game.wrap(self.slots[i].env.state().clone())
+    }
+
+    fn snapshot(&self) -> Vec<EpisodeRecord> {
+        self.slots
+            .iter()
+            .map(|slot| {
+                let mut record = slot.record.clone();
+                if let Some(answers) = &slot.answers {
+                    let answers = answers.lock().unwrap_or_else(|e| e.into_inner());
+                    record.answers = answers.given.clone();
+                }
+                record
+            })
+            .collect()
+    }
+
+    fn restore(&mut self, records: &[EpisodeRecord]) -> Result<(), FrontError> {
+        for (i, (slot, record)) in self.slots.iter_mut().zip(records).enumerate() {
+            let again = |e: FrontError| {
+                FrontError::Refused(format!(
+                    "environment {i}: its episode does not play again ({e}): is the opponent \
+                     the one it was played against?"
+                ))
+            };
+            let Some(episode) = record.episode else {
+                slot.record = EpisodeRecord {
+                    seed: record.seed,
+                    ..EpisodeRecord::default()
+                };
+                continue;
+            };
+            slot.start(record.seed, episode, &record.answers)
+                .map_err(again)?;
+            // An episode an external player broke is played up to the move before it broke.
+            let moves = if record.broken {
+                &record.moves[..record.moves.len().saturating_sub(1)]
+            } else {
+                &record.moves[..]
+            };
+            for &m in moves {
+                if slot.record.ended || (!self.illegal_loses && slot.legal(m).is_none()) {
+                    return Err(again(FrontError::Refused(format!("move {m}"))));
+                }
+                slot.play(m).map_err(again)?;
+            }
+            slot.record.broken = record.broken;
+            slot.record.moves = record.moves.clone();
+            if slot.record.ended != record.ended {
+                return Err(again(FrontError::Refused("the end".into())));
             }
         }
         Ok(())
@@ -166,16 +462,17 @@ impl<G: Game> Stepper for Envs<G> {
 }
 
 impl DynVector {
-    /// `num_envs` environments of `game`: the learner plays `seat`, the computer player `ai`
-    /// (as [`DynGame::computer`] names them) with `fuzz` every other seat. `optimal` solves the
-    /// game once for all. Seeded by [`DynVector::reset`].
+    /// `num_envs` environments of `game`: the learner plays `seat`, `opponent` with `fuzz`
+    /// every other seat (`optimal` solves the game once for all), episodes end as `autoreset`
+    /// says. Seeded by [`DynVector::reset`].
     pub fn new(
         game: &DynGame,
         num_envs: usize,
         seat: i64,
-        ai: &str,
+        opponent: OpponentSpec<'_>,
         fuzz: f64,
         illegal_loses: bool,
+        autoreset: Autoreset,
     ) -> Result<DynVector, FrontError> {
         const MAX_ENVS: usize = 1 << 20;
         if num_envs == 0 || num_envs > MAX_ENVS {
@@ -186,10 +483,11 @@ impl DynVector {
         // Every step returns fresh arrays of these sizes: refused before anything is made.
         const MAX_BYTES: usize = 8 << 30;
         let (obs, actions) = (game.observation_len(), game.num_distinct_actions());
-        let per_env = 4 * obs + actions + 8 + 2;
+        let per_env = 4 * obs + actions + 8 + 3;
         if num_envs.saturating_mul(per_env) > MAX_BYTES {
             return Err(FrontError::Refused(format!(
-                "num_envs = {num_envs}: each step's arrays would take {} bytes ({num_envs} x                  ({obs} observation floats x 4 + {actions} mask bytes + 10)); at most {MAX_BYTES}",
+                "num_envs = {num_envs}: each step's arrays would take {} bytes ({num_envs} x \
+                 ({obs} observation floats x 4 + {actions} mask bytes + 11)); at most {MAX_BYTES}",
                 num_envs.saturating_mul(per_env)
             )));
         }
@@ -197,41 +495,62 @@ impl DynVector {
         let refused = |e: anyhow::Error| FrontError::Refused(format!("{e:#}"));
         check_fuzz(fuzz).map_err(refused)?;
         let inner: Box<dyn Stepper> = with_game!(&game.game, g => {
-            let oracle: Option<Arc<dyn Oracle<_>>> = if ai == "optimal" {
-                Some(Arc::from(solve_for_optimal(g)?))
-            } else {
-                None
+            // One player per seat, shared by every environment (each draws from its own
+            // environment's stream).
+            let shared: Option<Arc<dyn Policy<_>>> = match &opponent {
+                OpponentSpec::Computer("optimal") => Some(Arc::new(SharedOptimal {
+                    oracle: Arc::from(solve_for_optimal(g)?),
+                    fuzz,
+                })),
+                OpponentSpec::Computer(ai) => {
+                    Some(Arc::from(computer_player(g, ai, fuzz, None).map_err(refused)?))
+                }
+                OpponentSpec::External(_) => None,
             };
-            let mut envs = Vec::with_capacity(num_envs);
+            let mut slots = Vec::with_capacity(num_envs);
             for _ in 0..num_envs {
+                let answers = match &opponent {
+                    OpponentSpec::External(_) => Some(Arc::new(Mutex::new(Answers::default()))),
+                    OpponentSpec::Computer(_) => None,
+                };
                 let mut opponents: Vec<Option<Box<dyn Policy<_>>>> = Vec::new();
                 for p in 0..g.num_players() {
-                    opponents.push(match &oracle {
+                    opponents.push(match (&opponent, &shared, &answers) {
                         _ if p == seat => None,
-                        Some(oracle) => Some(Box::new(SharedOptimal {
-                            oracle: oracle.clone(),
-                            fuzz,
+                        (_, Some(policy), _) => Some(Box::new(policy.clone())),
+                        (OpponentSpec::External(player), _, Some(answers)) => Some(Box::new(External {
+                            player: player.clone(),
+                            game: game.clone(),
+                            seat: p,
+                            answers: answers.clone(),
                         })),
-                        None => Some(computer_player(g, ai, fuzz, None).map_err(refused)?),
+                        _ => unreachable!("a computer player or an external one"),
                     });
                 }
                 #[allow(clippy::clone_on_copy)] // some games are Copy, others not
                 let env = Env::with_opponents(g.clone(), seat, opponents, 0)
                     .map_err(|e| FrontError::Refused(e.to_string()))?;
-                envs.push(env);
+                slots.push(Slot {
+                    env,
+                    record: EpisodeRecord::default(),
+                    answers,
+                });
             }
             Box::new(Envs {
-                envs,
-                ended: vec![false; num_envs],
+                slots,
                 illegal_loses,
                 seat,
+                autoreset,
+                game: game.clone(),
             })
         });
         Ok(DynVector {
             inner,
+            game: game.clone(),
             num_envs,
             observation_len: game.observation_len(),
             num_actions: game.num_distinct_actions(),
+            autoreset,
         })
     }
 
@@ -239,19 +558,76 @@ impl DynVector {
         self.num_envs
     }
 
-    /// Starts every environment afresh, environment `i` seeded with `seeds[i]`.
-    pub fn reset(&mut self, seeds: &[u64], out: &mut Batch<'_>) -> Result<(), FrontError> {
+    pub fn autoreset(&self) -> Autoreset {
+        self.autoreset
+    }
+
+    /// Starts environments afresh: each of `which` (every one when `None`), environment `i`
+    /// with seed `seeds[i]`, or with the next episode of its seed where that is `None`. The
+    /// others keep their episode and their observation.
+    pub fn reset(
+        &mut self,
+        seeds: &[Option<u64>],
+        which: Option<&[bool]>,
+        out: &mut Batch<'_>,
+    ) -> Result<(), FrontError> {
         self.check(seeds.len(), "seeds", out)?;
-        self.inner.reset(seeds, out);
-        Ok(())
+        if let Some(which) = which {
+            self.check(which.len(), "reset_mask", out)?;
+        }
+        self.inner.reset(seeds, which, out)
     }
 
     /// Plays `actions[i]` in environment `i` (ignored where its episode ended at the last
-    /// call: it starts again). An illegal action is an error and no environment moves, unless
-    /// illegal actions lose.
+    /// call in the next-step mode: it starts again). An illegal action is an error and no
+    /// environment moves, unless illegal actions lose; so is a step of an episode that is over
+    /// where none starts by itself.
     pub fn step(&mut self, actions: &[i64], out: &mut Batch<'_>) -> Result<(), FrontError> {
         self.check(actions.len(), "actions", out)?;
+        let finals = out.final_observations.as_ref().map(|f| f.len());
+        let want = self.num_envs * self.observation_len;
+        if (self.autoreset == Autoreset::SameStep) != finals.is_some()
+            || finals.unwrap_or(want) != want
+        {
+            return Err(FrontError::Refused(format!(
+                "final observations: {want} numbers in the same-step mode, none in the others"
+            )));
+        }
         self.inner.step(actions, out)
+    }
+
+    /// The position of environment `i`.
+    pub fn state(&self, i: usize) -> Result<DynState, FrontError> {
+        if i >= self.num_envs {
+            return Err(FrontError::Refused(format!(
+                "environment {i}: there are {}",
+                self.num_envs
+            )));
+        }
+        Ok(self.inner.state(i))
+    }
+
+    /// The game.
+    pub fn game(&self) -> &DynGame {
+        &self.game
+    }
+
+    /// Every environment's episode as its moves.
+    pub fn snapshot(&self) -> Vec<EpisodeRecord> {
+        self.inner.snapshot()
+    }
+
+    /// Plays the episodes of `records` (a [`DynVector::snapshot`] of environments of the same
+    /// game, seat and opponents) again, so that each environment goes on as it would have.
+    pub fn restore(&mut self, records: &[EpisodeRecord]) -> Result<(), FrontError> {
+        if records.len() != self.num_envs {
+            return Err(FrontError::Refused(format!(
+                "{} episodes for {} environments",
+                records.len(),
+                self.num_envs
+            )));
+        }
+        self.inner.restore(records)
     }
 
     fn check(&self, given: usize, what: &str, out: &Batch<'_>) -> Result<(), FrontError> {
@@ -267,6 +643,7 @@ impl DynVector {
             (out.rewards.len(), n, "rewards"),
             (out.terminated.len(), n, "terminated"),
             (out.truncated.len(), n, "truncated"),
+            (out.illegal.len(), n, "illegal"),
         ];
         for (len, want, name) in sizes {
             if len != want {
@@ -289,6 +666,8 @@ mod tests {
         rewards: Vec<f64>,
         terminated: Vec<bool>,
         truncated: Vec<bool>,
+        illegal: Vec<bool>,
+        finals: Option<Vec<f32>>,
     }
 
     impl Buffers {
@@ -300,6 +679,9 @@ mod tests {
                 rewards: vec![0.0; n],
                 terminated: vec![false; n],
                 truncated: vec![false; n],
+                illegal: vec![false; n],
+                finals: (v.autoreset() == Autoreset::SameStep)
+                    .then(|| vec![0.0; n * v.observation_len]),
             }
         }
         fn batch(&mut self) -> Batch<'_> {
@@ -309,6 +691,8 @@ mod tests {
                 rewards: &mut self.rewards,
                 terminated: &mut self.terminated,
                 truncated: &mut self.truncated,
+                illegal: &mut self.illegal,
+                final_observations: self.finals.as_deref_mut(),
             }
         }
         /// The first legal action of each environment.
@@ -320,12 +704,26 @@ mod tests {
         }
     }
 
+    fn vector(game: &DynGame, n: usize, ai: &str, autoreset: Autoreset) -> DynVector {
+        DynVector::new(
+            game,
+            n,
+            0,
+            OpponentSpec::Computer(ai),
+            0.0,
+            false,
+            autoreset,
+        )
+        .unwrap()
+    }
+
     #[test]
     fn episodes_end_restart_and_an_illegal_action_moves_nothing() {
         let game = DynGame::new("tictactoe", toml::Table::new()).unwrap();
-        let mut v = DynVector::new(&game, 3, 0, "random", 0.0, false).unwrap();
+        let mut v = vector(&game, 3, "random", Autoreset::NextStep);
         let mut b = Buffers::new(&v);
-        v.reset(&[1, 2, 3], &mut b.batch()).unwrap();
+        v.reset(&[Some(1), Some(2), Some(3)], None, &mut b.batch())
+            .unwrap();
         let before = b.obs.clone();
         let e = v.step(&[4, 4, 99], &mut b.batch()).unwrap_err();
         assert!(matches!(e, FrontError::IllegalIn { env: 2, .. }), "{e}");
@@ -345,14 +743,23 @@ mod tests {
             }
         }
         assert!(ends >= 6);
-        assert!(DynVector::new(&game, 0, 0, "random", 0.0, false).is_err());
+        let new = |g: &DynGame, n, seat, ai| {
+            DynVector::new(
+                g,
+                n,
+                seat,
+                OpponentSpec::Computer(ai),
+                0.0,
+                false,
+                Autoreset::NextStep,
+            )
+        };
+        assert!(new(&game, 0, 0, "random").is_err());
         let big = DynGame::new("hackenbush", toml::toml! { random = 2 edges = 4096 }).unwrap();
-        let e = DynVector::new(&big, 1 << 20, 0, "random", 0.0, false)
-            .err()
-            .unwrap();
+        let e = new(&big, 1 << 20, 0, "random").err().unwrap();
         assert!(e.to_string().contains("at most 8589934592"), "{e}");
-        assert!(DynVector::new(&game, 2, 2, "random", 0.0, false).is_err());
-        assert!(DynVector::new(&game, 2, 0, "greedy", 0.0, false).is_err());
+        assert!(new(&game, 2, 2, "random").is_err());
+        assert!(new(&game, 2, 0, "greedy").is_err());
         assert!(
             v.step(&[0, 0], &mut b.batch()).is_err(),
             "three environments"
@@ -362,14 +769,105 @@ mod tests {
     #[test]
     fn perfect_play_inside_never_loses() {
         let game = DynGame::new("tictactoe", toml::Table::new()).unwrap();
-        let mut v = DynVector::new(&game, 16, 1, "optimal", 0.0, false).unwrap();
+        let mut v = DynVector::new(
+            &game,
+            16,
+            1,
+            OpponentSpec::Computer("optimal"),
+            0.0,
+            false,
+            Autoreset::NextStep,
+        )
+        .unwrap();
         let mut b = Buffers::new(&v);
-        v.reset(&(0..16).collect::<Vec<_>>(), &mut b.batch())
-            .unwrap();
+        let seeds: Vec<_> = (0..16).map(Some).collect();
+        v.reset(&seeds, None, &mut b.batch()).unwrap();
         for _ in 0..30 {
             let actions = b.first_legal(9);
             v.step(&actions, &mut b.batch()).unwrap();
             assert!(b.rewards.iter().all(|&r| r <= 0.0));
         }
+    }
+
+    #[test]
+    fn same_step_mode_starts_at_once_and_a_snapshot_plays_again() {
+        let game = DynGame::new("tictactoe", toml::Table::new()).unwrap();
+        let (mut next, mut same) = (
+            vector(&game, 1, "random", Autoreset::NextStep),
+            vector(&game, 1, "random", Autoreset::SameStep),
+        );
+        let (mut bn, mut bs) = (Buffers::new(&next), Buffers::new(&same));
+        next.reset(&[Some(5)], None, &mut bn.batch()).unwrap();
+        same.reset(&[Some(5)], None, &mut bs.batch()).unwrap();
+        let mut copy = None;
+        let mut after = Vec::new();
+        let mut ends = 0;
+        for t in 0..60 {
+            let actions = bn.first_legal(9);
+            next.step(&actions, &mut bn.batch()).unwrap();
+            same.step(&actions, &mut bs.batch()).unwrap();
+            assert_eq!(
+                (bn.rewards[0], bn.terminated[0], bn.truncated[0]),
+                (bs.rewards[0], bs.terminated[0], bs.truncated[0])
+            );
+            if bn.terminated[0] || bn.truncated[0] {
+                ends += 1;
+                assert_eq!(bs.finals.as_ref().unwrap(), &bn.obs);
+                assert!(
+                    bn.masks.iter().all(|&m| m),
+                    "every action at the last observation"
+                );
+                // The next-step vector starts the episode at its next call, whatever the action.
+                next.step(&[99], &mut bn.batch()).unwrap();
+                assert_eq!(bn.rewards[0], 0.0);
+            }
+            assert_eq!((&bn.obs, &bn.masks), (&bs.obs, &bs.masks));
+            if copy.is_some() {
+                after.push((actions, bs.obs.clone(), bs.rewards.clone()));
+            }
+            if t == 7 {
+                copy = Some(same.snapshot());
+            }
+        }
+        assert!(ends > 5);
+        // A snapshot made again goes on as the original went on.
+        let records = copy.unwrap();
+        let mut a = vector(&game, 1, "random", Autoreset::SameStep);
+        let mut ba = Buffers::new(&a);
+        a.restore(&records).unwrap();
+        assert_eq!(a.snapshot(), records);
+        for (actions, obs, rewards) in after {
+            a.step(&actions, &mut ba.batch()).unwrap();
+            assert_eq!((ba.obs.clone(), ba.rewards.clone()), (obs, rewards));
+        }
+    }
+
+    #[test]
+    fn reset_of_some_environments_keeps_the_others() {
+        let game = DynGame::new("tictactoe", toml::Table::new()).unwrap();
+        let mut v = vector(&game, 3, "random", Autoreset::Off);
+        let mut b = Buffers::new(&v);
+        v.reset(&[Some(1), Some(2), Some(3)], None, &mut b.batch())
+            .unwrap();
+        v.step(&b.first_legal(9), &mut b.batch()).unwrap();
+        let before = b.obs.clone();
+        v.reset(
+            &[None, Some(9), None],
+            Some(&[false, true, false]),
+            &mut b.batch(),
+        )
+        .unwrap();
+        assert_eq!(b.obs[..27], before[..27]);
+        assert_eq!(b.obs[54..], before[54..]);
+        assert!(
+            b.obs[27 + 18..54].iter().all(|&x| x == 1.0),
+            "a fresh board"
+        );
+        // Without autoreset, a step after the end is refused.
+        while !b.terminated.iter().chain(&b.truncated).any(|&d| d) {
+            v.step(&b.first_legal(9), &mut b.batch()).unwrap();
+        }
+        let e = v.step(&b.first_legal(9), &mut b.batch()).unwrap_err();
+        assert!(e.to_string().contains("call reset()"), "{e}");
     }
 }
