@@ -29,7 +29,8 @@ class ExactEvalCallback(BaseCallback):
     eval_freq
         environment steps between evaluations, counted as SB3's `num_timesteps` counts them
         (every environment of a vector environment counts). The model is also evaluated before
-        it trains (step 0) and, with `final=True` (the default), when training ends.
+        it trains (step 0) and, with `final=True` (the default), when training ends, after its
+        last update (an evaluation due at the last step waits for it).
     seat
         the learner's seat (a number); by default the training environment's `seat`.
     opponent
@@ -122,6 +123,10 @@ class ExactEvalCallback(BaseCallback):
             self.evaluate()
 
     def _evaluate_if_due(self) -> None:
+        total = getattr(self.model, "_total_timesteps", None)
+        if self.final and total and self.num_timesteps >= total:
+            # The last step comes before the model's last update: the end evaluates it after.
+            return
         if self.num_timesteps >= self._next:
             self.evaluate()
             while self._next <= self.num_timesteps:
