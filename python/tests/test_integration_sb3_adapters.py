@@ -88,6 +88,37 @@ def test_the_adapter_plays_what_predict_plays(solved, kind):
         assert sol.evaluate(play, seats=[seat], illegal="lose") == direct
 
 
+@pytest.mark.parametrize("kind", [MaskablePPO, PPO, DQN], ids=lambda k: k.__name__)
+def test_the_play_as_it_trains(solved, kind):
+    """`deterministic=False`: the distribution `predict(obs, deterministic=False)` draws from.
+    Its mode is the greedy move; MaskablePPO puts nothing on an illegal move; DQN's is
+    epsilon-greedy, and the frequencies of SB3's own sampling match it."""
+    game, sol = solved
+    model = make_model(kind, vec_env(game, illegal="lose"), seed=5)
+    if kind is DQN:
+        model.exploration_rate = 0.3
+    play = solvedgym.sb3.policy(model, deterministic=False)
+    greedy = solvedgym.sb3.policy(model)
+    for seat, ids, obs, masks in positions(sol):
+        probs = play(obs, masks)
+        assert np.allclose(probs.sum(axis=1), 1, atol=1e-6)
+        assert (probs.argmax(axis=1) == greedy.actions(obs, masks)).all()
+        if kind is MaskablePPO:
+            assert (probs[~masks] == 0).all()
+        if kind is DQN:
+            rest = 0.3 / game.num_distinct_actions
+            assert np.allclose(np.sort(probs, axis=1)[:, :-1], rest)
+    # SB3's own sampling at one position, 4,000 draws: within 4 standard errors.
+    _, ids, obs, masks = next(positions(sol))
+    np.random.seed(0)
+    model.set_random_seed(0)
+    kwargs = {"action_masks": masks[0]} if kind is MaskablePPO else {}
+    draws = [int(model.predict(obs[0], deterministic=False, **kwargs)[0]) for _ in range(4000)]
+    freq = np.bincount(draws, minlength=game.num_distinct_actions) / len(draws)
+    p = play(obs[:1], masks[:1])[0]
+    assert (np.abs(freq - p) <= 4 * np.sqrt(p * (1 - p) / len(draws)) + 1e-3).all(), (freq, p)
+
+
 def test_an_illegal_greedy_move_counts_as_the_evaluator_says(solved):
     game, sol = solved
     # A PPO whose greedy move is illegal somewhere: found among a few random initialisations.
@@ -174,6 +205,23 @@ def test_maskable_ppo_logs_the_exact_figures(tmp_path):
     assert sorted(curves.episode.unique()) == [0, 1024, 2048]
     at = curves[(curves.episode == 0) & (curves.metric == "optimal_rate_faced")].value.tolist()
     assert at == [before["moves"]["optimal_rate_faced"]]
+
+
+def test_behaviour_and_greedy_as_a_rust_run_names_them(tmp_path):
+    game = solvedgym.make("tictactoe")
+    sol = game.solve()
+    model = make_model(MaskablePPO, vec_env(game, seat="o"), seed=2)
+    model.set_logger(configure(str(tmp_path), ["csv"]))
+    callback = solvedgym.sb3.ExactEvalCallback(sol, eval_freq=10_000, behaviour=True)
+    model.learn(256, callback=callback)
+    assert callback.seat == 1 and [s for s, _ in callback.history] == [0, 256]
+    figures = callback.last
+    stochastic = sol.evaluate(solvedgym.sb3.policy(model, deterministic=False), seats=[1])
+    greedy = sol.evaluate(solvedgym.sb3.policy(model), seats=[1])
+    assert figures["optimal_rate_faced"] == stochastic["moves"]["optimal_rate_faced"]
+    assert figures["return_vs_optimal"] == stochastic["against_perfect"][0]["expected_return"]
+    assert figures["greedy_optimal_rate_faced"] == greedy["moves"]["optimal_rate_faced"]
+    assert figures["greedy_return_vs_optimal"] == greedy["against_perfect"][0]["expected_return"]
 
 
 @pytest.mark.parametrize("kind", [PPO, DQN], ids=lambda k: k.__name__)

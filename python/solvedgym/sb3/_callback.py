@@ -47,6 +47,13 @@ class ExactEvalCallback(BaseCallback):
         also log `exact/value_error`: the mean absolute error of the model's value estimate
         (an actor-critic's value head, a Q-network's largest legal Q) over every position of
         its seat, against the solver's +1 / 0 / -1 (games of win/draw/loss truth).
+    behaviour
+        also evaluate the model's play as it trains (`policy(model, deterministic=False)`: the
+        probabilities it draws its moves from) and log it as a Rust run logs a learner's
+        behaviour policy: its figures under the plain names (`exact/optimal_rate_faced`, ...)
+        and the greedy play's as `exact/greedy_optimal_rate_all`, `_faced`, `_optimal_play`
+        and `exact/greedy_return_vs_optimal`. Off by default: the plain names hold the greedy
+        play's figures.
     recorder
         a `solvedgym.Recorder` that also writes every evaluation as a run's curves; its seat,
         opponent and `illegal` are then the ones used.
@@ -65,6 +72,7 @@ class ExactEvalCallback(BaseCallback):
         opponent: Any = None,
         illegal: str = "lose",
         values: bool = True,
+        behaviour: bool = False,
         recorder: Optional[Recorder] = None,
         final: bool = True,
         preprocess: Any = None,
@@ -83,6 +91,7 @@ class ExactEvalCallback(BaseCallback):
         self.opponent = opponent
         self.illegal = illegal
         self.values = values
+        self.behaviour = behaviour
         self.recorder = recorder
         self.final = final
         self.preprocess = preprocess
@@ -135,16 +144,22 @@ class ExactEvalCallback(BaseCallback):
     def evaluate(self) -> Dict[str, float]:
         """Evaluates the model now, logs the figures (and dumps the logger at this step, as
         SB3's `EvalCallback` does) and returns them."""
-        play = sb3_policy(self.model, self.preprocess)
-        values = play.values if self.values and _has_values(self.model) else None
+        greedy = sb3_policy(self.model, self.preprocess)
+        if self.behaviour:
+            play, also = sb3_policy(self.model, self.preprocess, deterministic=False), greedy
+        else:
+            play, also = greedy, None
+        values = greedy.values if self.values and _has_values(self.model) else None
         step = int(self.num_timesteps)
         if self.recorder is not None:
-            figures = self.recorder.record(step, play, values=values)
+            figures = self.recorder.record(step, play, greedy=also, values=values)
         else:
-            report = self.solution.evaluate(
-                play, seats=[int(self.seat)], illegal=self.illegal, opponent=self.opponent
-            )
+            seats = [int(self.seat)]
+            report = self.solution.evaluate(play, seats=seats, illegal=self.illegal, opponent=self.opponent)
             figures = evaluation_metrics(report)
+            if also is not None:
+                report = self.solution.evaluate(also, seats=seats, illegal=self.illegal)
+                figures.update(evaluation_metrics(report, greedy=True))
             if values is not None:
                 error = value_error(self.solution, int(self.seat), values)
                 if error is not None:

@@ -15,6 +15,11 @@ pass (the model's own `policy.predict`), so the move at each position is the one
   lost by the mover); `"raise"` (the evaluator's default) refuses the policy naming the first
   position where it happens.
 
+`policy(model, deterministic=False)` gives the model's play as it trains instead: the
+probabilities its `predict(obs, deterministic=False)` draws from (an actor-critic's softmax over
+its logits, masked for MaskablePPO; DQN's epsilon-greedy: `exploration_rate` spread over every
+action, the rest on its greedy move).
+
 Imports of torch and SB3 happen inside the calls: `import solvedgym.sb3` works without them.
 """
 
@@ -38,7 +43,12 @@ class SB3Policy:
     actor-critic's value head; a Q-network's largest Q over the legal moves).
     """
 
-    def __init__(self, model: Any, preprocess: Optional[Callable[[np.ndarray], np.ndarray]] = None):
+    def __init__(
+        self,
+        model: Any,
+        preprocess: Optional[Callable[[np.ndarray], np.ndarray]] = None,
+        deterministic: bool = True,
+    ):
         policy = getattr(model, "policy", None)
         if policy is None or not hasattr(policy, "predict"):
             raise TypeError(
@@ -53,6 +63,7 @@ class SB3Policy:
                 f"this one has {space}"
             )
         self.model = model
+        self.deterministic = bool(deterministic)
         self.num_actions = int(n)
         self.preprocess = preprocess
         self.masked = "action_masks" in inspect.signature(policy.predict).parameters
@@ -60,8 +71,9 @@ class SB3Policy:
         self._obs_shape = tuple(getattr(obs_space, "shape", ()) or ())
 
     def __repr__(self) -> str:
-        how = "masked" if self.masked else "argmax over every action"
-        return f"SB3Policy({type(self.model).__name__}, greedy, {how})"
+        how = "masked" if self.masked else "over every action"
+        play = "greedy" if self.deterministic else "as it trains"
+        return f"SB3Policy({type(self.model).__name__}, {play}, {how})"
 
     def _observations(self, observations: np.ndarray) -> np.ndarray:
         obs = np.asarray(observations, dtype=np.float32)
@@ -96,10 +108,41 @@ class SB3Policy:
         return np.asarray(actions, dtype=np.int64).reshape(len(obs))
 
     def __call__(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if not self.deterministic:
+            return self.probabilities(observations, masks)
         actions = self.actions(observations, masks)
         out = np.zeros((len(actions), self.num_actions), dtype=np.float32)
         out[np.arange(len(actions)), actions] = 1.0
         return out
+
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The probabilities the model draws its move from in training (float64, batch x
+        actions): an actor-critic's action distribution (masked for MaskablePPO), DQN's
+        epsilon-greedy at its current `exploration_rate`."""
+        import torch as th
+
+        obs = self._observations(observations)
+        masks = self._check_masks(masks, len(obs))
+        policy = self.model.policy
+        if hasattr(policy, "q_net"):
+            epsilon = float(getattr(self.model, "exploration_rate", 0.0))
+            greedy = self.actions(observations, masks)
+            out = np.full((len(obs), self.num_actions), epsilon / self.num_actions)
+            out[np.arange(len(obs)), greedy] += 1.0 - epsilon
+            return out
+        if not hasattr(policy, "get_distribution"):
+            raise TypeError(f"{type(self.model).__name__} has no action distribution")
+        policy.set_training_mode(False)
+        with th.no_grad():
+            tensor, _ = policy.obs_to_tensor(obs)
+            if self.masked:
+                dist = policy.get_distribution(tensor, action_masks=masks)
+            else:
+                dist = policy.get_distribution(tensor)
+            probs = dist.distribution.probs.cpu().numpy().astype(np.float64)
+        if self.masked:
+            probs = np.where(masks, probs, 0.0)  # illegal moves: exactly 0
+        return probs
 
     def values(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The model's value of each position (float64, batch), from the mover's point of view:
@@ -122,8 +165,13 @@ class SB3Policy:
         return np.asarray(out, dtype=np.float64)
 
 
-def policy(model: Any, preprocess: Optional[Callable[[np.ndarray], np.ndarray]] = None) -> SB3Policy:
-    """`model`'s greedy play as a policy `Solution.evaluate` takes (see the module's help).
+def policy(
+    model: Any,
+    preprocess: Optional[Callable[[np.ndarray], np.ndarray]] = None,
+    deterministic: bool = True,
+) -> SB3Policy:
+    """`model`'s greedy play as a policy `Solution.evaluate` takes (see the module's help);
+    with `deterministic=False`, its play as it trains (the probabilities it draws from).
 
     `preprocess`, where given, is applied to each batch of observations before the model sees
     it: the normalisation a `VecNormalize` wrapper applied in training
@@ -131,4 +179,4 @@ def policy(model: Any, preprocess: Optional[Callable[[np.ndarray], np.ndarray]] 
 
         >>> report = solution.evaluate(solvedgym.sb3.policy(model), seats=[0], illegal="lose")  # doctest: +SKIP
     """
-    return SB3Policy(model, preprocess)
+    return SB3Policy(model, preprocess, deterministic)
