@@ -334,11 +334,48 @@ class Recorder:
             ],
         }
 
+    def plot(
+        self,
+        metric: str = "optimal_rate_faced",
+        *,
+        also: Any = None,
+        x_label: str = "steps",
+        folder: Union[str, os.PathLike, None] = None,
+    ) -> List[Path]:
+        """Draws `metric` as a Rust run's plots draw it: one line per learner and opponent (the
+        mean over seeds, with the min-max band where there are several), and the solver's line
+        for this recorder's seat and opponent, dashed, labelled as a run labels it (perfect
+        play's figure, the game value, or the ceiling against the training opponent). `also`
+        adds the rows of other curves of the same game and seat (a Rust run's
+        `curves.parquet`, its path, or a table with a run's columns) to the same axes, so a
+        Python learner and a Rust learner are drawn against one line. Writes
+        `<folder>/<metric>.png` and `.svg` (the folder defaults to the recorder's) and returns
+        their paths; needs matplotlib."""
+        curves = [
+            {"learner": self.learner, "opponent": self.opponent, "episode": step, "metric": m, "value": v}
+            for seed, step, m, v in self._rows
+        ]
+        if also is not None:
+            curves += _rows_of(also)
+        return _plot(self, metric, curves, Path(folder) if folder is not None else self.dir, x_label)
+
     def result(self) -> RunResult:
         """The folder as `solvedgym.run` returns a run's: `.dir`, `.summary`, and `.curves`
         read from `curves.parquet` by the same reader (polars)."""
         path = self.write()
         return RunResult(dir=self.dir, summary=self.summary(), written=[path])
+
+
+def _rows_of(curves: Any) -> List[Dict[str, Any]]:
+    """The rows of a run's curves: a path, a polars or pandas DataFrame, or a pyarrow table."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if isinstance(curves, (str, os.PathLike)):
+        curves = pq.read_table(curves)
+    elif not isinstance(curves, pa.Table):
+        curves = pa.Table.from_pandas(curves) if hasattr(curves, "iloc") else curves.to_arrow()
+    return curves.select(["learner", "opponent", "episode", "metric", "value"]).to_pylist()
 
 
 def value_error(
@@ -401,3 +438,141 @@ def _atomic(path: Path, write: Callable[[Any], None]) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+#: Titles, units and reference sources of the metrics a recorder writes, as a Rust run's plots
+#: say them (the table of `src/learn/metric.rs`).
+_PLOTTED = {
+    "optimal_rate_all": ("Optimal-move rate of its play over every position", "rate", "all_optimal"),
+    "optimal_rate_faced": ("Optimal-move rate of its play over the positions it can face", "rate", "all_optimal"),
+    "optimal_rate_optimal_play": ("Optimal-move rate of its play along lines of perfect play", "rate", "all_optimal"),
+    "greedy_optimal_rate_all": ("Optimal-move rate of the greedy policy over every position", "rate", "all_optimal"),
+    "greedy_optimal_rate_faced": (
+        "Optimal-move rate of the greedy policy over the positions it can face", "rate", "all_optimal"),
+    "greedy_optimal_rate_optimal_play": (
+        "Optimal-move rate of the greedy policy along lines of perfect play", "rate", "all_optimal"),
+    "blunders": ("Blunders: won positions it may throw away", "positions", None),
+    "mistakes": ("Mistakes: drawn positions it may lose", "positions", None),
+    "states_faced": ("Positions it can face", "positions", None),
+    "return_vs_optimal": ("Expected return of its play against perfect play", "return", "game_value"),
+    "greedy_return_vs_optimal": ("Expected return of the greedy policy against perfect play", "return", "game_value"),
+    "worst_case_return": (
+        "Expected return of its play against its strongest opponent (a best response)", "return", "game_value"),
+    "value_error": ("Value error: mean absolute difference from the solver's values", "count", "exact_values"),
+}
+_AGAINST = {"optimal": "perfect play", "random": "random play", "opponent": "its training opponent"}
+_WHAT = {
+    "return": ("Expected return of its play against", "return"),
+    "win_prob": ("Win probability of its play against", "rate"),
+    "loss_prob": ("Loss probability of its play against", "rate"),
+}
+_UNITS = {
+    "rate": "share of positions (0-1)",
+    "return": "expected return (+1 win, -1 loss)",
+    "positions": "positions",
+    "count": "mean |learned value - true value|",
+}
+
+
+def _number(v: float) -> str:
+    """A figure as a Rust run's legend says it: at most three decimals, no trailing zeros."""
+    text = f"{v:.3f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def _describe(metric: str):
+    """(title, kind, source) of a metric a recorder writes; None for another."""
+    if metric in _PLOTTED:
+        return _PLOTTED[metric]
+    for what, (title, kind) in _WHAT.items():
+        for against, words in _AGAINST.items():
+            if metric == f"{what}_vs_{against}":
+                source = "best_response" if against == "opponent" else "perfect_play"
+                return f"{title} {words}", kind, source
+    return None
+
+
+def _reference(rec: "Recorder", metric: str, source: Optional[str]):
+    """The solver's line of `metric` for the recorder's seat and opponent, as a Rust run draws
+    it: (value, label), or None."""
+    if source is None:
+        return None
+    if source == "all_optimal":
+        return 1.0, "perfect play: every move keeps the value (solver)"
+    if source == "exact_values":
+        return 0.0, "the solver's values: error 0"
+    what = "win" if metric.startswith("win_prob") else "loss" if metric.startswith("loss_prob") else "expected_return"
+    if source == "best_response":
+        if rec._opponent_as == "against_random":
+            opponent: Any = "random"
+        elif rec._opponent_as == "against_perfect":
+            opponent = "perfect"
+        elif rec._opponent_policy is not None:
+            opponent = rec._opponent_policy
+        else:
+            return None
+        v = rec.solution.best_response(opponent, rec.seat, batch_size=rec.batch_size,
+                                       illegal=rec.illegal, output=rec.output)[what]
+        return v, f"ceiling, the best response to {rec.opponent}: {_number(v)} (solver)"
+    _, keeps = rec.solution.masks()
+    perfect = rec.solution.evaluate(keeps.astype(np.float64), seats=[rec.seat])
+    if source == "game_value":
+        v = perfect["against_perfect"][0]["expected_return"]
+        return v, f"game value, perfect play against perfect play: {_number(v)} (solver)"
+    against = "random" if metric.endswith("_vs_random") else "perfect"
+    v = perfect[f"against_{against}"][0][what]
+    return v, f"perfect play against {against} play: {_number(v)} (solver)"
+
+
+def _plot(rec: "Recorder", metric: str, curves: Any, folder: Path, x_label: str) -> List[Path]:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("Recorder.plot needs matplotlib: pip install matplotlib") from e
+    described = _describe(metric)
+    if described is None:
+        title, kind, source = metric, "count", None
+    else:
+        title, kind, source = described
+    rows = [r for r in curves if r["metric"] == metric and math.isfinite(r["value"])]
+    if not rows:
+        raise ValueError(f"no values of {metric!r} to plot (metrics: {sorted({r['metric'] for r in curves})})")
+    series: Dict[tuple, Dict[int, List[float]]] = {}
+    for r in rows:
+        series.setdefault((r["learner"], r["opponent"]), {}).setdefault(r["episode"], []).append(r["value"])
+    fig, ax = plt.subplots(figsize=(10.24, 6.4), dpi=100)
+    banded = False
+    for (learner, opponent), points in series.items():
+        xs = sorted(points)
+        mean = [math.fsum(points[x]) / len(points[x]) for x in xs]
+        seeds = max(len(v) for v in points.values())
+        (line,) = ax.plot(xs, mean, linewidth=2, label=f"{learner} vs {opponent} (n={seeds})")
+        if seeds > 1:
+            ax.fill_between(xs, [min(points[x]) for x in xs], [max(points[x]) for x in xs],
+                            alpha=0.2, color=line.get_color(), linewidth=0)
+            banded = True
+    reference = _reference(rec, metric, source)
+    if reference is not None:
+        ax.axhline(reference[0], linestyle="--", linewidth=2, color="black", label=reference[1])
+    if banded:
+        ax.fill_between([], [], [], color="lightgray", label="shaded: min-max over seeds")
+    if kind == "rate":
+        ax.set_ylim(0.0, 1.02)
+    elif kind == "return":
+        ax.set_ylim(-1.05, 1.05)
+    seat = rec.game.player_names[rec.seat]
+    ax.set(title=f"{rec.name}: {title} (as {seat})", xlabel=x_label, ylabel=_UNITS[kind])
+    ax.legend(loc="best", fontsize="small")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for ext in ("png", "svg"):
+        path = folder / f"{metric}.{ext}"
+        _atomic(path, lambda f, ext=ext: fig.savefig(f, format=ext))
+        written.append(path)
+    plt.close(fig)
+    return written

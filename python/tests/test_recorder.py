@@ -196,3 +196,32 @@ def test_illegal_moves_and_bad_input(tmp_path, tictactoe):
         with pytest.raises(ValueError, match="step"):
             rec.record(step, everything)
     assert rec.rows == 0
+
+
+def test_the_plot_draws_the_solvers_line_of_a_rust_run(tmp_path):
+    """The dashed line of `return_vs_opponent` is the ceiling a Rust run states for the same
+    game, seat and opponent (its summary's `ceiling`), and of `return_vs_optimal` the game
+    value; the figure is written as a run's: `<metric>.png` and `.svg`."""
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("polars")
+    from solvedgym.recorder import _reference
+
+    config = {"name": "rust", "episodes": 20, "eval_interval": 10, "seeds": 2, "game": {"name": "hexapawn"},
+              "learners": [{"kind": "q-learning", "label": "Q", "seat": "white"}], "opponents": [{"policy": "random"}]}
+    run = solvedgym.run(config, out=str(tmp_path), progress=False)
+    game = solvedgym.make("hexapawn")
+    rec = solvedgym.Recorder(game, out=tmp_path, name="py", seat="white", learner="net")
+    for seed in range(2):
+        for step in (0, 10, 20):
+            rec.record(step, network(game, seed + step), seed=seed)
+    ceiling = run.summary["conditions"][0]["ceiling"]["return_vs_opponent"]
+    value, label = _reference(rec, "return_vs_opponent", "best_response")
+    assert value == pytest.approx(ceiling, abs=1e-12) and label.startswith("ceiling, the best response to random")
+    value, label = _reference(rec, "return_vs_optimal", "game_value")
+    assert value == -1.0 and label == "game value, perfect play against perfect play: -1 (solver)"
+    written = rec.plot("return_vs_opponent", also=run.dir / "curves.parquet", x_label="games played")
+    assert [p.name for p in written] == ["return_vs_opponent.png", "return_vs_opponent.svg"]
+    assert all(p.stat().st_size > 1000 for p in written)
+    assert rec.plot("optimal_rate_faced", also=run.curves)[0].exists()
+    with pytest.raises(ValueError, match="no values"):
+        rec.plot("beads")
