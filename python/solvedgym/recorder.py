@@ -463,14 +463,18 @@ _PLOTTED = {
 _AGAINST = {"optimal": "perfect play", "random": "random play", "opponent": "its training opponent"}
 _WHAT = {
     "return": ("Expected return of its play against", "return"),
-    "win_prob": ("Win probability of its play against", "rate"),
-    "loss_prob": ("Loss probability of its play against", "rate"),
+    "win_prob": ("Win probability of its play against", "win"),
+    "loss_prob": ("Loss probability of its play against", "loss"),
 }
+#: Each kind's y axis: its label, and its range where fixed.
 _UNITS = {
-    "rate": "share of positions (0-1)",
-    "return": "expected return (+1 win, -1 loss)",
-    "positions": "positions",
-    "count": "mean |learned value - true value|",
+    "rate": ("probability of a value-keeping move", (0.0, 1.02)),
+    "win": ("probability of a win", (0.0, 1.02)),
+    "loss": ("probability of a loss", (0.0, 1.02)),
+    "return": ("expected return (+1 win, -1 loss)", (-1.05, 1.05)),
+    "positions": ("positions", None),
+    "count": ("mean |learned value - true value|", None),
+    "other": ("value", None),
 }
 
 
@@ -534,7 +538,7 @@ def _plot(rec: "Recorder", metric: str, curves: Any, folder: Path, x_label: str)
         raise ImportError("Recorder.plot needs matplotlib: pip install matplotlib") from e
     described = _describe(metric)
     if described is None:
-        title, kind, source = metric, "count", None
+        title, kind, source = metric, "other", None
     else:
         title, kind, source = described
     rows = [r for r in curves if r["metric"] == metric and math.isfinite(r["value"])]
@@ -559,12 +563,11 @@ def _plot(rec: "Recorder", metric: str, curves: Any, folder: Path, x_label: str)
         ax.axhline(reference[0], linestyle="--", linewidth=2, color="black", label=reference[1])
     if banded:
         ax.fill_between([], [], [], color="lightgray", label="shaded: min-max over seeds")
-    if kind == "rate":
-        ax.set_ylim(0.0, 1.02)
-    elif kind == "return":
-        ax.set_ylim(-1.05, 1.05)
+    unit, limits = _UNITS[kind]
+    if limits is not None:
+        ax.set_ylim(*limits)
     seat = rec.game.player_names[rec.seat]
-    ax.set(title=f"{rec.name}: {title} (as {seat})", xlabel=x_label, ylabel=_UNITS[kind])
+    ax.set(title=f"{rec.name}: {title} (as {seat})", xlabel=x_label, ylabel=unit)
     ax.legend(loc="best", fontsize="small")
     ax.grid(alpha=0.3)
     fig.tight_layout()

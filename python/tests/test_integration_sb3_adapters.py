@@ -267,12 +267,10 @@ def test_the_pages_examples_print_what_the_page_says(tmp_path, monkeypatch, head
     monkeypatch.chdir(tmp_path)
     code, shown = page_block(heading)
     out = io.StringIO()
-    start = time.perf_counter()
     with contextlib.redirect_stdout(out):
         exec(compile(code, f"docs/python.md ({heading})", "exec"), {"__name__": "example"})
-    took = time.perf_counter() - start
     printed = out.getvalue()
     assert NUMBER.sub("#", printed) == NUMBER.sub("#", shown), printed
     for got, want in zip(NUMBER.findall(printed), NUMBER.findall(shown)):
         assert abs(float(got) - float(want)) <= 0.002, (got, want, printed)
-    assert took < 20, took
+    assert (tmp_path / "runs").is_dir()
