@@ -225,3 +225,23 @@ def test_the_plot_draws_the_solvers_line_of_a_rust_run(tmp_path):
     assert rec.plot("optimal_rate_faced", also=run.curves)[0].exists()
     with pytest.raises(ValueError, match="no values"):
         rec.plot("beads")
+
+
+def test_solvedgym_and_its_sb3_module_import_without_torch_or_sb3():
+    """`import solvedgym` and `import solvedgym.sb3` work where torch and SB3 are missing; the
+    callback, which needs SB3, says so when it is asked for."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "for name in ('torch', 'stable_baselines3', 'sb3_contrib'): sys.modules[name] = None\n"
+        "import solvedgym, solvedgym.sb3\n"
+        "assert solvedgym.Recorder and solvedgym.sb3.policy\n"
+        "try:\n"
+        "    solvedgym.sb3.ExactEvalCallback\n"
+        "except ImportError as e:\n"
+        "    print('ImportError', e.name, 'pip install stable-baselines3' in str(e))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ImportError stable_baselines3 True", out

@@ -14,6 +14,13 @@ def __getattr__(name: str) -> Any:
 
         return getattr(_policy, name)
     if name == "ExactEvalCallback":
+        try:
+            import stable_baselines3  # noqa: F401
+        except ImportError as e:
+            raise ImportError(
+                "solvedgym.sb3.ExactEvalCallback needs stable-baselines3: pip install stable-baselines3",
+                name="stable_baselines3",
+            ) from e
         from ._callback import ExactEvalCallback
 
         return ExactEvalCallback
