@@ -201,14 +201,14 @@ class Recorder:
         """The measurements recorded so far (rows of the curves)."""
         return len(self._rows)
 
-    def evaluate(self, policy: Any) -> Dict[str, Any]:
+    def evaluate(self, policy: Any, illegal: Optional[str] = None) -> Dict[str, Any]:
         """`Solution.evaluate`'s report of `policy` at the learner's seat, with this recorder's
-        opponent, `illegal`, `output` and `batch_size`."""
+        opponent, `output`, `batch_size` and `illegal` (unless given here)."""
         report = self.solution.evaluate(
             policy,
             seats=[self.seat],
             batch_size=self.batch_size,
-            illegal=self.illegal,
+            illegal=self.illegal if illegal is None else illegal,
             output=self.output,
             opponent=self._opponent_policy,
         )
@@ -225,6 +225,7 @@ class Recorder:
         values: Optional[Callable[[np.ndarray, np.ndarray], np.ndarray]] = None,
         seed: Optional[int] = None,
         extra: Optional[Dict[str, float]] = None,
+        illegal: Optional[str] = None,
     ) -> Dict[str, float]:
         """Evaluates `policy` exactly after `step` steps (the curves' `episode` column: count
         episodes, as a Rust run does, or environment steps, as SB3 does; say which in your
@@ -236,13 +237,14 @@ class Recorder:
         given, is `values(observations, masks)` -> the learner's value of each position
         (the mover's return), recorded as `value_error`: the mean absolute error over every
         position where the learner's seat moves, against the solver's +1 / 0 / -1 (games of
-        win/draw/loss truth). `extra` adds figures of your own (`{"loss": 0.3}`) by name.
+        win/draw/loss truth). `extra` adds figures of your own (`{"loss": 0.3}`) by name;
+        `illegal` overrides the recorder's for this call.
         """
         step = _seed(step, "step")
         seed = self.seed if seed is None else _seed(seed)
-        figures = evaluation_metrics(self.evaluate(policy))
+        figures = evaluation_metrics(self.evaluate(policy, illegal))
         if greedy is not None:
-            figures.update(evaluation_metrics(self.evaluate(greedy), greedy=True))
+            figures.update(evaluation_metrics(self.evaluate(greedy, illegal), greedy=True))
         if values is not None:
             error = value_error(self.solution, self.seat, values, self.batch_size)
             if error is not None:

@@ -55,8 +55,8 @@ class ExactEvalCallback(BaseCallback):
         and `exact/greedy_return_vs_optimal`. Off by default: the plain names hold the greedy
         play's figures.
     recorder
-        a `solvedgym.Recorder` that also writes every evaluation as a run's curves; its seat,
-        opponent and `illegal` are then the ones used.
+        a `solvedgym.Recorder` that also writes every evaluation as a run's curves; its seat
+        and opponent are then the ones used (`illegal` stays the callback's).
     preprocess
         passed to `solvedgym.sb3.policy` (the normalisation of a `VecNormalize`).
 
@@ -152,7 +152,7 @@ class ExactEvalCallback(BaseCallback):
         values = greedy.values if self.values and _has_values(self.model) else None
         step = int(self.num_timesteps)
         if self.recorder is not None:
-            figures = self.recorder.record(step, play, greedy=also, values=values)
+            figures = self.recorder.record(step, play, greedy=also, values=values, illegal=self.illegal)
         else:
             seats = [int(self.seat)]
             report = self.solution.evaluate(play, seats=seats, illegal=self.illegal, opponent=self.opponent)
