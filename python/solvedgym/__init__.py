@@ -31,6 +31,7 @@ from ._solvedgym import (
     value,
 )
 from .experiments import RunResult, run
+from .recorder import Recorder
 
 #: OpenSpiel's numbers for who acts where no player does.
 CHANCE_PLAYER = -1
@@ -44,6 +45,7 @@ __all__ = [
     "ForeignStateError",
     "Game",
     "IllegalActionError",
+    "Recorder",
     "RunResult",
     "Solution",
     "State",
