@@ -165,6 +165,18 @@ class SolvedGymEnv(gymnasium.Env):
         self._mask = np.ones(self.game.num_distinct_actions, dtype=bool)
 
     @property
+    def opponent_player(self) -> Optional[solvedgym.Computer]:
+        """The computer player at the other seats as ``Solution.evaluate(opponent=...)`` takes
+        it (an exact evaluation against the training opponent): made on first use, ``None``
+        where the opponent is a callable."""
+        if not hasattr(self, "_opponent_player"):
+            opponent, fuzz = self._arguments["opponent"], self._arguments["fuzz"]
+            if isinstance(opponent, solvedgym.Agent):
+                opponent = opponent.spec
+            self._opponent_player = self.game.computer(opponent, fuzz) if isinstance(opponent, str) else None
+        return self._opponent_player
+
+    @property
     def state(self) -> solvedgym.State:
         """The position now."""
         return self._core.state(0)

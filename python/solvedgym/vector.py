@@ -143,6 +143,18 @@ class SolvedGymVectorEnv(VectorEnv):
             info["final_info"], info["_final_info"] = final_info, ended
         return info
 
+    @property
+    def opponent_player(self) -> Optional[solvedgym.Computer]:
+        """The computer player at the other seats as ``Solution.evaluate(opponent=...)`` takes
+        it (an exact evaluation against the training opponent): made on first use, ``None``
+        where the opponent is a callable."""
+        if not hasattr(self, "_opponent_player"):
+            opponent, fuzz = self._arguments["opponent"], self._arguments["fuzz"]
+            if isinstance(opponent, solvedgym.Agent):
+                opponent = opponent.spec
+            self._opponent_player = self.game.computer(opponent, fuzz) if isinstance(opponent, str) else None
+        return self._opponent_player
+
     def action_masks(self) -> np.ndarray:
         """The legal actions of every environment now, bool ``(num_envs, actions)``."""
         return self._masks

@@ -109,7 +109,7 @@ class ExactEvalCallback(BaseCallback):
                     "ExactEvalCallback: the training environment has no `seat`; give seat=..."
                 )
         if self.opponent is None:
-            found = self._env_attr("_opponent")
+            found = self._env_attr("opponent_player")
             self.opponent = found if isinstance(found, Computer) else None
 
     def _env_attr(self, name: str) -> Any:

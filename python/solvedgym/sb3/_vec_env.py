@@ -115,11 +115,13 @@ class SolvedGymVecEnv(VecEnv):
                 out.append(getattr(self._vector, "single_" + attr_name))
             elif attr_name == "metadata":
                 out.append({"render_modes": []})
+            elif attr_name == "opponent_player":
+                out.append(self._vector.opponent_player)
             elif attr_name in _SETTINGS:
                 out.append(getattr(self, attr_name))
             else:
                 raise AttributeError(
-                    f"{attr_name!r}: the environments have {', '.join(_SETTINGS)}, action_masks, "
+                    f"{attr_name!r}: the environments have {', '.join(_SETTINGS)}, action_masks, opponent_player, "
                     "and what set_attr set"
                 )
         return out
