@@ -11,7 +11,11 @@ pub(crate) type BoolTable<'py> = Bound<'py, PyArray2<bool>>;
 #[pyclass(module = "solvedgym._solvedgym", frozen)]
 pub(crate) struct Solution {
     pub(crate) game: Arc<DynGame>,
-    pub(crate) inner: DynSolution,
+    /// Immutable once solved (its lazily tabulated opponents aside): copies share it.
+    pub(crate) inner: Arc<DynSolution>,
+    /// The bound it was solved under, which solving it again needs (the game's own size bound
+    /// may exceed the positions it has).
+    pub(crate) max_states: usize,
 }
 
 impl Solution {
@@ -30,7 +34,7 @@ impl Solution {
         let player = if let Ok(agent) = policy.cast::<Agent>() {
             Some(&agent.get().inner.player)
         } else if let Ok(computer) = policy.cast::<Computer>() {
-            Some(&computer.get().player)
+            Some(&*computer.get().player)
         } else {
             None
         };
@@ -423,6 +427,31 @@ impl Solution {
         Ok(out)
     }
 
+    /// Pickled as its game and the bound it was solved under, and solved again when unpickled:
+    /// the solver numbers the positions in the same order every time, so the copy is the same
+    /// solution, position for position. Its pickle is a few hundred bytes, where its tables
+    /// are tens of bytes a position (megabytes for tic-tac-toe's 5,478, gigabytes for a game of
+    /// tens of millions); unpickling costs the solve (`Game.solve()`'s time), paid by each
+    /// process it reaches. A copy (`copy.copy`, `copy.deepcopy`) shares the solved tables.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> Reduced<'py, (Game, usize)> {
+        let game = Game {
+            inner: self.game.clone(),
+        };
+        Ok((restorer(py, "_restore_solution")?, (game, self.max_states)))
+    }
+
+    fn __copy__(&self) -> Solution {
+        Solution {
+            game: self.game.clone(),
+            inner: self.inner.clone(),
+            max_states: self.max_states,
+        }
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Solution {
+        self.__copy__()
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Solution({}: {} positions, {})",
@@ -431,4 +460,14 @@ impl Solution {
             self.inner.describe_start()
         )
     }
+}
+
+/// Unpickles a `Solution` (its `__reduce__`): `game.solve(max_states)` again.
+#[pyfunction]
+pub(crate) fn _restore_solution(
+    py: Python<'_>,
+    game: &Bound<'_, Game>,
+    max_states: usize,
+) -> PyResult<Solution> {
+    game.get().solve(py, max_states)
 }
