@@ -102,7 +102,7 @@ pub(crate) fn _restore_computer(
 
 /// A saved agent (`solvedgym.load_agent(path)`): what its file says and its play, usable
 /// wherever a policy is (`Solution.evaluate`, `Solution.best_response`, an environment's
-/// `opponent`).
+/// `opponent`). Pickled by its file's contents, so it needs no file where it is unpickled.
 #[pyclass(module = "solvedgym._solvedgym", frozen)]
 pub(crate) struct Agent {
     /// Immutable: copies share it.

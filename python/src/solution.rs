@@ -7,7 +7,8 @@ use super::*;
 pub(crate) type BoolTable<'py> = Bound<'py, PyArray2<bool>>;
 
 /// Every reachable position of a game, numbered from 0 (the start), with its exact truth
-/// (`Game.solve()`).
+/// (`Game.solve()`). Pickled as its game and bound, it is solved again where it is unpickled
+/// (its pickle is about a hundred bytes; unpickling costs the solve: `__reduce__`).
 #[pyclass(module = "solvedgym._solvedgym", frozen)]
 pub(crate) struct Solution {
     pub(crate) game: Arc<DynGame>,
@@ -429,10 +430,11 @@ impl Solution {
 
     /// Pickled as its game and the bound it was solved under, and solved again when unpickled:
     /// the solver numbers the positions in the same order every time, so the copy is the same
-    /// solution, position for position. Its pickle is a few hundred bytes, where its tables
-    /// are tens of bytes a position (megabytes for tic-tac-toe's 5,478, gigabytes for a game of
-    /// tens of millions); unpickling costs the solve (`Game.solve()`'s time), paid by each
-    /// process it reaches. A copy (`copy.copy`, `copy.deepcopy`) shares the solved tables.
+    /// solution, position for position. Its pickle is about a hundred bytes whatever the game,
+    /// where its tables hold every position with its truth (Fox & Hounds 8x8: 709,868); the
+    /// price is the solve, paid by each process it reaches (under a second for that game on
+    /// 2 cores: docs/python.md, "Across processes"). A copy (`copy.copy`, `copy.deepcopy`)
+    /// shares the solved tables.
     fn __reduce__<'py>(&self, py: Python<'py>) -> Reduced<'py, (Game, usize)> {
         let game = Game {
             inner: self.game.clone(),
