@@ -14,6 +14,9 @@ same parameter names and defaults as the command line and the configs. An illega
 `IllegalActionError` (a `ValueError`), which lists the legal ones. `run(config)` runs an
 experiment config (a path or a dict) as `solvedgym run` does and returns its curves and summary;
 `load_agent(path)` opens an agent a run saved, usable wherever a policy or an opponent is.
+Games, states, solutions, computer players, agents and the exceptions pickle and copy, so they
+cross processes (multiprocessing, vector environments' workers): docs/python.md, "Across
+processes".
 """
 
 from ._solvedgym import (

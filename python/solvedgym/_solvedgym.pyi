@@ -9,19 +9,29 @@ import numpy.typing as npt
 __version__: str
 
 class IllegalActionError(ValueError):
-    """An action that is not legal where it was played (the message lists the legal ones)."""
+    """An action that is not legal where it was played (the message lists the legal ones).
+    Pickles as itself (`solvedgym.IllegalActionError`), as ForeignStateError does."""
 
 class ForeignStateError(ValueError):
     """A state made by another game, or by the same game with other parameters."""
 
 class State:
-    """A position of a game: immutable, hashable, compared as the game compares positions."""
+    """A position of a game: immutable, hashable, compared as the game compares positions.
+    Pickles as its game and its state key; copies share it."""
 
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
+    def __copy__(self) -> State: ...
+    def __deepcopy__(self, memo: Any) -> State: ...
 
 class Game:
-    """A registered game with its parameters: the rules as functions of immutable states."""
+    """A registered game with its parameters: the rules as functions of immutable states.
+    Equal where the names and parameters are; pickles by its name and parameters."""
+
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+    def __copy__(self) -> Game: ...
+    def __deepcopy__(self, memo: Any) -> Game: ...
 
     @property
     def name(self) -> str: ...
@@ -76,7 +86,11 @@ def make(name: str, **params: Any) -> Game:
     """The game `name` with the command line's parameter names and defaults."""
 
 class Computer:
-    """A computer player of one game (`Game.computer(...)`)."""
+    """A computer player of one game (`Game.computer(...)`). Pickles as its game, what it plays
+    and its fuzz (made again when unpickled)."""
+
+    def __copy__(self) -> Computer: ...
+    def __deepcopy__(self, memo: Any) -> Computer: ...
 
     @property
     def name(self) -> str: ...
@@ -88,7 +102,11 @@ PolicyLike = Union[
 ]
 
 class Solution:
-    """Every reachable position of a game, numbered from 0 (the start), with its exact truth."""
+    """Every reachable position of a game, numbered from 0 (the start), with its exact truth.
+    Pickles as its game and bound, and is solved again when unpickled; copies share it."""
+
+    def __copy__(self) -> Solution: ...
+    def __deepcopy__(self, memo: Any) -> Solution: ...
 
     def __len__(self) -> int: ...
     @property
@@ -140,7 +158,11 @@ class Solution:
         (a positions x actions table, 1 at the move it plays)."""
 
 class Agent:
-    """A saved agent (`load_agent(path)`), usable wherever a policy or an opponent is."""
+    """A saved agent (`load_agent(path)`), usable wherever a policy or an opponent is. Pickles
+    by its file's contents, so that it needs no file where it is unpickled."""
+
+    def __copy__(self) -> Agent: ...
+    def __deepcopy__(self, memo: Any) -> Agent: ...
 
     @property
     def path(self) -> str: ...

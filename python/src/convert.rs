@@ -3,18 +3,42 @@
 
 use super::*;
 
+// Both named as members of `solvedgym` (which exports them), so that pickle finds them by
+// `__module__` and `__qualname__`: an exception raised in a worker process (a Gymnasium or SB3
+// vector environment's, multiprocessing's) travels back to the parent as itself, its message
+// in `args`.
 pyo3::create_exception!(
-    _solvedgym,
+    solvedgym,
     IllegalActionError,
     PyValueError,
     "An action that is not legal where it was played (the message lists the legal ones)."
 );
 pyo3::create_exception!(
-    _solvedgym,
+    solvedgym,
     ForeignStateError,
     PyValueError,
     "A state made by another game, or by the same game with other parameters."
 );
+
+/// The function of this module that makes an object again from what its `__reduce__` gave
+/// pickle (`_restore_game`, ...): pickle names it by its module and name, which another process
+/// imports.
+pub(crate) fn restorer<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("solvedgym._solvedgym")?.getattr(name)
+}
+
+/// What a `__reduce__` returns: the function that makes the object again ([`restorer`]) and
+/// its arguments.
+pub(crate) type Reduced<'py, Args> = PyResult<(Bound<'py, PyAny>, Args)>;
+
+/// A hash of a Rust value as Python's `__hash__` returns it.
+pub(crate) fn py_hash(value: &impl std::hash::Hash) -> u64 {
+    use std::hash::Hasher;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    value.hash(&mut h);
+    // Python reserves -1 for errors; a u64 is folded to a non-negative Py_hash_t.
+    h.finish() >> 2
+}
 
 pub(crate) fn to_py(e: FrontError) -> PyErr {
     // No Rust type names reach Python ("expected usize"): what a value must be, in words.

@@ -21,11 +21,32 @@ impl State {
     }
 
     fn __hash__(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.state.hash(&mut h);
-        // Python reserves -1 for errors; a u64 is folded to a non-negative Py_hash_t.
-        h.finish() >> 2
+        py_hash(&self.state)
+    }
+
+    /// Pickled as its game (by name and parameters) and its state key (`Game.write_state_key`):
+    /// the text that reads back to this very state, whatever the game (the board and the mover,
+    /// Hase und Igel's whole position as JSON, Hackenbush's dealt board and standing edges), a
+    /// few dozen to a few hundred bytes. A state holds no history, so the key is all of it.
+    /// Unpickled, it is a state of an equal game: usable with the original `Game` object.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> Reduced<'py, (Game, String)> {
+        let key = self.game.write_state_key(&self.state).map_err(to_py)?;
+        let game = Game {
+            inner: self.game.clone(),
+        };
+        Ok((restorer(py, "_restore_state")?, (game, key)))
+    }
+
+    /// A state is immutable: a copy shares it.
+    fn __copy__(&self) -> State {
+        State {
+            game: self.game.clone(),
+            state: self.state.clone(),
+        }
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> State {
+        self.__copy__()
     }
 
     fn __repr__(&self) -> String {
@@ -253,16 +274,18 @@ impl Game {
     /// Fox & Hounds), "greedy", "random", or search settings ("depth=3"), as `solvedgym play
     /// --ai` names them; with `fuzz`, a random move with that probability.
     #[pyo3(signature = (ai = "random", fuzz = 0.0))]
-    fn computer(&self, py: Python<'_>, ai: &str, fuzz: f64) -> PyResult<Computer> {
+    pub(crate) fn computer(&self, py: Python<'_>, ai: &str, fuzz: f64) -> PyResult<Computer> {
         let inner = self.inner.clone();
-        let ai = ai.to_string();
+        let (ai, ai_name) = (ai.to_string(), ai.to_string());
         // Solving can take seconds: other Python threads run meanwhile.
         let player = py
             .detach(move || inner.computer(&ai, fuzz))
             .map_err(to_py)?;
         Ok(Computer {
             game: self.inner.clone(),
-            player,
+            player: Arc::new(player),
+            plays: Plays::Named(ai_name),
+            fuzz,
         })
     }
 
@@ -270,18 +293,65 @@ impl Game {
     /// `solve`, by enumeration); refused with the numbers where the game has more than
     /// `max_states` positions or no exact truth.
     #[pyo3(signature = (max_states = 50_000_000))]
-    fn solve(&self, py: Python<'_>, max_states: usize) -> PyResult<Solution> {
+    pub(crate) fn solve(&self, py: Python<'_>, max_states: usize) -> PyResult<Solution> {
         let inner = self.inner.clone();
         let solution = py.detach(move || inner.solve(max_states)).map_err(to_py)?;
         Ok(Solution {
             game: self.inner.clone(),
-            inner: solution,
+            inner: Arc::new(solution),
+            max_states,
         })
     }
 
     fn __repr__(&self) -> String {
         format!("Game({})", self.inner.describe())
     }
+
+    /// Games are equal where their names and parameters are (their states are then
+    /// interchangeable).
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<Game>()
+            .is_ok_and(|o| *o.get().inner == *self.inner)
+    }
+
+    fn __hash__(&self) -> u64 {
+        py_hash(&*self.inner)
+    }
+
+    /// Pickled by the name and the parameters `make` was given: unpickled, it is
+    /// `make(name, **params)` again, an equal game.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> Reduced<'py, (&'static str, Bound<'py, PyAny>)> {
+        let params = serde_json::to_value(self.inner.given_params())
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok((
+            restorer(py, "_restore_game")?,
+            (self.inner.info().name, from_json(py, &params)?),
+        ))
+    }
+
+    /// A game is immutable: a copy shares it.
+    fn __copy__(&self) -> Game {
+        Game {
+            inner: self.inner.clone(),
+        }
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Game {
+        self.__copy__()
+    }
+}
+
+/// Unpickles a `Game` (its `__reduce__`): `make(name, **params)`.
+#[pyfunction]
+pub(crate) fn _restore_game(name: &str, params: &Bound<'_, PyDict>) -> PyResult<Game> {
+    make(name, Some(params))
+}
+
+/// Unpickles a `State` (its `__reduce__`): the state `key` names in `game`.
+#[pyfunction]
+pub(crate) fn _restore_state(game: &Bound<'_, Game>, key: &str) -> PyResult<State> {
+    game.get().read_state_key(key)
 }
 
 /// The players' names as column suffixes: unique (numbered where names repeat, as the

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use solvedgym::front::{
     Autoreset, Batch, DynAgent, DynGame, DynPlayer, DynSolution, DynState, DynVector,
@@ -46,6 +46,11 @@ fn _solvedgym(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(players::load_agent, m)?)?;
     m.add_function(wrap_pyfunction!(game::value, m)?)?;
     m.add_function(wrap_pyfunction!(run::_run, m)?)?;
+    m.add_function(wrap_pyfunction!(game::_restore_game, m)?)?;
+    m.add_function(wrap_pyfunction!(game::_restore_state, m)?)?;
+    m.add_function(wrap_pyfunction!(solution::_restore_solution, m)?)?;
+    m.add_function(wrap_pyfunction!(players::_restore_computer, m)?)?;
+    m.add_function(wrap_pyfunction!(players::_restore_agent, m)?)?;
     m.add_class::<Game>()?;
     m.add_class::<State>()?;
     m.add_class::<Computer>()?;

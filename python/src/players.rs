@@ -7,7 +7,19 @@ use super::*;
 #[pyclass(module = "solvedgym._solvedgym", frozen)]
 pub(crate) struct Computer {
     pub(crate) game: Arc<DynGame>,
-    pub(crate) player: DynPlayer,
+    /// Immutable (its moves are drawn from the seed `choose` is given): copies share it.
+    pub(crate) player: Arc<DynPlayer>,
+    /// What it was made from, which makes it again in another process.
+    pub(crate) plays: Plays,
+    pub(crate) fuzz: f64,
+}
+
+/// What a [`Computer`] was made from.
+pub(crate) enum Plays {
+    /// Its name as `Game.computer` took it (`"optimal"`, `"depth=3"`, `"agent=PATH"`).
+    Named(String),
+    /// A saved agent opened in Python (`Agent.computer`): pickled with the agent's contents.
+    Agent(Py<Agent>),
 }
 
 #[pymethods]
@@ -30,14 +42,71 @@ impl Computer {
     fn __repr__(&self) -> String {
         format!("Computer({}, {})", self.game.describe(), self.player.name())
     }
+
+    /// Pickled as its game, what it plays and its fuzz, and made again when unpickled, as
+    /// `Game.computer(ai, fuzz)` makes it (so `optimal` solves the game again there); one made
+    /// by `Agent.computer` carries the agent (its file's contents), one named `agent=PATH`
+    /// only the path.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> Reduced<'py, (Game, Bound<'py, PyAny>, f64)> {
+        use pyo3::IntoPyObjectExt;
+        let plays = match &self.plays {
+            Plays::Named(ai) => ai.into_bound_py_any(py)?,
+            Plays::Agent(agent) => agent.bind(py).clone().into_any(),
+        };
+        let game = Game {
+            inner: self.game.clone(),
+        };
+        Ok((restorer(py, "_restore_computer")?, (game, plays, self.fuzz)))
+    }
+
+    fn __copy__(&self, py: Python<'_>) -> Computer {
+        Computer {
+            game: self.game.clone(),
+            player: self.player.clone(),
+            plays: match &self.plays {
+                Plays::Named(ai) => Plays::Named(ai.clone()),
+                Plays::Agent(agent) => Plays::Agent(agent.clone_ref(py)),
+            },
+            fuzz: self.fuzz,
+        }
+    }
+
+    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> Computer {
+        self.__copy__(py)
+    }
+}
+
+/// Unpickles a `Computer` (its `__reduce__`): `game.computer(ai, fuzz)`, or
+/// `agent.computer(fuzz)` where `ai` is an `Agent`.
+#[pyfunction]
+pub(crate) fn _restore_computer(
+    py: Python<'_>,
+    game: &Bound<'_, Game>,
+    ai: &Bound<'_, PyAny>,
+    fuzz: f64,
+) -> PyResult<Computer> {
+    match ai.cast::<Agent>() {
+        Ok(agent) => {
+            if *agent.get().game != *game.get().inner {
+                return Err(PyValueError::new_err(format!(
+                    "a computer player of {} made from an agent of {}",
+                    game.get().inner.describe(),
+                    agent.get().game.describe()
+                )));
+            }
+            Agent::computer(agent, py, fuzz)
+        }
+        Err(_) => game.get().computer(py, &ai.extract::<String>()?, fuzz),
+    }
 }
 
 /// A saved agent (`solvedgym.load_agent(path)`): what its file says and its play, usable
 /// wherever a policy is (`Solution.evaluate`, `Solution.best_response`, an environment's
-/// `opponent`).
+/// `opponent`). Pickled by its file's contents, so it needs no file where it is unpickled.
 #[pyclass(module = "solvedgym._solvedgym", frozen)]
 pub(crate) struct Agent {
-    pub(crate) inner: DynAgent,
+    /// Immutable: copies share it.
+    pub(crate) inner: Arc<DynAgent>,
     pub(crate) game: Arc<DynGame>,
 }
 
@@ -129,15 +198,41 @@ impl Agent {
 
     /// Its play as a computer player (a random move with probability `fuzz`).
     #[pyo3(signature = (fuzz = 0.0))]
-    fn computer(&self, py: Python<'_>, fuzz: f64) -> PyResult<Computer> {
-        let (game, spec) = (self.game.clone(), self.inner.spec());
+    fn computer(slf: &Bound<'_, Self>, py: Python<'_>, fuzz: f64) -> PyResult<Computer> {
+        let this = slf.get();
+        let (game, spec) = (this.game.clone(), this.inner.spec());
         let player = py
             .detach(move || game.computer(&spec, fuzz))
             .map_err(to_py)?;
         Ok(Computer {
-            game: self.game.clone(),
-            player,
+            game: this.game.clone(),
+            player: Arc::new(player),
+            plays: Plays::Agent(slf.clone().unbind()),
+            fuzz,
         })
+    }
+
+    /// Pickled by its file's contents (as they were when it was opened) and the path it was
+    /// opened from, so that it needs no file where it is unpickled: there it is opened from
+    /// that path where the file still holds those very bytes (the same machine: `path` and
+    /// `spec` stay the same), else from a copy written to the temporary folder
+    /// (`solvedgym-agents/`), which is kept for environments that open `spec` later.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> Reduced<'py, (String, Bound<'py, PyBytes>)> {
+        Ok((
+            restorer(py, "_restore_agent")?,
+            (self.path(), PyBytes::new(py, &self.inner.contents)),
+        ))
+    }
+
+    fn __copy__(&self) -> Agent {
+        Agent {
+            inner: self.inner.clone(),
+            game: self.game.clone(),
+        }
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Agent {
+        self.__copy__()
     }
 
     /// The probabilities of its moves at every position of `solution` (positions x actions).
@@ -188,6 +283,24 @@ pub(crate) fn load_agent(py: Python<'_>, path: std::path::PathBuf) -> PyResult<A
     let inner = py.detach(move || DynAgent::load(&path)).map_err(to_py)?;
     Ok(Agent {
         game: Arc::new(inner.game.clone()),
-        inner,
+        inner: Arc::new(inner),
+    })
+}
+
+/// Unpickles an `Agent` (its `__reduce__`): the agent whose file held `contents`, opened from
+/// `path` where that file still holds them, else from a copy in the temporary folder.
+#[pyfunction]
+pub(crate) fn _restore_agent(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    contents: &Bound<'_, PyBytes>,
+) -> PyResult<Agent> {
+    let contents = contents.as_bytes().to_vec();
+    let inner = py
+        .detach(move || DynAgent::restore(&path, &contents))
+        .map_err(to_py)?;
+    Ok(Agent {
+        game: Arc::new(inner.game.clone()),
+        inner: Arc::new(inner),
     })
 }

@@ -7,11 +7,16 @@ use super::*;
 pub(crate) type BoolTable<'py> = Bound<'py, PyArray2<bool>>;
 
 /// Every reachable position of a game, numbered from 0 (the start), with its exact truth
-/// (`Game.solve()`).
+/// (`Game.solve()`). Pickled as its game and bound, it is solved again where it is unpickled
+/// (its pickle is about a hundred bytes; unpickling costs the solve: `__reduce__`).
 #[pyclass(module = "solvedgym._solvedgym", frozen)]
 pub(crate) struct Solution {
     pub(crate) game: Arc<DynGame>,
-    pub(crate) inner: DynSolution,
+    /// Immutable once solved (its lazily tabulated opponents aside): copies share it.
+    pub(crate) inner: Arc<DynSolution>,
+    /// The bound it was solved under, which solving it again needs (the game's own size bound
+    /// may exceed the positions it has).
+    pub(crate) max_states: usize,
 }
 
 impl Solution {
@@ -30,7 +35,7 @@ impl Solution {
         let player = if let Ok(agent) = policy.cast::<Agent>() {
             Some(&agent.get().inner.player)
         } else if let Ok(computer) = policy.cast::<Computer>() {
-            Some(&computer.get().player)
+            Some(&*computer.get().player)
         } else {
             None
         };
@@ -423,6 +428,32 @@ impl Solution {
         Ok(out)
     }
 
+    /// Pickled as its game and the bound it was solved under, and solved again when unpickled:
+    /// the solver numbers the positions in the same order every time, so the copy is the same
+    /// solution, position for position. Its pickle is about a hundred bytes whatever the game,
+    /// where its tables hold every position with its truth (Fox & Hounds 8x8: 709,868); the
+    /// price is the solve, paid by each process it reaches (under a second for that game on
+    /// 2 cores: docs/python.md, "Across processes"). A copy (`copy.copy`, `copy.deepcopy`)
+    /// shares the solved tables.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> Reduced<'py, (Game, usize)> {
+        let game = Game {
+            inner: self.game.clone(),
+        };
+        Ok((restorer(py, "_restore_solution")?, (game, self.max_states)))
+    }
+
+    fn __copy__(&self) -> Solution {
+        Solution {
+            game: self.game.clone(),
+            inner: self.inner.clone(),
+            max_states: self.max_states,
+        }
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Solution {
+        self.__copy__()
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Solution({}: {} positions, {})",
@@ -431,4 +462,14 @@ impl Solution {
             self.inner.describe_start()
         )
     }
+}
+
+/// Unpickles a `Solution` (its `__reduce__`): `game.solve(max_states)` again.
+#[pyfunction]
+pub(crate) fn _restore_solution(
+    py: Python<'_>,
+    game: &Bound<'_, Game>,
+    max_states: usize,
+) -> PyResult<Solution> {
+    game.get().solve(py, max_states)
 }

@@ -135,6 +135,24 @@ pub struct DynGame {
     /// FNV-1a of the name and the parameters: positions of two games with equal ids are
     /// interchangeable.
     id: u64,
+    /// The parameters as given (see [`DynGame::given_params`]).
+    given: toml::Table,
+}
+
+/// Two games are equal where their names and parameters are: their positions are
+/// interchangeable (what a game rebuilt from its name and parameters in another process needs).
+impl PartialEq for DynGame {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for DynGame {}
+
+impl Hash for DynGame {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.id.hash(h);
+    }
 }
 
 impl fmt::Debug for DynGame {
@@ -150,17 +168,25 @@ impl DynGame {
         let info = GameInfo::find(name).ok_or_else(|| GameSpecError::UnknownGame {
             name: name.to_string(),
         })?;
-        let game = info.build(params)?;
+        let game = info.build(params.clone())?;
         let described = format!("{} {}", info.name, with_game!(&game, g => g.params()));
         Ok(DynGame {
             game,
             info,
             id: fnv1a(FNV_OFFSET, described.as_bytes()),
+            given: params,
         })
     }
 
     pub fn info(&self) -> &'static GameInfo {
         self.info
+    }
+
+    /// The parameters as they were given to [`DynGame::new`], defaults not filled in: with
+    /// [`GameInfo::name`] they make this game again (an equal one), where [`DynGame::params`]
+    /// need not (a Hackenbush game that deals names its boards there beside what dealt them).
+    pub fn given_params(&self) -> &toml::Table {
+        &self.given
     }
 
     /// The game itself, for code generic over [`Game`] (through `with_game!`).
@@ -519,19 +545,105 @@ impl DynGame {
     }
 }
 
-/// A saved agent opened for a front: what its file says, the game it was saved from, and its
-/// play as a computer player (its learner's greedy policy, as `--ai agent=PATH` plays it).
+/// A saved agent opened for a front: what its file says, the game it was saved from, its play
+/// as a computer player (its learner's greedy policy, as `--ai agent=PATH` plays it), and the
+/// file's bytes as they were read (what the agent is in another process: [`DynAgent::restore`]).
 pub struct DynAgent {
     pub path: std::path::PathBuf,
     pub header: crate::learn::saved::AgentHeader,
     pub game: DynGame,
     pub player: DynPlayer,
+    /// The file's contents, the very bytes the header and the learner were read from.
+    pub contents: Vec<u8>,
 }
 
 impl DynAgent {
     /// Opens the agent at `path` (its learner restored and checked, as `solvedgym evaluate`
-    /// and `--ai agent=PATH` open it) on the game and parameters its header names.
+    /// and `--ai agent=PATH` open it) on the game and parameters its header names, and keeps
+    /// the file's bytes ([`DynAgent::contents`]), read once it has opened as an agent (so that
+    /// no other file is read whole). A file replaced meanwhile (another size or modification
+    /// time than before it was opened) is refused, so that the contents are what was opened.
     pub fn load(path: &std::path::Path) -> Result<DynAgent, FrontError> {
+        let stamp = |path: &std::path::Path| {
+            std::fs::metadata(path)
+                .ok()
+                .map(|m| (m.len(), m.modified().ok()))
+        };
+        let before = stamp(path);
+        let mut agent = Self::open(path)?;
+        let contents = std::fs::read(path)
+            .map_err(|e| FrontError::Refused(format!("{}: {e}", path.display())))?;
+        if before.is_none()
+            || before != stamp(path)
+            || before.map(|(len, _)| len) != Some(contents.len() as u64)
+        {
+            return Err(FrontError::Refused(format!(
+                "{}: the file changed while it was read; open it again",
+                path.display()
+            )));
+        }
+        agent.contents = contents;
+        Ok(agent)
+    }
+
+    /// The agent whose file held `contents` and was at `path` where it was opened (a pickled
+    /// agent, in another process or on another machine). Opened from `path` itself where that
+    /// file still holds these very bytes (so its `path` and `spec` stay the same); else from a
+    /// copy written to the temporary folder (`solvedgym-agents/`, named by a hash of the
+    /// contents and the file's name), which is kept: the copy's `agent=PATH` names a file that
+    /// an environment's opponent can open later. The agent opened is checked to be these bytes.
+    pub fn restore(path: &std::path::Path, contents: &[u8]) -> Result<DynAgent, FrontError> {
+        // A file of another size (or no file) here is not read at all.
+        let same_size =
+            std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == contents.len() as u64);
+        if same_size
+            && std::fs::read(path).is_ok_and(|on_disk| on_disk == contents)
+            && let Ok(agent) = Self::load(path)
+            && agent.contents == contents
+        {
+            return Ok(agent);
+        }
+        let failed = |what: &str, e: &dyn fmt::Display| {
+            FrontError::Refused(format!(
+                "the agent of {} ({} bytes) could not be {what}: {e}",
+                abbreviated(&path.display().to_string(), 100),
+                contents.len(),
+            ))
+        };
+        let dir = std::env::temp_dir().join("solvedgym-agents");
+        std::fs::create_dir_all(&dir).map_err(|e| failed("copied to a temporary file", &e))?;
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .filter(|n| n.len() <= 100)
+            .unwrap_or("agent.parquet");
+        let copy = dir.join(format!("{:016x}-{name}", fnv1a(FNV_OFFSET, contents)));
+        let held = std::fs::metadata(&copy)
+            .is_ok_and(|m| m.is_file() && m.len() == contents.len() as u64)
+            && std::fs::read(&copy).is_ok_and(|held| held == contents);
+        if !held {
+            // Written whole under a name of its own, then renamed: a process opening the copy
+            // at the same time sees the old file or the new one, never half of one.
+            let write = || -> std::io::Result<()> {
+                use std::io::Write;
+                let mut file = tempfile::NamedTempFile::new_in(&dir)?;
+                file.write_all(contents)?;
+                file.persist(&copy).map_err(|e| e.error)?;
+                Ok(())
+            };
+            write().map_err(|e| failed("copied to a temporary file", &e))?;
+        }
+        let agent = Self::load(&copy)?;
+        if agent.contents != contents {
+            return Err(failed(
+                "opened",
+                &format!("{} changed while it was read", copy.display()),
+            ));
+        }
+        Ok(agent)
+    }
+
+    fn open(path: &std::path::Path) -> Result<DynAgent, FrontError> {
         let refused = |e: anyhow::Error| FrontError::Refused(format!("{e:#}"));
         let header = crate::learn::saved::read_header(path).map_err(refused)?;
         let params: toml::Table =
@@ -552,6 +664,7 @@ impl DynAgent {
             header,
             game,
             player,
+            contents: Vec::new(),
         })
     }
 
@@ -701,6 +814,29 @@ mod tests {
         if let Some(over) = over {
             assert!(ttt.choose(&random, &over, 1).is_err());
         }
+    }
+
+    #[test]
+    fn games_are_equal_where_their_names_and_parameters_are() {
+        use std::collections::HashSet;
+        let small = DynGame::new("hexapawn", toml::toml! { rows = 3 cols = 3 }).unwrap();
+        let again = DynGame::new(
+            small.name(),
+            serde_json::from_value(small.params()).unwrap(),
+        );
+        assert_eq!(small, again.unwrap());
+        let deals = DynGame::new("hackenbush", toml::toml! { random = 3 edges = 6 }).unwrap();
+        let again = DynGame::new(deals.info().name, deals.given_params().clone()).unwrap();
+        assert_eq!(deals, again);
+        let octapawn = DynGame::new("octapawn", toml::Table::new()).unwrap();
+        let again = DynGame::new(octapawn.info().name, octapawn.given_params().clone());
+        assert_eq!(octapawn, again.unwrap());
+        assert_eq!(small, game("hexapawn"), "the defaults given or not");
+        let big = DynGame::new("hexapawn", toml::toml! { rows = 4 cols = 4 }).unwrap();
+        assert_ne!(small, big);
+        assert_ne!(game("tictactoe"), small);
+        let set: HashSet<DynGame> = [small.clone(), game("hexapawn"), big].into_iter().collect();
+        assert_eq!(set.len(), 2);
     }
 
     #[test]
