@@ -48,6 +48,7 @@ import numpy as np
 from gymnasium import spaces
 
 import solvedgym
+from solvedgym._seats import seat_number  # noqa: F401  (solvedgym.gym.seat_number, as before)
 from solvedgym._solvedgym import VectorCore
 
 Opponent = Union[str, solvedgym.Agent, Callable[..., int]]
@@ -75,17 +76,6 @@ class ObservationPolicy:
 def env_name(game: str) -> str:
     """The Gymnasium name of a game: ``fox-hounds`` -> ``FoxHounds``."""
     return "".join(part.capitalize() for part in game.split("-"))
-
-
-def seat_number(game: solvedgym.Game, seat: Union[int, str]) -> int:
-    names = game.player_names
-    if isinstance(seat, str):
-        if seat not in names:
-            raise ValueError(f"seat {seat!r}: the players of {game.name} are {', '.join(names)}")
-        return names.index(seat)
-    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < len(names):
-        raise ValueError(f"seat {seat!r}: the seats of {game.name} are 0 to {len(names) - 1}")
-    return int(seat)
 
 
 def render_state(game: solvedgym.Game, state: solvedgym.State, mode: Optional[str]):

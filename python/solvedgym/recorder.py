@@ -24,6 +24,7 @@ from typing import Any, Callable, Dict, List, Optional, Union
 import numpy as np
 
 from ._solvedgym import Agent, Computer, Game, Solution, __version__
+from ._seats import seat_number
 from .experiments import RunResult
 
 __all__ = ["Recorder", "evaluation_metrics"]
@@ -147,7 +148,7 @@ class Recorder:
         if not isinstance(name, str) or not name or "/" in name or name in (".", ".."):
             raise ValueError(f"name={name!r}: a plain, non-empty folder name")
         self.game = game
-        self.seat = _seat_number(game, seat)
+        self.seat = seat_number(game, seat)
         self.solution = solution if solution is not None else game.solve()
         try:
             same = self.solution.index(game.initial_state()) == 0
@@ -406,17 +407,6 @@ def value_error(
         got = np.asarray(values(obs, legal[chunk]), dtype=np.float64).reshape(len(chunk))
         errors.append(np.abs(got - truth[start : start + len(chunk)]))
     return float(np.concatenate(errors).mean())
-
-
-def _seat_number(game: Game, seat: Union[int, str]) -> int:
-    names = game.player_names
-    if isinstance(seat, str):
-        if seat not in names:
-            raise ValueError(f"seat {seat!r}: the players of {game.name} are {', '.join(names)}")
-        return names.index(seat)
-    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < len(names):
-        raise ValueError(f"seat {seat!r}: the seats of {game.name} are 0 to {len(names) - 1}")
-    return int(seat)
 
 
 def _seed(value: Any, what: str = "seed") -> int:
