@@ -251,11 +251,13 @@ impl<G: Game> Slot<G> {
             answers.failed = None;
             answers.live = true;
         }
-        self.record = EpisodeRecord {
-            seed,
-            episode: Some(episode),
-            ..EpisodeRecord::default()
-        };
+        // The record's lists are cleared, not made anew: an episode is a few steps, and a
+        // fresh list would cost an allocation per episode.
+        let record = &mut self.record;
+        (record.seed, record.episode) = (seed, Some(episode));
+        record.moves.clear();
+        record.answers.clear();
+        (record.ended, record.broken) = (false, false);
         self.env.reset(Some(derive_seed(seed, episode)));
         match self.failure() {
             Some(e) => Err(e),
