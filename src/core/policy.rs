@@ -54,78 +54,37 @@ pub trait Policy<G: Game>: Send + Sync {
     }
 }
 
-impl<G: Game, P: Policy<G> + ?Sized> Policy<G> for &P {
-    fn name(&self) -> String {
-        (**self).name()
-    }
-    fn probabilities(
-        &self,
-        game: &G,
-        state: &G::State,
-        legal: &[Action],
-        probs: &mut Vec<f64>,
-    ) -> bool {
-        (**self).probabilities(game, state, legal, probs)
-    }
-    fn choose(
-        &self,
-        game: &G,
-        state: &G::State,
-        legal: &[Action],
-        rng: &mut SgRng,
-    ) -> Option<Action> {
-        (**self).choose(game, state, legal, rng)
-    }
+/// A policy behind a reference, a box or a shared pointer (a saved agent read once and played
+/// by every run) plays as the policy itself.
+macro_rules! forward_policy {
+    ($($pointer:ty),+) => {$(
+        impl<'a, G: Game, P: Policy<G> + ?Sized> Policy<G> for $pointer {
+            fn name(&self) -> String {
+                (**self).name()
+            }
+            fn probabilities(
+                &self,
+                game: &G,
+                state: &G::State,
+                legal: &[Action],
+                probs: &mut Vec<f64>,
+            ) -> bool {
+                (**self).probabilities(game, state, legal, probs)
+            }
+            fn choose(
+                &self,
+                game: &G,
+                state: &G::State,
+                legal: &[Action],
+                rng: &mut SgRng,
+            ) -> Option<Action> {
+                (**self).choose(game, state, legal, rng)
+            }
+        }
+    )+};
 }
 
-impl<G: Game, P: Policy<G> + ?Sized> Policy<G> for Box<P> {
-    fn name(&self) -> String {
-        (**self).name()
-    }
-    fn probabilities(
-        &self,
-        game: &G,
-        state: &G::State,
-        legal: &[Action],
-        probs: &mut Vec<f64>,
-    ) -> bool {
-        (**self).probabilities(game, state, legal, probs)
-    }
-    fn choose(
-        &self,
-        game: &G,
-        state: &G::State,
-        legal: &[Action],
-        rng: &mut SgRng,
-    ) -> Option<Action> {
-        (**self).choose(game, state, legal, rng)
-    }
-}
-
-/// A policy shared by many players (a saved agent read once and played by every run).
-impl<G: Game, P: Policy<G> + ?Sized> Policy<G> for Arc<P> {
-    fn name(&self) -> String {
-        (**self).name()
-    }
-    fn probabilities(
-        &self,
-        game: &G,
-        state: &G::State,
-        legal: &[Action],
-        probs: &mut Vec<f64>,
-    ) -> bool {
-        (**self).probabilities(game, state, legal, probs)
-    }
-    fn choose(
-        &self,
-        game: &G,
-        state: &G::State,
-        legal: &[Action],
-        rng: &mut SgRng,
-    ) -> Option<Action> {
-        (**self).choose(game, state, legal, rng)
-    }
-}
+forward_policy!(&'a P, Box<P>, Arc<P>);
 
 /// Draws a chance outcome: the first whose cumulative probability passes one uniform number
 /// (the last one if rounding leaves the number past them all). Environments, statistics and
