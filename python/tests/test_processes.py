@@ -473,3 +473,32 @@ def test_an_illegal_action_in_an_async_vector_env_raises_in_the_parent(context):
     script = textwrap.dedent(ASYNC_ILLEGAL).format(context=context)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert "RAISED solvedgym IllegalActionError True" in done.stdout, done.stderr[-3000:]
+
+
+def test_an_agent_copy_is_never_written_through_a_link(agent_file, tmp_path):
+    """The copy of an agent whose file is gone goes to the temporary folder, which is anyone's:
+    a `solvedgym-agents` there that links elsewhere is refused, and nothing is written there."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "gone.parquet"
+    shutil.copy(agent_file, path)
+    data = pickle.dumps(solvedgym.load_agent(path))
+    os.remove(path)
+    tmp, elsewhere = tmp_path / "tmp", tmp_path / "elsewhere"
+    tmp.mkdir()
+    elsewhere.mkdir()
+    (tmp / "solvedgym-agents").symlink_to(elsewhere, target_is_directory=True)
+    blob = tmp_path / "agent.pickle"
+    blob.write_bytes(data)
+    code = "import pickle, sys, solvedgym; pickle.loads(open(sys.argv[1], 'rb').read())"
+    run = subprocess.run(
+        [sys.executable, "-c", code, str(blob)],
+        env={**os.environ, "TMPDIR": str(tmp)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode != 0
+    assert "is not a folder (a link is not followed)" in run.stderr, run.stderr
+    assert list(elsewhere.iterdir()) == []

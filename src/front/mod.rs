@@ -612,6 +612,14 @@ impl DynAgent {
         };
         let dir = std::env::temp_dir().join("solvedgym-agents");
         std::fs::create_dir_all(&dir).map_err(|e| failed("copied to a temporary file", &e))?;
+        // The shared temporary folder is anyone's: a `solvedgym-agents` that is a link (to a
+        // folder elsewhere) is refused, never written through.
+        if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_dir()) {
+            return Err(failed(
+                "copied to a temporary file",
+                &format!("{} is not a folder (a link is not followed)", dir.display()),
+            ));
+        }
         let name = path
             .file_name()
             .and_then(|n| n.to_str())
