@@ -235,6 +235,9 @@ class VectorCore:
     def step(self, actions: Any) -> VectorStep:
         """(observations, rewards, terminated, truncated, masks, illegal, final observations in
         the same-step mode or None) after actions[i] in environment i."""
+    def sample_legal(self, draw: int) -> np.ndarray:
+        """A uniformly random legal action of every environment, int64 (0 where an episode is
+        over): draw `draw` of a stream apart from the environments' own."""
     def state(self, i: int) -> State:
         """The position of environment i."""
     def snapshot(self) -> List[EpisodeRecord]:

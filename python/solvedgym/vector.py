@@ -3,7 +3,7 @@
     import gymnasium, solvedgym
     envs = gymnasium.make_vec("solvedgym/Tictactoe-v0", num_envs=256, vectorization_mode="vector_entry_point")
     observations, info = envs.reset(seed=1)
-    actions = envs.action_space.sample(mask=...)   # or a policy on the batch
+    actions = envs.sample_legal()   # random legal moves, or a policy on the batch
     observations, rewards, terminated, truncated, info = envs.step(actions)
 
 (or ``solvedgym.vector.SolvedGymVectorEnv(256, game="tictactoe")``). The keyword arguments
@@ -120,6 +120,7 @@ class SolvedGymVectorEnv(VectorEnv):
         self._observations = np.zeros((self.num_envs, self.game.observation_size), dtype=np.float32)
         self._all = np.ones(self.num_envs, dtype=bool)
         self._seeded = False
+        self._draws = 0
 
     def _info(self, masks: np.ndarray, illegal: np.ndarray, finals: Optional[np.ndarray], ended) -> dict:
         self._masks = masks
@@ -131,8 +132,9 @@ class SolvedGymVectorEnv(VectorEnv):
             return info
         if ended.any():
             final_obs = np.full(self.num_envs, None, dtype=object)
-            for i in np.flatnonzero(ended):
-                final_obs[i] = finals[i]
+            where = np.flatnonzero(ended)
+            # Row views of `finals`, put in without a Python loop over the rows.
+            final_obs[where] = np.fromiter(finals[where], dtype=object, count=len(where))
             final_info = {
                 "action_mask": np.ones_like(masks),
                 "_action_mask": ended,
@@ -158,6 +160,18 @@ class SolvedGymVectorEnv(VectorEnv):
     def action_masks(self) -> np.ndarray:
         """The legal actions of every environment now, bool ``(num_envs, actions)``."""
         return self._masks
+
+    def sample_legal(self) -> np.ndarray:
+        """A uniformly random legal action of every environment now, int64 ``(num_envs,)``,
+        drawn in Rust (0 where an episode just ended and no action is asked for): random play,
+        or the exploring moves of an epsilon-greedy learner,
+        ``np.where(explore, envs.sample_legal(), greedy)``. Each call draws anew, from a stream
+        of its own (the environments' seeds, episodes and moves, and the number of the call), so
+        the episodes are the same whether or not one samples, and a copy samples as the
+        original would."""
+        draw = self._draws
+        self._draws += 1
+        return self._core.sample_legal(draw)
 
     def reset(
         self,
@@ -212,6 +226,7 @@ class SolvedGymVectorEnv(VectorEnv):
             "arguments": self._arguments,
             "episodes": self._core.snapshot(),
             "seeded": self._seeded,
+            "draws": self._draws,
             "masks": self._masks,
             "observations": self._observations,
             "np_random": self._np_random,
@@ -222,4 +237,5 @@ class SolvedGymVectorEnv(VectorEnv):
         self.__init__(**saved["arguments"])
         self._core.restore(saved["episodes"])
         self._seeded, self._masks, self._np_random = saved["seeded"], saved["masks"], saved["np_random"]
+        self._draws = saved.get("draws", 0)
         self._observations, self.spec = saved["observations"], saved["spec"]

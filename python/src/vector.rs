@@ -285,6 +285,22 @@ impl VectorCore {
         self.fill(py, finals, move |v, batch| v.step(&actions, batch))
     }
 
+    /// A uniformly random legal action of every environment, int64 `(n,)` (0 where an
+    /// episode is over): draw `draw` of a stream apart from the environments' own, so that
+    /// their episodes are the same whether or not a caller samples.
+    fn sample_legal<'py>(&self, py: Python<'py>, draw: u64) -> PyResult<Column<'py, i64>> {
+        let out = PyArray1::zeros(py, self.num_envs, false);
+        {
+            let mut actions = out.readwrite();
+            let actions = actions
+                .as_slice_mut()
+                .map_err(|_| PyValueError::new_err("an array that is not contiguous"))?;
+            let inner = self.lock()?;
+            inner.sample_legal(draw, actions).map_err(to_py)?;
+        }
+        Ok(out)
+    }
+
     /// The position of environment `i`.
     fn state(&self, i: usize) -> PyResult<State> {
         let state = self.lock()?.state(i).map_err(to_py)?;

@@ -112,3 +112,33 @@ def test_hostile_inputs():
         envs.reset(seed=[1, 2, 3])
     big = SolvedGymVectorEnv(2, game="tictactoe")
     big.reset(seed=2**70)  # folded into 64 bits, not an overflow
+
+
+@pytest.mark.parametrize("game,params", [("hexapawn", {}), ("hase-und-igel", dict(players=2, board="CHCHIHC2H", max_rounds=6))])
+def test_sample_legal_draws_legal_actions_without_touching_the_episodes(game, params):
+    import copy
+
+    sampled = SolvedGymVectorEnv(64, game=game, **params)
+    plain = SolvedGymVectorEnv(64, game=game, **params)
+    _, info = sampled.reset(seed=7)
+    plain.reset(seed=7)
+    ended = np.zeros(64, dtype=bool)
+    twin = None
+    for t in range(60):
+        actions = sampled.sample_legal()
+        assert actions.dtype == np.int64 and actions.shape == (64,)
+        mask = info["action_mask"]
+        # Legal where an action is asked for (an episode that just ended takes any: 0).
+        assert mask[np.arange(64), actions].all()
+        assert (actions[ended] == 0).all()
+        if t == 20:
+            twin = copy.deepcopy(sampled)
+            assert (twin.sample_legal() == sampled.sample_legal()).all(), "a copy draws as the original"
+        obs, rewards, terminated, truncated, info = sampled.step(actions)
+        plain_obs, plain_rewards, *_ = plain.step(actions)
+        np.testing.assert_array_equal(obs, plain_obs)
+        np.testing.assert_array_equal(rewards, plain_rewards)
+        ended = terminated | truncated
+    # Two calls at one position draw anew; over many environments the draws cover the moves.
+    first, second = sampled.sample_legal(), sampled.sample_legal()
+    assert (first != second).any()

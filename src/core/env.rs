@@ -432,13 +432,40 @@ impl<'p, G: Game> Env<'p, G> {
     /// again or the episode ends. An illegal action changes nothing and lists the legal ones.
     #[inline]
     pub fn step(&mut self, action: Action) -> Result<Step<G::State>, EnvError> {
+        self.act(action)?;
+        Ok(self.step_result())
+    }
+
+    /// [`Env::step`] without its [`Step`]: for a caller that reads only what it needs of the
+    /// result ([`Env::reward`], [`Env::terminated`], [`Env::truncated`]), as the vector
+    /// environment does once per environment and call.
+    #[inline]
+    pub fn act(&mut self, action: Action) -> Result<(), EnvError> {
         if self.core.done() {
             return Err(EnvError::EpisodeOver);
         }
         self.core.apply(action)?;
         self.core.drawn.clear();
         self.advance();
-        Ok(self.step_result())
+        Ok(())
+    }
+
+    /// The learner's reward for the last step: its return once the episode is over, 0 before.
+    #[inline]
+    pub fn reward(&self) -> f64 {
+        self.core.reward(self.seat)
+    }
+
+    /// The game ended by its own rules ([`Step::terminated`]).
+    #[inline]
+    pub fn terminated(&self) -> bool {
+        self.core.terminated()
+    }
+
+    /// The episode was cut off by a cap ([`Step::truncated`]).
+    #[inline]
+    pub fn truncated(&self) -> bool {
+        self.core.truncated
     }
 
     /// Plays one episode from a reset, the other seats played by `theirs` instead of the

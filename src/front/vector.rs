@@ -28,6 +28,9 @@ use crate::truth::oracle::Oracle;
 
 use super::{DynGame, DynState, FrontError, solve_for_optimal};
 
+/// The stream of [`DynVector::sample_legal`], apart from the environments' own.
+const SAMPLE_STREAM: u64 = 0x5A3D_1E9A_11C7_0F42;
+
 /// What happens when an episode ends (Gymnasium's `AutoresetMode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Autoreset {
@@ -112,6 +115,7 @@ trait Stepper: Send {
     fn step(&mut self, actions: &[i64], out: &mut Batch<'_>) -> Result<(), FrontError>;
     fn state(&self, i: usize) -> DynState;
     fn snapshot(&self) -> Vec<EpisodeRecord>;
+    fn sample_legal(&self, draw: u64, out: &mut [i64]);
     fn restore(&mut self, records: &[EpisodeRecord]) -> Result<(), FrontError>;
 }
 
@@ -282,7 +286,7 @@ impl<G: Game> Slot<G> {
         self.record.moves.push(action);
         let played = match self.legal(action) {
             Some(a) => {
-                let step = self.env.step(a).map_err(|e| match e {
+                self.env.act(a).map_err(|e| match e {
                     EnvError::Illegal(e) => FrontError::Illegal(e),
                     e => FrontError::Refused(e.to_string()),
                 })?;
@@ -290,9 +294,9 @@ impl<G: Game> Slot<G> {
                     return Err(e);
                 }
                 Played {
-                    reward: step.reward,
-                    terminated: step.terminated,
-                    truncated: step.truncated,
+                    reward: self.env.reward(),
+                    terminated: self.env.terminated(),
+                    truncated: self.env.truncated(),
                     illegal: false,
                 }
             }
@@ -408,6 +412,28 @@ impl<G: Game> Stepper for Envs<G> {
 
     fn state(&self, i: usize) -> DynState {
         self.game.wrap(self.slots[i].env.state().clone())
+    }
+
+    fn sample_legal(&self, draw: u64, out: &mut [i64]) {
+        for (slot, out) in self.slots.iter().zip(out) {
+            let record = &slot.record;
+            let legal = slot.env.legal_actions();
+            *out = match record.episode {
+                Some(episode) if !legal.is_empty() && !record.ended && !record.broken => {
+                    // A function of the environment's seed, its episode, the moves made in it
+                    // and the draw: nothing to keep, so a copy of the environments draws as the
+                    // original would.
+                    let key = derive_seed(
+                        derive_seed(derive_seed(record.seed, SAMPLE_STREAM), episode),
+                        draw ^ (record.moves.len() as u64).rotate_left(40),
+                    );
+                    let k = ((u128::from(key) * legal.len() as u128) >> 64) as usize;
+                    i64::from(legal[k])
+                }
+                // No action is asked for: every action is legal, and none moves anything.
+                _ => 0,
+            };
+        }
     }
 
     fn snapshot(&self) -> Vec<EpisodeRecord> {
@@ -612,6 +638,22 @@ impl DynVector {
     /// The game.
     pub fn game(&self) -> &DynGame {
         &self.game
+    }
+
+    /// A uniformly random legal action of every environment (0 where an episode is over and no
+    /// action is asked for), written to `out`: draw `draw` of a stream of its own, a function
+    /// of each environment's seed, episode and moves (the environments' own streams, and so
+    /// their episodes, are left as they are). A caller draws again with another `draw`.
+    pub fn sample_legal(&self, draw: u64, out: &mut [i64]) -> Result<(), FrontError> {
+        if out.len() != self.num_envs {
+            return Err(FrontError::Refused(format!(
+                "actions: {} numbers for {} environments",
+                out.len(),
+                self.num_envs
+            )));
+        }
+        self.inner.sample_legal(draw, out);
+        Ok(())
     }
 
     /// Every environment's episode as its moves.
@@ -871,5 +913,44 @@ mod tests {
         }
         let e = v.step(&b.first_legal(9), &mut b.batch()).unwrap_err();
         assert!(e.to_string().contains("call reset()"), "{e}");
+    }
+
+    #[test]
+    fn sampled_actions_are_legal_uniform_and_leave_the_episodes_alone() {
+        let game = DynGame::new("tictactoe", toml::Table::new()).unwrap();
+        let n = 9000;
+        let (mut a, mut b) = (
+            vector(&game, n, "random", Autoreset::NextStep),
+            vector(&game, n, "random", Autoreset::NextStep),
+        );
+        let (mut ba, mut bb) = (Buffers::new(&a), Buffers::new(&b));
+        let seeds: Vec<_> = (0..n as u64).map(Some).collect();
+        a.reset(&seeds, None, &mut ba.batch()).unwrap();
+        b.reset(&seeds, None, &mut bb.batch()).unwrap();
+        let mut actions = vec![0; n];
+        a.sample_legal(0, &mut actions).unwrap();
+        // Every first move about as often: 1,000 each expected, 3.3 standard deviations 100.
+        let mut counts = [0; 9];
+        actions.iter().for_each(|&x| counts[x as usize] += 1);
+        assert!(
+            counts.iter().all(|&c| (900..=1100).contains(&c)),
+            "{counts:?}"
+        );
+        let mut again = vec![0; n];
+        a.sample_legal(0, &mut again).unwrap();
+        assert_eq!(actions, again, "a draw is a function of its number");
+        a.sample_legal(1, &mut again).unwrap();
+        let same = actions.iter().zip(&again).filter(|(x, y)| x == y).count();
+        assert!(same < n / 5, "another draw, other actions ({same} alike)");
+        assert!(a.sample_legal(0, &mut [0; 3]).is_err());
+        // Played: never illegal (illegal actions are errors here); sampling changes nothing of
+        // the episodes (b plays the same actions without sampling).
+        for t in 0..30 {
+            a.sample_legal(t, &mut actions).unwrap();
+            a.step(&actions, &mut ba.batch()).unwrap();
+            b.step(&actions, &mut bb.batch()).unwrap();
+            assert_eq!((&ba.obs, &ba.rewards), (&bb.obs, &bb.rewards));
+        }
+        assert_eq!(a.snapshot(), b.snapshot());
     }
 }

@@ -399,11 +399,26 @@ impl Game for TicTacToe {
     /// Three planes of 9 cells: the observer's marks, the opponent's, the empty cells.
     fn observe(&self, s: &TicTacToeState, player: Player, out: &mut [f32]) {
         let (own, other) = if player == X { (s.x, s.o) } else { (s.o, s.x) };
-        for cell in 0..9 {
-            let bit = 1 << cell;
-            out[cell] = (own & bit != 0) as u8 as f32;
-            out[9 + cell] = (other & bit != 0) as u8 as f32;
-            out[18 + cell] = ((own | other) & bit == 0) as u8 as f32;
+        let empty = !(own | other);
+        // Three cells at a time from a table of their eight patterns: the vector environment
+        // writes an observation per environment and step, and a cell at a time took a tenth of
+        // its instructions.
+        const THREE: [[f32; 3]; 8] = [
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+            [1.0, 0.0, 1.0],
+            [0.0, 1.0, 1.0],
+            [1.0, 1.0, 1.0],
+        ];
+        let out: &mut [f32; 27] = (&mut out[..27]).try_into().expect("27 numbers");
+        for (plane, bits) in [own, other, empty].into_iter().enumerate() {
+            for row in 0..3 {
+                let at = 9 * plane + 3 * row;
+                out[at..at + 3].copy_from_slice(&THREE[usize::from((bits >> (3 * row)) & 7)]);
+            }
         }
     }
     /// The nine squares, row by row from the top; 0 empty, 1 the observer's mark, 2 the
@@ -586,6 +601,28 @@ mod tests {
         ] {
             let e = g.read_board(bad).unwrap_err();
             assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
+
+    /// The table-driven observation against its definition, cell by cell, on every board.
+    #[test]
+    fn the_observation_is_its_three_planes_on_every_board() {
+        let g = TicTacToe;
+        let mut out = [0.0f32; 27];
+        for x in 0u16..512 {
+            for o in (0u16..512).filter(|o| o & x == 0) {
+                let s = TicTacToeState { x, o };
+                for player in [X, O] {
+                    g.observe(&s, player, &mut out);
+                    let (own, other) = if player == X { (x, o) } else { (o, x) };
+                    for cell in 0..9 {
+                        let has = |bits: u16| if bits >> cell & 1 == 1 { 1.0 } else { 0.0 };
+                        assert_eq!(out[cell], has(own), "{s:?} {cell}");
+                        assert_eq!(out[9 + cell], has(other), "{s:?} {cell}");
+                        assert_eq!(out[18 + cell], has(!(own | other)), "{s:?} {cell}");
+                    }
+                }
+            }
         }
     }
 
