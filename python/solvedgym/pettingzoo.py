@@ -50,6 +50,7 @@ class SolvedGymAEC(AecBase, AECEnv):
 
     def __init__(self, game: str = "tictactoe", render_mode: Optional[str] = None, **params: Any):
         AECEnv.__init__(self)
+        self._arguments = (game, render_mode, params)
         self.game = solvedgym.make(game, **params)
         self.metadata = {**self.metadata, "name": f"solvedgym_{self.game.name.replace('-', '_')}_v0"}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -93,6 +94,34 @@ class SolvedGymAEC(AecBase, AECEnv):
             setattr(other, key, value if key == "game" else copy.deepcopy(value, memo))
         other._copy_engine(self, memo)
         return other
+
+    # A pickle: the constructor's arguments, PettingZoo's dicts and agents as they stand, and
+    # the episode as (the position's exact key, plies played, the chance generator's state), so
+    # that the copy plays on as the original would, in this process or another.
+    _PROTOCOL = ("agents", "agent_selection", "rewards", "_cumulative_rewards", "terminations",
+                 "truncations", "infos", "_skip_agent_selection")
+
+    def __getstate__(self) -> dict:
+        return {
+            "arguments": self._arguments,
+            "protocol": {name: getattr(self, name) for name in self._PROTOCOL},
+            "engine": self._engine_state(),
+            "extra": {k: v for k, v in self.__dict__.items() if k not in _MADE_BY_INIT},
+        }
+
+    def __setstate__(self, saved: dict) -> None:
+        game, render_mode, params = saved["arguments"]
+        self.__init__(game, render_mode=render_mode, **params)
+        self._resume_engine(*saved["engine"])
+        for name, value in saved["protocol"].items():
+            setattr(self, name, value)
+        self.__dict__.update(saved["extra"])
+
+
+# What __init__ makes again from the arguments (the rest of __dict__ is pickled as it is).
+_MADE_BY_INIT = frozenset(
+    {"_arguments", "game", "metadata", "render_mode", "possible_agents", "action_spaces", "observation_spaces"}
+)
 
 
 def env(game: str = "tictactoe", **kwargs: Any) -> SolvedGymAEC:

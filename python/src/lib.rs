@@ -24,7 +24,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use solvedgym::front::{
-    Autoreset, Batch, DynAgent, DynGame, DynPlayer, DynSolution, DynState, DynVector,
+    Autoreset, Batch, DynAec, DynAgent, DynGame, DynPlayer, DynSolution, DynState, DynVector,
     EpisodeRecord, ExternalPlayer, FrontError, Illegal, Opponent, OpponentSpec, Output,
     PolicyTable,
 };

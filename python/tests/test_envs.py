@@ -158,3 +158,69 @@ def test_an_aec_deepcopy_plays_on_alike_and_alone(game, params):
     assert (e.agent_selection, e.game.render(e.state), dict(e.rewards)) == before
     rng.setstate(state)
     assert play(e, rng, 400) == ours  # the same moves give the same episode, chance included
+
+
+def aec_play(env, rng, moves):
+    """(agent, observation, mask, reward, terminated, truncated) at each of `moves` turns of
+    random legal play drawn with `rng` (the episode restarted where every agent is done)."""
+    seen = []
+    for _ in range(moves):
+        if not env.agents:
+            env.reset()
+        agent = env.agent_selection
+        observation, reward, termination, truncation, info = env.last()
+        seen.append((agent, observation["observation"].tolist(), observation["action_mask"].tolist(), reward, termination, truncation))
+        env.step(None if termination or truncation else rng.choice(np.flatnonzero(observation["action_mask"]).tolist()))
+    return seen
+
+
+@pytest.mark.parametrize("game,params", [("tictactoe", {}), ("hase-und-igel", {"players": 3, "board": "CHCHIHC2H", "max_rounds": 6}), ("dice-race", {})])
+def test_an_aec_env_pickled_mid_episode_plays_on_as_the_original(game, params):
+    import pickle
+    import random
+
+    e = aec_env(game, **params)
+    e.reset(seed=11)
+    rng = random.Random(11)
+    aec_play(e, rng, 7)
+    e.extra_note = "kept"  # what a caller put on the environment travels with it
+    for protocol in (2, pickle.HIGHEST_PROTOCOL):
+        back = pickle.loads(pickle.dumps(e, protocol))
+        assert back.extra_note == "kept" and back.metadata == e.metadata
+        assert (back.agents, back.agent_selection, back.rewards, back._cumulative_rewards) == (
+            e.agents, e.agent_selection, e.rewards, e._cumulative_rewards)
+        state = rng.getstate()
+        theirs = aec_play(back, rng, 300)
+        rng.setstate(state)
+        assert aec_play(pickle.loads(pickle.dumps(e, protocol)), rng, 300) == theirs
+    # The original, untouched by its copies, plays the same turns too (chance included: the
+    # generator travelled in the pickle; episodes after the first restart from it as well).
+    rng.setstate(state)
+    assert aec_play(e, rng, 300) == theirs
+    # A pickle that does not hold an episode of this game is refused with a message.
+    saved = e.__getstate__()
+    saved["engine"] = (saved["engine"][0], saved["engine"][1], "not a generator")
+    with pytest.raises(ValueError, match="generator"):
+        type(e).__new__(type(e)).__setstate__(saved)
+
+
+def test_agent_iter_yields_the_agent_to_act_until_all_are_done_or_max_iter():
+    e = aec_env("tictactoe")
+    e.reset(seed=1)
+    assert list(zip(range(3), e.agent_iter())) == [(0, "x"), (1, "x"), (2, "x")], "the selection until it moves"
+    limited = e.agent_iter(4)
+    seen = []
+    for agent in limited:
+        seen.append(agent)
+        e.step(int(np.flatnonzero(e.last()[0]["action_mask"])[0]))
+    assert seen == ["x", "o", "x", "o"]
+    # Each iteration over it starts afresh, with max_iter again (the agent has not moved).
+    assert [a for a, _ in zip(limited, range(10))] == ["x"] * 4
+    # Played out: the iterator stops once every agent has stepped its last (dead) step.
+    turns = 0
+    for agent in e.agent_iter():
+        observation, reward, termination, truncation, info = e.last()
+        e.step(None if termination or truncation else int(np.flatnonzero(observation["action_mask"])[0]))
+        turns += 1
+    assert not e.agents and turns >= 2
+    assert list(e.agent_iter()) == []

@@ -434,6 +434,32 @@ def test_objects_cross_a_spawned_process():
         assert str(there.value) == str(here)
 
 
+def aec_in_worker(env):
+    import random
+
+    import numpy as np
+
+    rng, seen = random.Random(5), []
+    for agent in env.agent_iter(200):
+        observation, reward, termination, truncation, info = env.last()
+        seen.append((agent, observation["observation"].tolist(), reward, termination, truncation))
+        env.step(None if termination or truncation else rng.choice(np.flatnonzero(observation["action_mask"]).tolist()))
+    return seen
+
+
+def test_a_pettingzoo_env_crosses_a_spawned_process_mid_episode():
+    pytest.importorskip("pettingzoo")
+    import solvedgym.pettingzoo
+
+    env = solvedgym.pettingzoo.env("hase-und-igel", players=3, board="CHCHIHC2H", max_rounds=6)
+    env.reset(seed=21)
+    for _ in range(4):
+        env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        there = pool.apply_async(aec_in_worker, (env,)).get(timeout=120)
+    assert there == aec_in_worker(env) and len(there) > 10
+
+
 ASYNC_ILLEGAL = """
 import gymnasium, numpy as np, solvedgym
 

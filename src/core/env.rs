@@ -93,6 +93,7 @@ fn legal_at<'a, G: Game>(
     }
 }
 
+#[derive(Clone)]
 struct Core<G: Game> {
     game: G,
     state: G::State,
@@ -116,8 +117,9 @@ struct Core<G: Game> {
     /// refilled, and a load of the vector's (pointer, length) pair as one 16-byte word cannot
     /// be forwarded from the 8-byte store of its length (a stall of a dozen cycles per move).
     legal_len: u32,
-    /// The action mask of `legal`, made when asked for ([`Core::mask`]).
-    mask: std::cell::OnceCell<Vec<bool>>,
+    /// The action mask of `legal`, made when asked for ([`Core::mask`]); a `OnceLock` so that
+    /// an environment can be shared between threads (the Python package's objects must be).
+    mask: std::sync::OnceLock<Vec<bool>>,
     outcomes: Vec<(Action, f64)>,
 }
 
@@ -139,7 +141,7 @@ impl<G: Game> Core<G> {
             now: Turn::Terminal,
             legal: Vec::new(),
             legal_len: 0,
-            mask: std::cell::OnceCell::new(),
+            mask: std::sync::OnceLock::new(),
             outcomes: Vec::new(),
         }
     }
@@ -631,6 +633,7 @@ enum Stop {
 }
 
 /// The turn-based multi-agent view (PettingZoo AEC): every seat is an agent.
+#[derive(Clone)]
 pub struct AecEnv<G: Game> {
     core: Core<G>,
 }
@@ -801,6 +804,32 @@ impl<G: Game> AecEnv<G> {
     /// The seat that resigned, if the episode ended by resignation.
     pub fn resigned(&self) -> Option<Player> {
         self.core.resigned
+    }
+    /// The game ended by its own rules (not cut off by a cap).
+    pub fn terminated(&self) -> bool {
+        self.core.terminated()
+    }
+    /// The episode was cut off by a cap (the game's round cap, or the environment's ply limit).
+    pub fn truncated(&self) -> bool {
+        self.core.truncated
+    }
+    /// The random stream chance is drawn from, as it stands.
+    pub fn rng(&self) -> &SgRng {
+        &self.core.rng
+    }
+    /// Goes on from `state` (a position `ply` plies into an episode, no seat resigned) with
+    /// `rng` as the random stream: an episode saved as (state, ply, stream) plays on as the
+    /// original would. Chance at `state` is drawn, as after a move.
+    pub fn resume(&mut self, state: G::State, ply: u32, rng: SgRng) {
+        let core = &mut self.core;
+        core.rng = rng;
+        core.ply = ply;
+        core.returns = None;
+        core.truncated = false;
+        core.resigned = None;
+        core.drawn.clear();
+        core.enter(state);
+        self.resolve_chance();
     }
 }
 

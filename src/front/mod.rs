@@ -12,10 +12,12 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
+mod aec;
 mod picture;
 mod solution;
 pub mod study;
 mod vector;
+pub use aec::DynAec;
 pub use picture::{MAX_SIDE, Picture};
 pub use solution::{BestResponse, DynSolution, Evaluation, Illegal, Opponent, Output, PolicyTable};
 pub use vector::{Autoreset, Batch, DynVector, EpisodeRecord, ExternalPlayer, OpponentSpec};
