@@ -28,7 +28,11 @@ Actions are ``Discrete(num_distinct_actions)``; the legal ones are ``info["actio
 episode's last observation every action is marked legal: no action is asked for there (the next
 call is ``reset``), and a masked policy never meets an empty mask. The reward is the learner's
 payoff at the end (0 before). An episode that reaches a round cap of the rules is truncated; a
-computer opponent that resigns ends it (terminated, with the game's resignation returns).
+computer opponent that resigns ends it (terminated, with the game's resignation returns). Where
+an episode ends before the learner's first move (an opponent resigning at its first move, as a
+matchbox agent with an empty first box does), ``reset`` returns that last observation, every
+action legal, and the next ``step``, whatever its action, reports the end (the reward,
+``terminated``) and plays nothing.
 
 The episodes are played in Rust by the engine of the vector environment
 (``solvedgym.vector``): ``reset(seed=s)`` starts the environment's seed ``s``, each later

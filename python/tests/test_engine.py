@@ -350,3 +350,65 @@ def test_pickles_of_fresh_environments_and_of_the_vector_env():
                 out.append((obs.tolist(), r.tolist(), te.tolist(), tr.tolist()))
             runs.append(out)
         assert runs[0] == runs[1] == runs[2]
+
+
+@pytest.fixture(scope="module")
+def resigning_agent(tmp_path_factory):
+    """Gardner's HER playing White, the side that loses Hexapawn, after 20 games against
+    perfect play: the bead of every lost game's last move confiscated, so its boxes empty, the
+    first one included, and an empty box resigns."""
+    pytest.importorskip("polars", reason="solvedgym.run's curves are a polars DataFrame")
+    config = {
+        "name": "resigning",
+        "episodes": 20,
+        "eval_interval": 20,
+        "seeds": 1,
+        "game": {"name": "hexapawn"},
+        "learners": [{"kind": "matchbox", "scheme": "her", "label": "HER", "seat": "white"}],
+        "opponents": [{"name": "optimal black", "policy": "optimal"}],
+    }
+    result = solvedgym.run(config, out=tmp_path_factory.mktemp("runs"), progress=False)
+    (path,) = (result.dir / "agents").iterdir()
+    return solvedgym.load_agent(path)
+
+
+def test_a_resigning_computer_ends_the_episode_alike_in_the_single_and_the_vector_env(resigning_agent):
+    """HER as the opponent (White) resigns, at its first move too (before the learner has
+    moved: the reset shows the episode's last observation, every action legal, and the next
+    step reports the end, whatever its action). Both envs play the same episodes from a seed."""
+    kwargs = dict(game="hexapawn", seat="black", opponent=resigning_agent)
+    game = solvedgym.make("hexapawn")
+    resigned = at_start = 0
+    for seed in range(6):
+        single = single_run(kwargs, seed, 150, wild=False)
+        assert len(single) > 150
+        same_rows(single, vector_run(kwargs, seed, 150, wild=False))
+        # Count HER's resignations in the single env's own episodes: an end (Black's reward
+        # +1) at a position where White still had moves.
+        env = SolvedGymEnv(**kwargs)
+        rng = np.random.default_rng(seed)
+        _, info = env.reset(seed=seed)
+        first = True
+        for _ in range(150):
+            before = env.state
+            _, reward, terminated, truncated, info = env.step(pick(rng, info["action_mask"], False))
+            if terminated or truncated:
+                if reward == 1 and not game.is_terminal(env.state):
+                    resigned += 1
+                    at_start += first and env.state == before
+                _, info = env.reset()
+                first = True
+            else:
+                first = False
+    assert resigned > 20 and at_start > 0, (resigned, at_start)
+    # The vector env in both autoreset modes: the end at a reset comes at the next step.
+    for mode in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
+        envs = SolvedGymVectorEnv(16, autoreset_mode=mode, **kwargs)
+        _, info = envs.reset(seed=3)
+        rng = np.random.default_rng(3)
+        wins = 0
+        for _ in range(200):
+            actions = [pick(rng, m, False) for m in info["action_mask"]]
+            _, rewards, terminated, truncated, info = envs.step(actions)
+            wins += int(((rewards == 1) & terminated).sum())
+        assert wins > 50

@@ -284,6 +284,19 @@ impl<G: Game> Slot<G> {
     /// Plays the learner's `action` (legal, or losing when illegal actions lose).
     fn play(&mut self, action: i64) -> Result<Played, FrontError> {
         self.record.moves.push(action);
+        if self.env.is_done() {
+            // The episode ended before the learner's first move (an opponent resigned, or the
+            // game ended in the plies before the learner's seat): the reset showed its last
+            // observation with every action legal, and this step tells how it ended; the
+            // action plays nothing.
+            self.record.ended = true;
+            return Ok(Played {
+                reward: self.env.reward(),
+                terminated: self.env.terminated(),
+                truncated: self.env.truncated(),
+                illegal: false,
+            });
+        }
         let played = match self.legal(action) {
             Some(a) => {
                 self.env.act(a).map_err(|e| match e {
@@ -376,7 +389,8 @@ impl<G: Game> Stepper for Envs<G> {
                     "environment {i}: the episode is over: call reset()"
                 )));
             }
-            if !waits && !self.illegal_loses && slot.legal(actions[i]).is_none() {
+            let asked = !waits && !slot.env.is_done();
+            if asked && !self.illegal_loses && slot.legal(actions[i]).is_none() {
                 let env = &slot.env;
                 let source = env.game().illegal(env.state(), actions[i].to_string());
                 return Err(FrontError::IllegalIn { env: i, source });
@@ -474,7 +488,8 @@ impl<G: Game> Stepper for Envs<G> {
                 &record.moves[..]
             };
             for &m in moves {
-                if slot.record.ended || (!self.illegal_loses && slot.legal(m).is_none()) {
+                let asked = !slot.env.is_done();
+                if slot.record.ended || (asked && !self.illegal_loses && slot.legal(m).is_none()) {
                     return Err(again(FrontError::Refused(format!("move {m}"))));
                 }
                 slot.play(m).map_err(again)?;

@@ -83,14 +83,19 @@ class SolvedGymVecEnv(VecEnv):
         self._masks = masks
         dones = terminated | truncated
         # One dict per environment, as SB3 reads them; SB3 reads "TimeLimit.truncated" with a
-        # default of False, so it is written where an episode ended only.
+        # default of False, so it is written where an episode ended only. The ended rows are
+        # read as Python values once (a numpy scalar a field costs more than the dict it fills).
         infos = [{} for _ in range(self.num_envs)]
-        for i in dones.nonzero()[0].tolist():
-            info = infos[i]
-            info["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
-            info["terminal_observation"] = finals[i]
-            if illegal[i]:
-                info["illegal"] = True
+        ended = dones.nonzero()[0]
+        if len(ended):
+            cut = (truncated[ended] & ~terminated[ended]).tolist()
+            lost = illegal[ended].tolist()
+            for i, row, c, l in zip(ended.tolist(), finals[ended], cut, lost):
+                info = infos[i]
+                info["TimeLimit.truncated"] = c
+                info["terminal_observation"] = row
+                if l:
+                    info["illegal"] = True
         return observations, rewards.astype(np.float32), dones, infos
 
     def close(self) -> None:
