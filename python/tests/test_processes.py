@@ -501,6 +501,37 @@ def test_an_illegal_action_in_an_async_vector_env_raises_in_the_parent(context):
     assert "RAISED solvedgym IllegalActionError True" in done.stdout, done.stderr[-3000:]
 
 
+SPAWNED_WITHOUT_IMPORT = """
+import gymnasium, numpy as np
+
+# Workers started by spawn import nothing of ours: each way below must get them the environment.
+ways = {
+    # Gymnasium's own: the spec, entry point "solvedgym.gym:SolvedGymEnv", travels and is imported.
+    "make_vec": lambda: gymnasium.make_vec(
+        "solvedgym.gym:solvedgym/Tictactoe-v0", num_envs=2, vectorization_mode="async",
+        vector_kwargs={"context": "spawn"}),
+    # A function of the caller's, the module named in the id ("module:id", Gymnasium's form).
+    "module:id": lambda: gymnasium.vector.AsyncVectorEnv(
+        [lambda: gymnasium.make("solvedgym.gym:solvedgym/Tictactoe-v0")] * 2, context="spawn"),
+}
+for name, make in ways.items():
+    envs = make()
+    _, info = envs.reset(seed=0)
+    _, rewards, _, _, info = envs.step(info["action_mask"].argmax(axis=1))
+    print("STEPPED", name, info["action_mask"].shape, flush=True)
+    envs.close()
+# The plain id in a spawned worker that imported nothing: Gymnasium's NamespaceNotFound there.
+envs = gymnasium.vector.AsyncVectorEnv([lambda: gymnasium.make("solvedgym/Tictactoe-v0")], context="spawn")
+"""
+
+
+def test_spawned_workers_make_the_env_by_the_module_in_its_id():
+    pytest.importorskip("gymnasium")
+    done = subprocess.run([sys.executable, "-c", SPAWNED_WITHOUT_IMPORT], capture_output=True, text=True, timeout=120)
+    assert "STEPPED make_vec (2, 9)" in done.stdout and "STEPPED module:id (2, 9)" in done.stdout, done.stderr[-3000:]
+    assert done.returncode != 0 and "NamespaceNotFound" in done.stderr, "the plain id needs the import"
+
+
 def test_an_agent_copy_is_never_written_through_a_link(agent_file, tmp_path):
     """The copy of an agent whose file is gone goes to the temporary folder, which is anyone's:
     a `solvedgym-agents` there that links elsewhere is refused, and nothing is written there."""
