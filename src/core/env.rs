@@ -117,9 +117,6 @@ struct Core<G: Game> {
     /// refilled, and a load of the vector's (pointer, length) pair as one 16-byte word cannot
     /// be forwarded from the 8-byte store of its length (a stall of a dozen cycles per move).
     legal_len: u32,
-    /// The action mask of `legal`, made when asked for ([`Core::mask`]); a `OnceLock` so that
-    /// an environment can be shared between threads (the Python package's objects must be).
-    mask: std::sync::OnceLock<Vec<bool>>,
     outcomes: Vec<(Action, f64)>,
 }
 
@@ -141,7 +138,6 @@ impl<G: Game> Core<G> {
             now: Turn::Terminal,
             legal: Vec::new(),
             legal_len: 0,
-            mask: std::sync::OnceLock::new(),
             outcomes: Vec::new(),
         }
     }
@@ -174,7 +170,6 @@ impl<G: Game> Core<G> {
     /// reloaded from memory right after the store (a stall when the sizes of the two differ).
     #[inline]
     fn enter(&mut self, state: G::State) {
-        self.mask.take();
         if self.game.keeps_legal_actions() {
             // Read in place when asked for: not copied.
             self.state_turn = self.game.turn(&state);
@@ -199,22 +194,21 @@ impl<G: Game> Core<G> {
         legal_at(&self.game, &self.state, &self.legal, self.legal_len)
     }
 
-    /// One flag per action of the action space, set for the legal actions: built from `legal`
-    /// when first asked for after a move (learners never ask).
-    fn mask(&self) -> &[bool] {
-        self.mask.get_or_init(|| {
-            let mut mask = vec![false; self.game.num_distinct_actions()];
-            // None after a resignation (a game keeping its legal actions still lists them).
-            let legal = if self.resigned.is_some() {
-                &[]
-            } else {
-                self.legal()
-            };
-            for &a in legal {
-                mask[a as usize] = true;
-            }
-            mask
-        })
+    /// One flag per action of the action space, set for the legal actions: made when asked
+    /// for (the checks and the tests ask; learners and the environments of the fronts never do,
+    /// so no move pays for keeping it).
+    fn mask(&self) -> Vec<bool> {
+        let mut mask = vec![false; self.game.num_distinct_actions()];
+        // None after a resignation (a game keeping its legal actions still lists them).
+        let legal = if self.resigned.is_some() {
+            &[]
+        } else {
+            self.legal()
+        };
+        for &a in legal {
+            mask[a as usize] = true;
+        }
+        mask
     }
 
     /// Plays a player's action, checked against the legal actions already at hand.
@@ -275,7 +269,6 @@ impl<G: Game> Core<G> {
         self.returns = Some(self.game.resignation_returns(&self.state, seat));
         self.resigned = Some(seat);
         self.now = Turn::Terminal;
-        self.mask.take();
         self.legal.clear();
         self.legal_len = 0;
         Ok(())
@@ -602,7 +595,7 @@ impl<'p, G: Game> Env<'p, G> {
         }
     }
     /// One flag per action of the action space: legal now or not.
-    pub fn action_mask(&self) -> &[bool] {
+    pub fn action_mask(&self) -> Vec<bool> {
         self.core.mask()
     }
     /// The returns of the finished episode: `None` while running or when the environment's ply
@@ -795,7 +788,7 @@ impl<G: Game> AecEnv<G> {
         let seat = self.core.turn().player()?;
         Some((seat, self.core.legal()))
     }
-    pub fn action_mask(&self) -> &[bool] {
+    pub fn action_mask(&self) -> Vec<bool> {
         self.core.mask()
     }
     pub fn returns(&self) -> Option<Returns> {
