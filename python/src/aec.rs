@@ -123,16 +123,28 @@ impl AecBase {
             .unwrap_or_else(|| vec![0.0; self.names.len()]);
         let truncated = engine.truncated();
         let (rewards, cumulative) = (self.rewards.bind(py), self.cumulative_rewards.bind(py));
+        let (terminated, truncated) = (
+            PyBool::new(py, !truncated).to_owned().into_any(),
+            PyBool::new(py, truncated).to_owned().into_any(),
+        );
         for (seat, name) in self.names.iter().enumerate() {
             let name = name.bind(py);
-            if !rewards.contains(name)? {
+            let present = match rewards.cast::<PyDict>() {
+                Ok(d) => d.contains(name)?,
+                Err(_) => rewards.contains(name)?,
+            };
+            if !present {
                 continue;
             }
-            rewards.set_item(name, returns[seat])?;
-            let before: f64 = cumulative.get_item(name)?.extract()?;
-            cumulative.set_item(name, before + returns[seat])?;
-            self.terminations.bind(py).set_item(name, !truncated)?;
-            self.truncations.bind(py).set_item(name, truncated)?;
+            store(rewards, name, &PyFloat::new(py, returns[seat]).into_any())?;
+            let before: f64 = lookup(cumulative, name)?.extract()?;
+            store(
+                cumulative,
+                name,
+                &PyFloat::new(py, before + returns[seat]).into_any(),
+            )?;
+            store(self.terminations.bind(py), name, &terminated)?;
+            store(self.truncations.bind(py), name, &truncated)?;
         }
         Ok(())
     }
@@ -215,14 +227,36 @@ impl AecBase {
             }
         }
         let rewards = self.rewards.bind(py);
-        for key in rewards.try_iter()?.collect::<PyResult<Vec<_>>>()? {
-            rewards.set_item(key, 0)?;
+        let zero = 0i32.into_pyobject(py)?.into_any();
+        match rewards.cast::<PyDict>() {
+            Ok(d) => {
+                for key in d.keys() {
+                    d.set_item(key, &zero)?;
+                }
+            }
+            Err(_) => {
+                for key in rewards.try_iter()?.collect::<PyResult<Vec<_>>>()? {
+                    rewards.set_item(key, &zero)?;
+                }
+            }
         }
         Ok(())
     }
 
     fn flag(&self, py: Python<'_>, dict: &Py<PyAny>, agent: &Bound<'_, PyAny>) -> PyResult<bool> {
         lookup(dict.bind(py), agent)?.extract()
+    }
+}
+
+/// `mapping[key] = value`, as [`lookup`] reads.
+fn store<'py>(
+    mapping: &Bound<'py, PyAny>,
+    key: &Bound<'py, PyAny>,
+    value: &Bound<'py, PyAny>,
+) -> PyResult<()> {
+    match mapping.cast::<PyDict>() {
+        Ok(dict) => dict.set_item(key, value),
+        Err(_) => mapping.set_item(key, value),
     }
 }
 
@@ -436,7 +470,7 @@ impl AecBase {
             .and_then(|v| v.extract::<f64>().ok())
             .is_some_and(|v| v == 0.0 && v.is_sign_positive());
         if !zero {
-            cumulative.set_item(agent, 0.0)?;
+            store(cumulative, agent, &PyFloat::new(py, 0.0).into_any())?;
         }
         this.settle(py)
     }
