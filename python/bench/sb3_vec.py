@@ -3,6 +3,12 @@ against SB3's own ``DummyVecEnv`` of the single environment ``solvedgym/<Name>-v
 legal actions drawn from the masks (``env_method("action_masks")``, as MaskablePPO reads them),
 64 environments, the best of 3 rounds each, the two measured back to back on this machine.
 
+Then the ceiling any ``VecEnv`` could reach against that ``DummyVecEnv``: the work every step
+asks of the client whatever the environment (drawing the actions from the masks, sb3-contrib's
+``np.stack`` of the ``env_method`` list on MaskablePPO's path, one info dict per environment,
+which SB3 reads) timed alone, and the ``DummyVecEnv``'s time a step divided by it: an
+environment that cost nothing would reach that ratio and no more.
+
     python python/bench/sb3_vec.py [--game tictactoe] [--n-envs 64] [--seconds 2]
 """
 
@@ -35,6 +41,37 @@ def steps_per_second(env, seconds: float, native_masks: bool = False) -> float:
             return steps / elapsed
 
 
+def seconds_per_call(work, seconds: float) -> float:
+    """The best of five runs of `seconds`/5 each: seconds a call of `work()`."""
+    best = float("inf")
+    for _ in range(5):
+        calls, start = 0, time.perf_counter()
+        while True:
+            for _ in range(100):
+                work()
+            calls += 100
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds / 5:
+                break
+        best = min(best, elapsed / calls)
+    return best
+
+
+def client_floor(env, seconds: float) -> dict:
+    """Seconds a step of the client's own work, timed alone on `env`'s masks: the draw, the
+    draw with sb3-contrib's stacking of the env_method list, and one info dict an environment."""
+    rng = np.random.default_rng(0)
+    env.seed(1)
+    env.reset()
+    masks = env.action_masks()
+    rows = env.env_method("action_masks")
+    n = env.num_envs
+    draw = seconds_per_call(lambda: (rng.random(masks.shape) * masks).argmax(axis=1), seconds)
+    stack = seconds_per_call(lambda: np.stack(rows), seconds)
+    infos = seconds_per_call(lambda: [{} for _ in range(n)], seconds)
+    return {"draw": draw, "stack": stack, "infos": infos}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="tictactoe")
@@ -59,6 +96,21 @@ def main() -> None:
         print(f"{name:<24} {rate:>12,.0f} steps/s")
     for name in ["solvedgym.sb3.vec_env", "  masks: action_masks()"]:
         print(f"ratio ({name.strip()}) {best[name] / best['DummyVecEnv']:>{22 - len(name.strip())}.1f}x")
+    floor = client_floor(ours, args.seconds)
+    dummy_step = args.n_envs / best["DummyVecEnv"]
+    print(f"\nthe client's own work a step of {args.n_envs} environments, timed alone:")
+    parts = {
+        "drawing the actions from the masks": floor["draw"],
+        "np.stack of env_method('action_masks')": floor["stack"],
+        f"{args.n_envs} info dicts": floor["infos"],
+        "DummyVecEnv's whole step": dummy_step,
+    }
+    for label, cost in parts.items():
+        print(f"  {label:<40} {cost * 1e6:8.1f} us")
+    masked = floor["draw"] + floor["stack"] + floor["infos"]
+    native = floor["draw"] + floor["infos"]
+    print(f"{'ceiling of any VecEnv (env_method)':<42} {dummy_step / masked:8.1f}x")
+    print(f"{'ceiling of any VecEnv (action_masks())':<42} {dummy_step / native:8.1f}x")
 
 
 if __name__ == "__main__":

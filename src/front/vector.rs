@@ -220,11 +220,44 @@ struct Slot<G: Game> {
 
 struct Envs<G: Game> {
     slots: Vec<Slot<G>>,
+    /// What each environment's next step admits, kept beside the slots (a few bytes each) so
+    /// that a step's check of every action before any moves reads no slot: at 8,192
+    /// environments the slots outgrow the cache, and a check that read them cost a seventh of
+    /// the step. Refreshed after every change of a slot ([`Envs::refresh`]); debug builds
+    /// check it against the slot at every step.
+    gates: Vec<Gate>,
     /// An illegal action ends the episode with reward -1 instead of being an error.
     illegal_loses: bool,
     seat: Player,
     autoreset: Autoreset,
     game: DynGame,
+}
+
+/// What an environment's next step admits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Gate {
+    /// No step: the episode is over (or never started, or broken).
+    Refuse,
+    /// Any action: none is asked for (the episode waits for its next-step reset, or ended
+    /// before the learner's move), or illegal actions lose.
+    Any,
+    /// The legal actions, as bits (every action below 64).
+    Legal(u64),
+    /// Look at the slot: an action of 64 or more is legal.
+    Slot,
+}
+
+impl Gate {
+    /// `Some(admitted)` where the gate decides alone.
+    #[inline]
+    fn admits(self, action: i64) -> Option<bool> {
+        match self {
+            Gate::Refuse => Some(false),
+            Gate::Any => Some(true),
+            Gate::Legal(bits) => Some((0..64).contains(&action) && bits >> action & 1 == 1),
+            Gate::Slot => None,
+        }
+    }
 }
 
 /// How one step of one environment ended.
@@ -327,8 +360,9 @@ impl<G: Game> Slot<G> {
 }
 
 impl<G: Game> Envs<G> {
-    /// Writes environment `i`'s observation and mask.
-    fn write(&self, i: usize, out: &mut Batch<'_>) {
+    /// Writes environment `i`'s observation and mask, and makes its gate (from the same look
+    /// at its legal actions).
+    fn write(&mut self, i: usize, out: &mut Batch<'_>) {
         let slot = &self.slots[i];
         let game = slot.env.game();
         let n = game.observation_len();
@@ -339,14 +373,100 @@ impl<G: Game> Envs<G> {
         );
         let a = game.num_distinct_actions();
         let mask = &mut out.masks[i * a..(i + 1) * a];
-        if slot.record.ended || slot.record.broken || slot.env.is_done() {
+        let record = &slot.record;
+        let over = record.episode.is_none()
+            || record.broken
+            || (record.ended && self.autoreset != Autoreset::NextStep);
+        let gate = if record.ended || record.broken || slot.env.is_done() {
             mask.fill(true);
+            if over { Gate::Refuse } else { Gate::Any }
         } else {
             mask.fill(false);
+            let (mut bits, mut wide) = (0u64, false);
             for &action in slot.env.legal_actions() {
                 mask[action as usize] = true;
+                bits |= 1u64.wrapping_shl(action);
+                wide |= action >= 64;
             }
+            match () {
+                _ if over => Gate::Refuse,
+                _ if self.illegal_loses => Gate::Any,
+                _ if wide => Gate::Slot,
+                _ => Gate::Legal(bits),
+            }
+        };
+        self.gates[i] = gate;
+        debug_assert_eq!(gate, self.gate(i), "environment {i}");
+    }
+
+    /// Whether environment `i` takes `action` in its next step: the error a step gives if not.
+    fn check(&self, i: usize, action: i64) -> Result<(), FrontError> {
+        let slot = &self.slots[i];
+        let waits = slot.record.ended && self.autoreset == Autoreset::NextStep;
+        if slot.record.episode.is_none() || slot.record.broken || (slot.record.ended && !waits) {
+            return Err(FrontError::Refused(format!(
+                "environment {i}: the episode is over: call reset()"
+            )));
         }
+        let asked = !waits && !slot.env.is_done();
+        if asked && !self.illegal_loses && slot.legal(action).is_none() {
+            let env = &slot.env;
+            let source = env.game().illegal(env.state(), action.to_string());
+            return Err(FrontError::IllegalIn { env: i, source });
+        }
+        Ok(())
+    }
+
+    /// What environment `i`'s next step admits, as [`Envs::check`] decides it.
+    fn gate(&self, i: usize) -> Gate {
+        let slot = &self.slots[i];
+        let waits = slot.record.ended && self.autoreset == Autoreset::NextStep;
+        if slot.record.episode.is_none() || slot.record.broken || (slot.record.ended && !waits) {
+            return Gate::Refuse;
+        }
+        if waits || slot.env.is_done() || self.illegal_loses {
+            return Gate::Any;
+        }
+        let mut bits = 0u64;
+        for &a in slot.env.legal_actions() {
+            if a >= 64 {
+                return Gate::Slot;
+            }
+            bits |= 1 << a;
+        }
+        Gate::Legal(bits)
+    }
+
+    /// After environment `i` changed: its gate made again.
+    fn refresh(&mut self, i: usize) {
+        self.gates[i] = self.gate(i);
+    }
+
+    /// Environment `i`'s part of a step (its action checked already).
+    fn step_one(&mut self, i: usize, action: i64, out: &mut Batch<'_>) -> Result<(), FrontError> {
+        Self::clear(i, out);
+        let slot = &mut self.slots[i];
+        if slot.record.ended {
+            // Next-step autoreset: this call starts the next episode.
+            slot.restart()?;
+            self.write(i, out);
+            return Ok(());
+        }
+        let played = slot.play(action)?;
+        out.rewards[i] = played.reward;
+        out.terminated[i] = played.terminated;
+        out.truncated[i] = played.truncated;
+        out.illegal[i] = played.illegal;
+        self.write(i, out);
+        if self.slots[i].record.ended && self.autoreset == Autoreset::SameStep {
+            if let Some(finals) = out.final_observations.as_deref_mut() {
+                let n = self.slots[i].env.game().observation_len();
+                finals[i * n..(i + 1) * n].copy_from_slice(&out.observations[i * n..(i + 1) * n]);
+            }
+            self.slots[i].restart()?;
+            self.write(i, out);
+        }
+        Ok(())
     }
 
     fn clear(i: usize, out: &mut Batch<'_>) {
@@ -368,9 +488,13 @@ impl<G: Game> Stepper for Envs<G> {
             Self::clear(i, out);
             if which.is_none_or(|w| w[i]) {
                 let slot = &mut self.slots[i];
-                match seeds[i] {
-                    Some(seed) => slot.start(seed, 0, &[])?,
-                    None => slot.restart()?,
+                let started = match seeds[i] {
+                    Some(seed) => slot.start(seed, 0, &[]),
+                    None => slot.restart(),
+                };
+                if let Err(e) = started {
+                    self.refresh(i);
+                    return Err(e);
                 }
             }
             self.write(i, out);
@@ -381,44 +505,21 @@ impl<G: Game> Stepper for Envs<G> {
     fn step(&mut self, actions: &[i64], out: &mut Batch<'_>) -> Result<(), FrontError> {
         // Every action is checked before any environment moves: an error leaves all as they
         // were.
-        for (i, slot) in self.slots.iter().enumerate() {
-            let waits = slot.record.ended && self.autoreset == Autoreset::NextStep;
-            if slot.record.episode.is_none() || slot.record.broken || (slot.record.ended && !waits)
-            {
-                return Err(FrontError::Refused(format!(
-                    "environment {i}: the episode is over: call reset()"
-                )));
-            }
-            let asked = !waits && !slot.env.is_done();
-            if asked && !self.illegal_loses && slot.legal(actions[i]).is_none() {
-                let env = &slot.env;
-                let source = env.game().illegal(env.state(), actions[i].to_string());
-                return Err(FrontError::IllegalIn { env: i, source });
+        for (i, (&gate, &action)) in self.gates.iter().zip(actions).enumerate() {
+            let admitted = gate.admits(action);
+            debug_assert!(
+                admitted.is_none_or(|a| a == self.check(i, action).is_ok()),
+                "environment {i}: gate {gate:?} is stale"
+            );
+            if admitted != Some(true) {
+                self.check(i, action)?;
             }
         }
         for (i, &action) in actions.iter().enumerate() {
-            Self::clear(i, out);
-            let slot = &mut self.slots[i];
-            if slot.record.ended {
-                // Next-step autoreset: this call starts the next episode.
-                slot.restart()?;
-                self.write(i, out);
-                continue;
-            }
-            let played = slot.play(action)?;
-            out.rewards[i] = played.reward;
-            out.terminated[i] = played.terminated;
-            out.truncated[i] = played.truncated;
-            out.illegal[i] = played.illegal;
-            self.write(i, out);
-            if self.slots[i].record.ended && self.autoreset == Autoreset::SameStep {
-                if let Some(finals) = out.final_observations.as_deref_mut() {
-                    let n = self.slots[i].env.game().observation_len();
-                    finals[i * n..(i + 1) * n]
-                        .copy_from_slice(&out.observations[i * n..(i + 1) * n]);
-                }
-                self.slots[i].restart()?;
-                self.write(i, out);
+            // The gate is made by the step's write; an error may leave the slot elsewhere.
+            if let Err(e) = self.step_one(i, action, out) {
+                self.refresh(i);
+                return Err(e);
             }
         }
         Ok(())
@@ -465,6 +566,16 @@ impl<G: Game> Stepper for Envs<G> {
     }
 
     fn restore(&mut self, records: &[EpisodeRecord]) -> Result<(), FrontError> {
+        let restored = self.restore_slots(records);
+        for i in 0..self.slots.len() {
+            self.refresh(i);
+        }
+        restored
+    }
+}
+
+impl<G: Game> Envs<G> {
+    fn restore_slots(&mut self, records: &[EpisodeRecord]) -> Result<(), FrontError> {
         for (i, (slot, record)) in self.slots.iter_mut().zip(records).enumerate() {
             let again = |e: FrontError| {
                 FrontError::Refused(format!(
@@ -580,6 +691,7 @@ impl DynVector {
                 });
             }
             Box::new(Envs {
+                gates: vec![Gate::Refuse; slots.len()],
                 slots,
                 illegal_loses,
                 seat,
@@ -967,5 +1079,97 @@ mod tests {
             assert_eq!((&ba.obs, &ba.rewards), (&bb.obs, &bb.rewards));
         }
         assert_eq!(a.snapshot(), b.snapshot());
+    }
+
+    /// A step is taken exactly when every environment's action is one its last mask marks
+    /// (or illegal actions lose) and its episode is not over without a reset (the mode that
+    /// does not reset): the masks handed out are the contract, and the step's own check (the
+    /// gates beside the slots) must keep it through ends, resets of some environments, errors
+    /// that change nothing, and a snapshot played again in another vector. Tic-tac-toe (the
+    /// gate's bits) and Hase und Igel (131 actions: the slot looked at; chance between moves).
+    #[test]
+    fn a_step_is_taken_exactly_when_the_masks_say_so() {
+        let games = [
+            DynGame::new("tictactoe", toml::Table::new()).unwrap(),
+            DynGame::new("hase-und-igel", toml::Table::new()).unwrap(),
+        ];
+        assert!(games[1].num_distinct_actions() > 64);
+        let modes = [Autoreset::NextStep, Autoreset::SameStep, Autoreset::Off];
+        use rand::RngExt;
+        let mut rng = crate::core::random::rng(7);
+        for game in &games {
+            for (mode, loses) in modes.iter().flat_map(|&m| [(m, false), (m, true)]) {
+                let n = 6;
+                let new = || {
+                    let opponent = OpponentSpec::Computer("random");
+                    DynVector::new(game, n, 0, opponent, 0.0, loses, mode).unwrap()
+                };
+                let mut v = new();
+                let mut b = Buffers::new(&v);
+                let seeds: Vec<_> = (0..n as u64).map(Some).collect();
+                v.reset(&seeds, None, &mut b.batch()).unwrap();
+                let a = v.num_actions;
+                let mut over = vec![false; n];
+                let (mut taken, mut refused) = (0, 0);
+                for t in 0..300 {
+                    // Now and then a reset of some environments, those whose episode is over
+                    // (without a reset: the mode that does not reset) among them.
+                    if rng.random_bool(0.15) {
+                        let which: Vec<bool> =
+                            (0..n).map(|i| over[i] || rng.random_bool(0.3)).collect();
+                        v.reset(&vec![None; n], Some(&which), &mut b.batch())
+                            .unwrap();
+                        over.iter_mut().zip(&which).for_each(|(o, &w)| *o &= !w);
+                    }
+                    if t == 150 {
+                        // The rest is played by a copy made from the snapshot.
+                        let mut copy = new();
+                        copy.reset(&seeds, None, &mut Buffers::new(&copy).batch())
+                            .unwrap();
+                        copy.restore(&v.snapshot()).unwrap();
+                        v = copy;
+                    }
+                    // Mostly a marked action, now and then any action at all.
+                    let actions: Vec<i64> = (0..n)
+                        .map(|i| {
+                            let row = &b.masks[i * a..(i + 1) * a];
+                            let marked: Vec<usize> = (0..a).filter(|&k| row[k]).collect();
+                            if rng.random_bool(0.9) {
+                                marked[rng.random_range(0..marked.len())] as i64
+                            } else {
+                                rng.random_range(0..a) as i64
+                            }
+                        })
+                        .collect();
+                    let expected =
+                        (0..n).all(|i| !over[i] && (loses || b.masks[i * a + actions[i] as usize]));
+                    let before = (b.obs.clone(), b.masks.clone());
+                    let got = v.step(&actions, &mut b.batch());
+                    assert_eq!(
+                        got.is_ok(),
+                        expected,
+                        "{:?} at step {t}: {got:?}",
+                        game.name()
+                    );
+                    if got.is_ok() {
+                        taken += 1;
+                        if mode == Autoreset::Off {
+                            for (o, (&te, &tr)) in
+                                over.iter_mut().zip(b.terminated.iter().zip(&b.truncated))
+                            {
+                                *o |= te || tr;
+                            }
+                        }
+                    } else {
+                        refused += 1;
+                        assert_eq!((&b.obs, &b.masks), (&before.0, &before.1), "nothing moved");
+                    }
+                }
+                assert!(
+                    taken > 30 && (refused > 30 || loses),
+                    "{taken} taken, {refused} refused"
+                );
+            }
+        }
     }
 }
