@@ -16,12 +16,13 @@
   from the boards (pieces placed, the ended episodes' last boards included) in a counting pass
   before the timed rounds.
 
-Both libraries' threads are left as they come (XLA's use both cores; the vector environment
-steps on one). Plies a second, the best of ``--rounds`` rounds of ``--seconds`` each, the four
+Both libraries' threads are left as they come: XLA's use both cores, and the vector
+environment steps on as many as the process has, each with 2,048 environments or more (one at
+1,024, two at 8,192 on two cores; ``--threads 1`` keeps it to one). Plies a second, the best of ``--rounds`` rounds of ``--seconds`` each, the four
 runs alternated within each round.
 
     pip install "pgx==2.6.*" "jax[cpu]" ./python
-    python python/bench/pgx_vector.py [--batch 1024 8192] [--seconds 2] [--rounds 3]
+    python python/bench/pgx_vector.py [--batch 1024 8192] [--seconds 2] [--rounds 3] [--threads N]
 """
 
 import argparse
@@ -82,7 +83,7 @@ def pgx_runner(batch: int, scan_length: int):
     return per_call, scanned
 
 
-def solvedgym_runner(batch: int, autoreset: str, native: bool):
+def solvedgym_runner(batch: int, autoreset: str, native: bool, threads=None):
     """A function (plies) -> plies playing at least `plies` plies of `batch` environments, and
     the plies a call plays on average (counted from the boards)."""
     from gymnasium.vector import AutoresetMode
@@ -90,7 +91,7 @@ def solvedgym_runner(batch: int, autoreset: str, native: bool):
     from solvedgym.vector import SolvedGymVectorEnv
 
     mode = AutoresetMode(autoreset)
-    envs = SolvedGymVectorEnv(batch, game="tictactoe", autoreset_mode=mode)
+    envs = SolvedGymVectorEnv(batch, game="tictactoe", autoreset_mode=mode, threads=threads)
     generator = np.random.default_rng(1)
 
     def draw(masks):
@@ -134,6 +135,7 @@ def solvedgym_runner(batch: int, autoreset: str, native: bool):
             masks = info["action_mask"]
         return calls * per_call_plies
 
+    run.threads = envs.threads
     return run, per_call_plies
 
 
@@ -153,6 +155,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--scan", type=int, default=100, help="plies per compiled scan")
+    parser.add_argument("--threads", type=int, default=None, help="the vector environment's threads (default: the cores)")
     parser.add_argument("--autoreset", default="NextStep", choices=["NextStep", "SameStep"],
                         help="the vector environment's autoreset mode (Gymnasium's default: NextStep)")
     args = parser.parse_args()
@@ -161,8 +164,8 @@ def main() -> None:
     print(f"jax {jax.__version__} on {jax.devices()[0].platform}, {os.cpu_count()} CPUs")
     for batch in args.batch:
         per_call, scanned = pgx_runner(batch, args.scan)
-        numpy_draw, per_call_plies = solvedgym_runner(batch, args.autoreset, native=False)
-        native_draw, _ = solvedgym_runner(batch, args.autoreset, native=True)
+        numpy_draw, per_call_plies = solvedgym_runner(batch, args.autoreset, native=False, threads=args.threads)
+        native_draw, _ = solvedgym_runner(batch, args.autoreset, native=True, threads=args.threads)
         chunk = batch * 20
         runs = {
             "pgx jit(vmap) per call": per_call,
@@ -174,7 +177,10 @@ def main() -> None:
         for _ in range(args.rounds):
             for name, run in runs.items():
                 rates[name] = max(rates.get(name, 0.0), best_rate(run, args.seconds, 1, chunk))
-        print(f"batch {batch:,} (solvedgym: {per_call_plies / batch:.3f} plies per environment and call)")
+        print(
+            f"batch {batch:,} (solvedgym: {per_call_plies / batch:.3f} plies per environment and call, "
+            f"{numpy_draw.threads} thread{'s' if numpy_draw.threads > 1 else ''})"
+        )
         for name, rate in rates.items():
             print(f"  {name:<26} {rate:>14,.0f} plies/s")
         for ours in ["solvedgym, numpy draw", "solvedgym, sample_legal"]:

@@ -228,6 +228,12 @@ class VectorCore:
         `sees_observation`, `f(observation, mask)`; `autoreset` "next_step", "same_step" or "off"."""
     @property
     def num_envs(self) -> int: ...
+    def set_threads(self, threads: Optional[int] = None) -> None:
+        """Lets a step take up to `threads` threads (None: the process's cores), each with
+        2,048 environments or more; the results are the same whatever the number."""
+    @property
+    def threads(self) -> int:
+        """The threads a step takes."""
     def reset(self, seeds: List[Optional[int]], mask: Optional[List[bool]] = None) -> VectorStep:
         """Environment i started with seeds[i] (its seed's next episode where None), only where
         `mask` is True when given: (observations, rewards, terminated, truncated, masks,

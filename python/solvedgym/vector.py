@@ -41,6 +41,13 @@ episode, and their observation is returned unchanged. Episode ``k`` of an enviro
 on its seed and ``k`` only, so the same seed gives the same episodes here as in the single
 environment and in Gymnasium's vector environments of it. ``copy.deepcopy`` and ``pickle``
 copy the environments mid-episode.
+
+Large batches are stepped by several threads (``threads=None``, the default: as many as the
+process has cores, each with 2,048 environments or more; ``threads=1`` keeps to the caller's
+thread, as under ``SubprocVecEnv`` workers that share the cores): each environment is stepped by
+one thread from its own stream, so the results are the same whatever the number. The threads are
+kept between steps and wait for the next one spinning for 200 µs before they sleep
+(``SOLVEDGYM_SPIN_US=0`` in the process's environment: they sleep at once).
 """
 
 from __future__ import annotations
@@ -72,12 +79,17 @@ class SolvedGymVectorEnv(VectorEnv):
         illegal: str = "raise",
         render_mode: Optional[str] = None,
         autoreset_mode: Union[AutoresetMode, str] = AutoresetMode.NEXT_STEP,
+        threads: Optional[int] = None,
         **params: Any,
     ):
         self._arguments = dict(
             num_envs=num_envs, game=game, seat=seat, opponent=opponent, fuzz=fuzz, illegal=illegal,
-            render_mode=render_mode, autoreset_mode=autoreset_mode, **params,
+            render_mode=render_mode, autoreset_mode=autoreset_mode, threads=threads, **params,
         )
+        if threads is not None and (
+            isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1
+        ):
+            raise ValueError(f"threads={threads!r}: a whole number, at least 1 (or None: the process's cores)")
         if isinstance(opponent, solvedgym.Agent):
             opponent = opponent.spec
         if not isinstance(opponent, str):
@@ -110,6 +122,7 @@ class SolvedGymVectorEnv(VectorEnv):
         self._core = VectorCore(
             self.game, self.num_envs, self.seat, opponent, fuzz, illegal == "lose", modes[self.autoreset_mode]
         )
+        self._core.set_threads(None if threads is None else int(threads))
         low, high = self.game.observation_bounds()
         self.single_observation_space = spaces.Box(low, high, dtype=np.float32)
         self.single_action_space = spaces.Discrete(self.game.num_distinct_actions)
@@ -156,6 +169,12 @@ class SolvedGymVectorEnv(VectorEnv):
                 opponent = opponent.spec
             self._opponent_player = self.game.computer(opponent, fuzz) if isinstance(opponent, str) else None
         return self._opponent_player
+
+    @property
+    def threads(self) -> int:
+        """The threads a step takes: up to ``threads`` (the constructor's; the process's cores
+        by default), each with 2,048 environments or more, so one below 4,096 environments."""
+        return self._core.threads
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of every environment now, bool ``(num_envs, actions)``."""

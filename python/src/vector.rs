@@ -239,6 +239,23 @@ impl VectorCore {
         self.num_envs
     }
 
+    /// Lets a step take up to `threads` threads (None: the process's cores), each with 2,048
+    /// environments or more; the results are the same whatever the number.
+    #[pyo3(signature = (threads = None))]
+    fn set_threads(&self, threads: Option<usize>) -> PyResult<()> {
+        if threads == Some(0) {
+            return Err(PyValueError::new_err("threads=0: at least 1 (or None)"));
+        }
+        self.lock()?.set_threads(threads);
+        Ok(())
+    }
+
+    /// The threads a step takes.
+    #[getter]
+    fn threads(&self) -> PyResult<usize> {
+        Ok(self.lock()?.threads())
+    }
+
     /// Starts environments afresh: environment i with seeds[i], or with the next episode of
     /// its seed where that is None; only where `mask` is True when it is given (the others
     /// keep their episode and their observation). Returns what `step` returns.
@@ -295,8 +312,10 @@ impl VectorCore {
             let actions = actions
                 .as_slice_mut()
                 .map_err(|_| PyValueError::new_err("an array that is not contiguous"))?;
-            let inner = self.lock()?;
-            inner.sample_legal(draw, actions).map_err(to_py)?;
+            let mut inner = self.lock()?;
+            let inner = &mut *inner;
+            py.detach(|| inner.sample_legal(draw, actions))
+                .map_err(to_py)?;
         }
         Ok(out)
     }

@@ -142,3 +142,47 @@ def test_sample_legal_draws_legal_actions_without_touching_the_episodes(game, pa
     # Two calls at one position draw anew; over many environments the draws cover the moves.
     first, second = sampled.sample_legal(), sampled.sample_legal()
     assert (first != second).any()
+
+
+@pytest.mark.parametrize("mode", [gymnasium.vector.AutoresetMode.NEXT_STEP, gymnasium.vector.AutoresetMode.SAME_STEP])
+def test_threads_change_nothing(mode):
+    """4,100 environments stepped by two threads (2,050 each) and by one: the same arrays,
+    infos, sampled actions and errors, step for step; a copy keeps its threads."""
+    import copy
+
+    n = 4100
+    two = SolvedGymVectorEnv(n, game="tictactoe", autoreset_mode=mode, threads=2)
+    one = SolvedGymVectorEnv(n, game="tictactoe", autoreset_mode=mode, threads=1)
+    assert (two.threads, one.threads) == (2, 1)
+    assert SolvedGymVectorEnv(4095, game="tictactoe", threads=2).threads == 1, "2,048 each at least"
+    with pytest.raises(ValueError, match="threads=0"):
+        SolvedGymVectorEnv(2, game="tictactoe", threads=0)
+    two.reset(seed=3)
+    one.reset(seed=3)
+    for t in range(40):
+        actions = two.sample_legal()
+        np.testing.assert_array_equal(actions, one.sample_legal())
+        if t == 20:
+            two = copy.deepcopy(two)
+            assert two.threads == 2
+        a, b = two.step(actions), one.step(actions)
+        for x, y in zip(a[:4], b[:4]):
+            np.testing.assert_array_equal(x, y)
+        np.testing.assert_array_equal(a[4]["action_mask"], b[4]["action_mask"])
+        if "final_obs" in b[4]:
+            where = b[4]["_final_obs"]
+            np.testing.assert_array_equal(a[4]["_final_obs"], where)
+            np.testing.assert_array_equal(np.stack(a[4]["final_obs"][where]), np.stack(b[4]["final_obs"][where]))
+    # An illegal action in the second thread's half: the same error, and nothing moves.
+    masks = one.action_masks().copy()
+    actions = one.sample_legal()
+    row = np.flatnonzero(~masks.all(axis=1))[-1]
+    assert row >= 2050, "in the second thread's half"
+    illegal = actions.copy()
+    illegal[row] = int(np.flatnonzero(~masks[row])[0])
+    with pytest.raises(solvedgym.IllegalActionError) as e2:
+        two.step(illegal)
+    with pytest.raises(solvedgym.IllegalActionError) as e1:
+        one.step(illegal)
+    assert str(e1.value) == str(e2.value) and f"environment {row}" in str(e1.value)
+    np.testing.assert_array_equal(two.action_masks(), masks)

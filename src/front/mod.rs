@@ -13,6 +13,7 @@ use std::sync::Arc;
 use thiserror::Error;
 
 mod aec;
+mod crew;
 mod picture;
 mod solution;
 pub mod study;

@@ -26,6 +26,7 @@ use crate::core::policy::Policy;
 use crate::core::random::{SgRng, derive_seed};
 use crate::truth::oracle::Oracle;
 
+use super::crew::{Crew, Part};
 use super::{DynGame, DynState, FrontError, solve_for_optimal};
 
 /// The stream of [`DynVector::sample_legal`], apart from the environments' own.
@@ -115,8 +116,15 @@ trait Stepper: Send {
     fn step(&mut self, actions: &[i64], out: &mut Batch<'_>) -> Result<(), FrontError>;
     fn state(&self, i: usize) -> DynState;
     fn snapshot(&self) -> Vec<EpisodeRecord>;
-    fn sample_legal(&self, draw: u64, out: &mut [i64]);
+    fn sample_legal(&mut self, draw: u64, out: &mut [i64]);
     fn restore(&mut self, records: &[EpisodeRecord]) -> Result<(), FrontError>;
+    fn set_threads(&mut self, threads: usize, part_min: usize);
+    fn parts(&self) -> usize;
+}
+
+/// The threads a step may take unless told: the cores this process may run on.
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// Perfect play from a solution shared by every environment of a batch.
@@ -226,6 +234,14 @@ struct Envs<G: Game> {
     /// the step. Refreshed after every change of a slot ([`Envs::refresh`]); debug builds
     /// check it against the slot at every step.
     gates: Vec<Gate>,
+    /// A player outside the library plays: every step on the caller's thread.
+    external: bool,
+    /// The most threads a step takes, each with `part_min` environments or more.
+    threads: usize,
+    part_min: usize,
+    /// The threads of its steps beside the caller's: made at the first step that takes more
+    /// than one, kept for the next, made again in a forked copy of the process.
+    crew: Option<Crew>,
     /// An illegal action ends the episode with reward -1 instead of being an error.
     illegal_loses: bool,
     seat: Player,
@@ -359,44 +375,214 @@ impl<G: Game> Slot<G> {
     }
 }
 
-impl<G: Game> Envs<G> {
-    /// Writes environment `i`'s observation and mask, and makes its gate (from the same look
-    /// at its legal actions).
-    fn write(&mut self, i: usize, out: &mut Batch<'_>) {
-        let slot = &self.slots[i];
-        let game = slot.env.game();
+/// The rules every environment of a batch plays by.
+#[derive(Clone, Copy)]
+struct Rules {
+    illegal_loses: bool,
+    seat: Player,
+    autoreset: Autoreset,
+}
+
+/// Environments a step gives to one thread: each takes at least this many (below it, making
+/// the thread costs about what it saves).
+const PART_MIN: usize = 2048;
+
+impl<G: Game> Slot<G> {
+    /// Writes the environment's observation and mask to row `i` of `out`, and returns its gate
+    /// (made from the same look at its legal actions).
+    fn write(&self, rules: Rules, i: usize, out: &mut Batch<'_>) -> Gate {
+        let game = self.env.game();
         let n = game.observation_len();
         game.observe(
-            slot.env.state(),
-            self.seat,
+            self.env.state(),
+            rules.seat,
             &mut out.observations[i * n..(i + 1) * n],
         );
         let a = game.num_distinct_actions();
         let mask = &mut out.masks[i * a..(i + 1) * a];
-        let record = &slot.record;
+        let record = &self.record;
         let over = record.episode.is_none()
             || record.broken
-            || (record.ended && self.autoreset != Autoreset::NextStep);
-        let gate = if record.ended || record.broken || slot.env.is_done() {
+            || (record.ended && rules.autoreset != Autoreset::NextStep);
+        let gate = if record.ended || record.broken || self.env.is_done() {
             mask.fill(true);
             if over { Gate::Refuse } else { Gate::Any }
         } else {
             mask.fill(false);
             let (mut bits, mut wide) = (0u64, false);
-            for &action in slot.env.legal_actions() {
+            for &action in self.env.legal_actions() {
                 mask[action as usize] = true;
                 bits |= 1u64.wrapping_shl(action);
                 wide |= action >= 64;
             }
             match () {
                 _ if over => Gate::Refuse,
-                _ if self.illegal_loses => Gate::Any,
+                _ if rules.illegal_loses => Gate::Any,
                 _ if wide => Gate::Slot,
                 _ => Gate::Legal(bits),
             }
         };
-        self.gates[i] = gate;
-        debug_assert_eq!(gate, self.gate(i), "environment {i}");
+        debug_assert_eq!(gate, self.gate(rules), "environment in row {i}");
+        gate
+    }
+
+    /// What the environment's next step admits, as [`Envs::check`] decides it.
+    fn gate(&self, rules: Rules) -> Gate {
+        let waits = self.record.ended && rules.autoreset == Autoreset::NextStep;
+        if self.record.episode.is_none() || self.record.broken || (self.record.ended && !waits) {
+            return Gate::Refuse;
+        }
+        if waits || self.env.is_done() || rules.illegal_loses {
+            return Gate::Any;
+        }
+        let mut bits = 0u64;
+        for &a in self.env.legal_actions() {
+            if a >= 64 {
+                return Gate::Slot;
+            }
+            bits |= 1 << a;
+        }
+        Gate::Legal(bits)
+    }
+
+    /// The environment's part of a step (its action checked already), written to row `i` of
+    /// `out`, its gate made again.
+    fn step(
+        &mut self,
+        gate: &mut Gate,
+        rules: Rules,
+        i: usize,
+        action: i64,
+        out: &mut Batch<'_>,
+    ) -> Result<(), FrontError> {
+        let stepped = self.step_row(gate, rules, i, action, out);
+        if stepped.is_err() {
+            // The gate is made by the step's write; an error may leave the slot elsewhere.
+            *gate = self.gate(rules);
+        }
+        stepped
+    }
+
+    fn step_row(
+        &mut self,
+        gate: &mut Gate,
+        rules: Rules,
+        i: usize,
+        action: i64,
+        out: &mut Batch<'_>,
+    ) -> Result<(), FrontError> {
+        out.clear(i);
+        if self.record.ended {
+            // Next-step autoreset: this call starts the next episode.
+            self.restart()?;
+            *gate = self.write(rules, i, out);
+            return Ok(());
+        }
+        let played = self.play(action)?;
+        out.rewards[i] = played.reward;
+        out.terminated[i] = played.terminated;
+        out.truncated[i] = played.truncated;
+        out.illegal[i] = played.illegal;
+        *gate = self.write(rules, i, out);
+        if self.record.ended && rules.autoreset == Autoreset::SameStep {
+            if let Some(finals) = out.final_observations.as_deref_mut() {
+                let n = self.env.game().observation_len();
+                finals[i * n..(i + 1) * n].copy_from_slice(&out.observations[i * n..(i + 1) * n]);
+            }
+            self.restart()?;
+            *gate = self.write(rules, i, out);
+        }
+        Ok(())
+    }
+
+    /// The uniformly random legal action of [`DynVector::sample_legal`].
+    fn sample_legal(&self, draw: u64) -> i64 {
+        let record = &self.record;
+        let legal = self.env.legal_actions();
+        match record.episode {
+            Some(episode) if !legal.is_empty() && !record.ended && !record.broken => {
+                // A function of the environment's seed, its episode, the moves made in it and
+                // the draw: nothing to keep, so a copy of the environments draws as the
+                // original would.
+                let key = derive_seed(
+                    derive_seed(derive_seed(record.seed, SAMPLE_STREAM), episode),
+                    draw ^ (record.moves.len() as u64).rotate_left(40),
+                );
+                let k = ((u128::from(key) * legal.len() as u128) >> 64) as usize;
+                i64::from(legal[k])
+            }
+            // No action is asked for: every action is legal, and none moves anything.
+            _ => 0,
+        }
+    }
+}
+
+impl Batch<'_> {
+    fn clear(&mut self, i: usize) {
+        self.rewards[i] = 0.0;
+        self.terminated[i] = false;
+        self.truncated[i] = false;
+        self.illegal[i] = false;
+    }
+
+    /// Rows `..k` and rows `k..`, for observations of `obs` numbers and `actions` actions.
+    fn split_at(self, k: usize, obs: usize, actions: usize) -> (Self, Self) {
+        let (o0, o1) = self.observations.split_at_mut(k * obs);
+        let (m0, m1) = self.masks.split_at_mut(k * actions);
+        let (r0, r1) = self.rewards.split_at_mut(k);
+        let (te0, te1) = self.terminated.split_at_mut(k);
+        let (tr0, tr1) = self.truncated.split_at_mut(k);
+        let (i0, i1) = self.illegal.split_at_mut(k);
+        let (f0, f1) = match self.final_observations {
+            Some(f) => {
+                let (f0, f1) = f.split_at_mut(k * obs);
+                (Some(f0), Some(f1))
+            }
+            None => (None, None),
+        };
+        let part = |observations, masks, rewards, terminated, truncated, illegal, finals| Batch {
+            observations,
+            masks,
+            rewards,
+            terminated,
+            truncated,
+            illegal,
+            final_observations: finals,
+        };
+        (
+            part(o0, m0, r0, te0, tr0, i0, f0),
+            part(o1, m1, r1, te1, tr1, i1, f1),
+        )
+    }
+}
+
+/// Steps the environments of `slots` (row `i` of `out` the environment `slots[i]`).
+fn step_rows<G: Game>(
+    slots: &mut [Slot<G>],
+    gates: &mut [Gate],
+    rules: Rules,
+    actions: &[i64],
+    out: &mut Batch<'_>,
+) -> Result<(), FrontError> {
+    let rows = slots.iter_mut().zip(gates.iter_mut()).zip(actions);
+    for (i, ((slot, gate), &action)) in rows.enumerate() {
+        slot.step(gate, rules, i, action, out)?;
+    }
+    Ok(())
+}
+
+impl<G: Game> Envs<G> {
+    fn rules(&self) -> Rules {
+        Rules {
+            illegal_loses: self.illegal_loses,
+            seat: self.seat,
+            autoreset: self.autoreset,
+        }
+    }
+
+    /// Writes environment `i`'s observation and mask, and makes its gate.
+    fn write(&mut self, i: usize, out: &mut Batch<'_>) {
+        self.gates[i] = self.slots[i].write(self.rules(), i, out);
     }
 
     /// Whether environment `i` takes `action` in its next step: the error a step gives if not.
@@ -419,22 +605,7 @@ impl<G: Game> Envs<G> {
 
     /// What environment `i`'s next step admits, as [`Envs::check`] decides it.
     fn gate(&self, i: usize) -> Gate {
-        let slot = &self.slots[i];
-        let waits = slot.record.ended && self.autoreset == Autoreset::NextStep;
-        if slot.record.episode.is_none() || slot.record.broken || (slot.record.ended && !waits) {
-            return Gate::Refuse;
-        }
-        if waits || slot.env.is_done() || self.illegal_loses {
-            return Gate::Any;
-        }
-        let mut bits = 0u64;
-        for &a in slot.env.legal_actions() {
-            if a >= 64 {
-                return Gate::Slot;
-            }
-            bits |= 1 << a;
-        }
-        Gate::Legal(bits)
+        self.slots[i].gate(self.rules())
     }
 
     /// After environment `i` changed: its gate made again.
@@ -442,38 +613,37 @@ impl<G: Game> Envs<G> {
         self.gates[i] = self.gate(i);
     }
 
-    /// Environment `i`'s part of a step (its action checked already).
-    fn step_one(&mut self, i: usize, action: i64, out: &mut Batch<'_>) -> Result<(), FrontError> {
-        Self::clear(i, out);
-        let slot = &mut self.slots[i];
-        if slot.record.ended {
-            // Next-step autoreset: this call starts the next episode.
-            slot.restart()?;
-            self.write(i, out);
-            return Ok(());
+    /// The crew for `parts` parts (one fewer threads: the caller steps a part), made if need
+    /// be; `None` for one part or where the system gives no threads.
+    fn crew(crew: &mut Option<Crew>, parts: usize) -> Option<&mut Crew> {
+        if parts < 2 {
+            return None;
         }
-        let played = slot.play(action)?;
-        out.rewards[i] = played.reward;
-        out.terminated[i] = played.terminated;
-        out.truncated[i] = played.truncated;
-        out.illegal[i] = played.illegal;
-        self.write(i, out);
-        if self.slots[i].record.ended && self.autoreset == Autoreset::SameStep {
-            if let Some(finals) = out.final_observations.as_deref_mut() {
-                let n = self.slots[i].env.game().observation_len();
-                finals[i * n..(i + 1) * n].copy_from_slice(&out.observations[i * n..(i + 1) * n]);
+        if crew
+            .as_ref()
+            .is_none_or(|c| !c.is_here() || c.size() != parts - 1)
+        {
+            // A forked copy's threads do not exist: let them be.
+            if let Some(old) = crew.take()
+                && !old.is_here()
+            {
+                std::mem::forget(old);
             }
-            self.slots[i].restart()?;
-            self.write(i, out);
+            *crew = Crew::new(parts - 1);
         }
-        Ok(())
+        crew.as_mut()
     }
 
-    fn clear(i: usize, out: &mut Batch<'_>) {
-        out.rewards[i] = 0.0;
-        out.terminated[i] = false;
-        out.truncated[i] = false;
-        out.illegal[i] = false;
+    /// How many threads a step of the batch takes: one where a player outside the library
+    /// plays (a Python callable holds the interpreter), else up to `threads`, each with at
+    /// least `part_min` environments.
+    fn parts(&self) -> usize {
+        if self.external {
+            return 1;
+        }
+        self.threads
+            .min(self.slots.len() / self.part_min.max(1))
+            .max(1)
     }
 }
 
@@ -485,7 +655,7 @@ impl<G: Game> Stepper for Envs<G> {
         out: &mut Batch<'_>,
     ) -> Result<(), FrontError> {
         for i in 0..self.slots.len() {
-            Self::clear(i, out);
+            out.clear(i);
             if which.is_none_or(|w| w[i]) {
                 let slot = &mut self.slots[i];
                 let started = match seeds[i] {
@@ -515,40 +685,76 @@ impl<G: Game> Stepper for Envs<G> {
                 self.check(i, action)?;
             }
         }
-        for (i, &action) in actions.iter().enumerate() {
-            // The gate is made by the step's write; an error may leave the slot elsewhere.
-            if let Err(e) = self.step_one(i, action, out) {
-                self.refresh(i);
-                return Err(e);
-            }
+        let parts = self.parts();
+        let rules = self.rules();
+        let Some(crew) = Envs::<G>::crew(&mut self.crew, parts) else {
+            return step_rows(&mut self.slots, &mut self.gates, rules, actions, out);
+        };
+        // Each thread steps rows of its own. Errors come in the order of the parts (an error
+        // is a failing player outside the library, which keeps to one thread).
+        let (obs, acts) = (
+            self.game.observation_len(),
+            self.game.num_distinct_actions(),
+        );
+        let size = self.slots.len().div_ceil(parts);
+        let mut batches = Vec::with_capacity(parts);
+        let mut rest = Batch {
+            observations: &mut *out.observations,
+            masks: &mut *out.masks,
+            rewards: &mut *out.rewards,
+            terminated: &mut *out.terminated,
+            truncated: &mut *out.truncated,
+            illegal: &mut *out.illegal,
+            final_observations: out.final_observations.as_deref_mut(),
+        };
+        while rest.rewards.len() > size {
+            let (part, more) = rest.split_at(size, obs, acts);
+            batches.push(part);
+            rest = more;
         }
-        Ok(())
+        batches.push(rest);
+        let mut results: Vec<Result<(), FrontError>> = Vec::with_capacity(parts);
+        results.resize_with(parts, || Ok(()));
+        let mut work: Vec<Part<'_>> = self
+            .slots
+            .chunks_mut(size)
+            .zip(self.gates.chunks_mut(size))
+            .zip(actions.chunks(size))
+            .zip(batches)
+            .zip(&mut results)
+            .map(|((((slots, gates), actions), mut batch), result)| {
+                Box::new(move || *result = step_rows(slots, gates, rules, actions, &mut batch))
+                    as Part<'_>
+            })
+            .collect();
+        let first = work.remove(0);
+        crew.run(first, work);
+        results.into_iter().collect()
     }
 
     fn state(&self, i: usize) -> DynState {
         self.game.wrap(self.slots[i].env.state().clone())
     }
 
-    fn sample_legal(&self, draw: u64, out: &mut [i64]) {
-        for (slot, out) in self.slots.iter().zip(out) {
-            let record = &slot.record;
-            let legal = slot.env.legal_actions();
-            *out = match record.episode {
-                Some(episode) if !legal.is_empty() && !record.ended && !record.broken => {
-                    // A function of the environment's seed, its episode, the moves made in it
-                    // and the draw: nothing to keep, so a copy of the environments draws as the
-                    // original would.
-                    let key = derive_seed(
-                        derive_seed(derive_seed(record.seed, SAMPLE_STREAM), episode),
-                        draw ^ (record.moves.len() as u64).rotate_left(40),
-                    );
-                    let k = ((u128::from(key) * legal.len() as u128) >> 64) as usize;
-                    i64::from(legal[k])
-                }
-                // No action is asked for: every action is legal, and none moves anything.
-                _ => 0,
-            };
-        }
+    fn sample_legal(&mut self, draw: u64, out: &mut [i64]) {
+        let sample = |slots: &[Slot<G>], out: &mut [i64]| {
+            for (slot, out) in slots.iter().zip(out) {
+                *out = slot.sample_legal(draw);
+            }
+        };
+        let parts = self.parts();
+        let Some(crew) = Envs::<G>::crew(&mut self.crew, parts) else {
+            return sample(&self.slots, out);
+        };
+        let size = self.slots.len().div_ceil(parts);
+        let mut work: Vec<Part<'_>> = self
+            .slots
+            .chunks(size)
+            .zip(out.chunks_mut(size))
+            .map(|(slots, out)| Box::new(move || sample(slots, out)) as Part<'_>)
+            .collect();
+        let first = work.remove(0);
+        crew.run(first, work);
     }
 
     fn snapshot(&self) -> Vec<EpisodeRecord> {
@@ -563,6 +769,14 @@ impl<G: Game> Stepper for Envs<G> {
                 record
             })
             .collect()
+    }
+
+    fn set_threads(&mut self, threads: usize, part_min: usize) {
+        (self.threads, self.part_min) = (threads.max(1), part_min.max(1));
+    }
+
+    fn parts(&self) -> usize {
+        Envs::parts(self)
     }
 
     fn restore(&mut self, records: &[EpisodeRecord]) -> Result<(), FrontError> {
@@ -692,6 +906,10 @@ impl DynVector {
             }
             Box::new(Envs {
                 gates: vec![Gate::Refuse; slots.len()],
+                external: matches!(opponent, OpponentSpec::External(_)),
+                threads: default_threads(),
+                part_min: PART_MIN,
+                crew: None,
                 slots,
                 illegal_loses,
                 seat,
@@ -771,7 +989,7 @@ impl DynVector {
     /// action is asked for), written to `out`: draw `draw` of a stream of its own, a function
     /// of each environment's seed, episode and moves (the environments' own streams, and so
     /// their episodes, are left as they are). A caller draws again with another `draw`.
-    pub fn sample_legal(&self, draw: u64, out: &mut [i64]) -> Result<(), FrontError> {
+    pub fn sample_legal(&mut self, draw: u64, out: &mut [i64]) -> Result<(), FrontError> {
         if out.len() != self.num_envs {
             return Err(FrontError::Refused(format!(
                 "actions: {} numbers for {} environments",
@@ -781,6 +999,27 @@ impl DynVector {
         }
         self.inner.sample_legal(draw, out);
         Ok(())
+    }
+
+    /// Lets a step (and [`DynVector::sample_legal`]) take up to `threads` threads, each with
+    /// 2,048 environments or more (`None`: as many as the process has cores, the default).
+    /// The results are the same whatever the number: each environment is stepped by one
+    /// thread, from its own stream. A player outside the library keeps every step on the
+    /// caller's thread.
+    pub fn set_threads(&mut self, threads: Option<usize>) {
+        self.inner
+            .set_threads(threads.unwrap_or_else(default_threads), PART_MIN);
+    }
+
+    /// The threads a step of these environments takes.
+    pub fn threads(&self) -> usize {
+        self.inner.parts()
+    }
+
+    /// [`DynVector::set_threads`] with parts of at least `part_min` environments (tests).
+    #[cfg(test)]
+    fn set_parts(&mut self, threads: usize, part_min: usize) {
+        self.inner.set_threads(threads, part_min);
     }
 
     /// Every environment's episode as its moves.
@@ -1169,6 +1408,98 @@ mod tests {
                     taken > 30 && (refused > 30 || loses),
                     "{taken} taken, {refused} refused"
                 );
+            }
+        }
+    }
+
+    /// Threads change nothing: environments stepped in three parts (of 4, 4 and 3) give, step
+    /// for step, what one thread gives: every array, every error, every sampled action and
+    /// every snapshot, through ends, partial resets, refused steps and illegal actions that
+    /// lose, in every autoreset mode.
+    #[test]
+    fn threads_change_nothing() {
+        let games = [
+            DynGame::new("tictactoe", toml::Table::new()).unwrap(),
+            DynGame::new("hase-und-igel", toml::Table::new()).unwrap(),
+        ];
+        let modes = [Autoreset::NextStep, Autoreset::SameStep, Autoreset::Off];
+        use rand::RngExt;
+        let mut rng = crate::core::random::rng(11);
+        for game in &games {
+            for (mode, loses) in modes.iter().flat_map(|&m| [(m, false), (m, true)]) {
+                let n = 11;
+                let new = |threads: usize| {
+                    let opponent = OpponentSpec::Computer("random");
+                    let mut v = DynVector::new(game, n, 0, opponent, 0.0, loses, mode).unwrap();
+                    v.set_parts(threads, 2);
+                    v
+                };
+                let (mut one, mut three) = (new(1), new(3));
+                assert_eq!((one.threads(), three.threads()), (1, 3));
+                let (mut b1, mut b3) = (Buffers::new(&one), Buffers::new(&three));
+                let seeds: Vec<_> = (0..n as u64).map(|s| Some(s * 17)).collect();
+                one.reset(&seeds, None, &mut b1.batch()).unwrap();
+                three.reset(&seeds, None, &mut b3.batch()).unwrap();
+                let a = one.num_actions;
+                let mut refused = 0;
+                for t in 0..200 {
+                    if rng.random_bool(0.1) {
+                        let which: Vec<bool> = (0..n).map(|_| rng.random_bool(0.5)).collect();
+                        let none = vec![None; n];
+                        one.reset(&none, Some(&which), &mut b1.batch()).unwrap();
+                        three.reset(&none, Some(&which), &mut b3.batch()).unwrap();
+                    }
+                    let (mut s1, mut s3) = (vec![0; n], vec![0; n]);
+                    one.sample_legal(t, &mut s1).unwrap();
+                    three.sample_legal(t, &mut s3).unwrap();
+                    assert_eq!(s1, s3, "sampled at step {t}");
+                    let actions: Vec<i64> = s1
+                        .iter()
+                        .map(|&s| {
+                            if rng.random_bool(0.97) {
+                                s
+                            } else {
+                                rng.random_range(0..a) as i64
+                            }
+                        })
+                        .collect();
+                    let (r1, r3) = (
+                        one.step(&actions, &mut b1.batch()),
+                        three.step(&actions, &mut b3.batch()),
+                    );
+                    assert_eq!(
+                        r1.as_ref().map_err(|e| e.to_string()),
+                        r3.as_ref().map_err(|e| e.to_string()),
+                        "step {t}"
+                    );
+                    refused += usize::from(r1.is_err());
+                    let all = |b: &Buffers| {
+                        (
+                            b.obs.clone(),
+                            b.masks.clone(),
+                            b.rewards.clone(),
+                            b.terminated.clone(),
+                        )
+                    };
+                    assert_eq!(all(&b1), all(&b3), "{:?} step {t}", game.name());
+                    assert_eq!(
+                        (&b1.truncated, &b1.illegal, &b1.finals),
+                        (&b3.truncated, &b3.illegal, &b3.finals)
+                    );
+                    if mode == Autoreset::Off && rng.random_bool(0.2) {
+                        let over: Vec<bool> = b1
+                            .terminated
+                            .iter()
+                            .zip(&b1.truncated)
+                            .map(|(&a, &b)| a || b)
+                            .collect();
+                        let none = vec![None; n];
+                        one.reset(&none, Some(&over), &mut b1.batch()).unwrap();
+                        three.reset(&none, Some(&over), &mut b3.batch()).unwrap();
+                    }
+                }
+                assert_eq!(one.snapshot(), three.snapshot());
+                assert!(loses || refused > 0, "{mode:?}: no step was refused");
             }
         }
     }
