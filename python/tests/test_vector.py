@@ -186,3 +186,31 @@ def test_threads_change_nothing(mode):
         one.step(illegal)
     assert str(e1.value) == str(e2.value) and f"environment {row}" in str(e1.value)
     np.testing.assert_array_equal(two.action_masks(), masks)
+
+
+def _step_in_child(envs, actions, queue):
+    obs, *_ = envs.step(actions)
+    queue.put((envs.threads, obs.sum()))
+
+
+def test_threads_in_a_forked_process():
+    """A process forked after the threads were made (Gymnasium's AsyncVectorEnv forks on
+    Linux) has none of them: its copy of the environments makes its own, and steps as the
+    parent does, without waiting for threads that are not there."""
+    import multiprocessing
+
+    envs = SolvedGymVectorEnv(4100, game="tictactoe", threads=2)
+    envs.reset(seed=5)
+    envs.step(envs.sample_legal())  # the threads made here
+    actions = envs.sample_legal()
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_step_in_child, args=(envs, actions, queue))
+    child.start()
+    child.join(60)
+    if child.exitcode is None:
+        child.kill()
+    assert child.exitcode == 0, "the forked process hung or failed"
+    threads, total = queue.get(timeout=5)
+    obs, *_ = envs.step(actions)
+    assert (threads, total) == (2, obs.sum())
