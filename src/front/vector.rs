@@ -446,24 +446,8 @@ impl<G: Game> Slot<G> {
     }
 
     /// The environment's part of a step (its action checked already), written to row `i` of
-    /// `out`, its gate made again.
+    /// `out`, its gate made again (by the caller after an error).
     fn step(
-        &mut self,
-        gate: &mut Gate,
-        rules: Rules,
-        i: usize,
-        action: i64,
-        out: &mut Batch<'_>,
-    ) -> Result<(), FrontError> {
-        let stepped = self.step_row(gate, rules, i, action, out);
-        if stepped.is_err() {
-            // The gate is made by the step's write; an error may leave the slot elsewhere.
-            *gate = self.gate(rules);
-        }
-        stepped
-    }
-
-    fn step_row(
         &mut self,
         gate: &mut Gate,
         rules: Rules,
@@ -566,7 +550,11 @@ fn step_rows<G: Game>(
 ) -> Result<(), FrontError> {
     let rows = slots.iter_mut().zip(gates.iter_mut()).zip(actions);
     for (i, ((slot, gate), &action)) in rows.enumerate() {
-        slot.step(gate, rules, i, action, out)?;
+        if let Err(e) = slot.step(gate, rules, i, action, out) {
+            // The gate is made by the step's write; an error may leave the slot elsewhere.
+            *gate = slot.gate(rules);
+            return Err(e);
+        }
     }
     Ok(())
 }
