@@ -43,7 +43,8 @@ environment and in Gymnasium's vector environments of it. ``copy.deepcopy`` and 
 copy the environments mid-episode.
 
 Large batches are stepped by several threads (``threads=None``, the default: as many as the
-process has cores, each with 2,048 environments or more; ``threads=1`` keeps to the caller's
+process has cores, each with 2,048 environments or more; a number above the cores counts as the
+cores; ``threads=1`` keeps to the caller's
 thread, as under ``SubprocVecEnv`` workers that share the cores): each environment is stepped by
 one thread from its own stream, so the results are the same whatever the number. The threads are
 kept between steps and wait for the next one spinning for 200 µs before they sleep
@@ -173,7 +174,8 @@ class SolvedGymVectorEnv(VectorEnv):
     @property
     def threads(self) -> int:
         """The threads a step takes: up to ``threads`` (the constructor's; the process's cores
-        by default), each with 2,048 environments or more, so one below 4,096 environments."""
+        by default, and never more), each with 2,048 environments or more, so one below 4,096
+        environments."""
         return self._core.threads
 
     def action_masks(self) -> np.ndarray:

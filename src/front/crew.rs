@@ -67,7 +67,12 @@ pub struct Crew {
 impl Crew {
     /// A crew of `size` threads, or `None` where the system gives none.
     pub fn new(size: usize) -> Option<Crew> {
-        let mut members = Vec::with_capacity(size);
+        // Members join the crew as they start, so that a failure part-way stops those started
+        // (the crew's drop).
+        let mut crew = Crew {
+            members: Vec::with_capacity(size),
+            pid: std::process::id(),
+        };
         for k in 0..size {
             let mailbox = Arc::new(Mailbox {
                 state: AtomicU8::new(WAITING),
@@ -79,15 +84,12 @@ impl Crew {
                 .name(format!("solvedgym-vector-{k}"))
                 .spawn(move || serve(&theirs))
                 .ok()?;
-            members.push(Member {
+            crew.members.push(Member {
                 mailbox,
                 thread: handle.thread().clone(),
             });
         }
-        Some(Crew {
-            members,
-            pid: std::process::id(),
-        })
+        Some(crew)
     }
 
     pub fn size(&self) -> usize {
@@ -99,10 +101,14 @@ impl Crew {
         self.pid == std::process::id()
     }
 
-    /// Runs `first` on the caller's thread and each of `others` on a member of its own, and
-    /// returns when every one has returned (a panic in any is raised again here, after all
-    /// have finished).
-    pub fn run<'a>(&mut self, first: Part<'a>, others: Vec<Part<'a>>) {
+    /// Runs the first of `parts` on the caller's thread and each of the others on a member of
+    /// its own, and returns when every one has returned (a panic in any is raised again here,
+    /// after all have finished).
+    pub fn run<'a>(&mut self, parts: Vec<Part<'a>>) {
+        let mut others = parts.into_iter();
+        let Some(first) = others.next() else {
+            return;
+        };
         assert!(
             others.len() <= self.members.len(),
             "more parts than threads"
@@ -212,7 +218,7 @@ mod tests {
             let mut sums = [0u64; 4];
             let mut threads = [None; 4];
             {
-                let mut parts: Vec<Part<'_>> = sums
+                let parts: Vec<Part<'_>> = sums
                     .iter_mut()
                     .zip(threads.iter_mut())
                     .enumerate()
@@ -223,8 +229,7 @@ mod tests {
                         }) as Part<'_>
                     })
                     .collect();
-                let first = parts.remove(0);
-                crew.run(first, parts);
+                crew.run(parts);
             }
             for (k, sum) in sums.iter().enumerate() {
                 assert_eq!(*sum, 499_500 * (k as u64 + round));
@@ -241,20 +246,21 @@ mod tests {
         }
         let finished = std::sync::atomic::AtomicBool::new(false);
         let raised = catch_unwind(AssertUnwindSafe(|| {
-            let others: Vec<Part<'_>> = vec![
+            let parts: Vec<Part<'_>> = vec![
+                Box::new(|| {}),
                 Box::new(|| panic!("part one")),
                 Box::new(|| {
                     std::thread::sleep(Duration::from_millis(20));
                     finished.store(true, Ordering::SeqCst);
                 }),
             ];
-            crew.run(Box::new(|| {}), others);
+            crew.run(parts);
         }));
         let message = *raised.unwrap_err().downcast::<&str>().unwrap();
         assert_eq!(message, "part one");
         assert!(finished.load(Ordering::SeqCst), "the others finished first");
         let mut after = 0;
-        crew.run(Box::new(|| after += 1), vec![]);
+        crew.run(vec![Box::new(|| after += 1)]);
         assert_eq!(after, 1);
     }
 }

@@ -242,10 +242,7 @@ struct Envs<G: Game> {
     /// The threads of its steps beside the caller's: made at the first step that takes more
     /// than one, kept for the next, made again in a forked copy of the process.
     crew: Option<Crew>,
-    /// An illegal action ends the episode with reward -1 instead of being an error.
-    illegal_loses: bool,
-    seat: Player,
-    autoreset: Autoreset,
+    rules: Rules,
     game: DynGame,
 }
 
@@ -378,6 +375,7 @@ impl<G: Game> Slot<G> {
 /// The rules every environment of a batch plays by.
 #[derive(Clone, Copy)]
 struct Rules {
+    /// An illegal action ends the episode with reward -1 instead of being an error.
     illegal_loses: bool,
     seat: Player,
     autoreset: Autoreset,
@@ -389,7 +387,7 @@ const PART_MIN: usize = 2048;
 
 impl<G: Game> Slot<G> {
     /// Writes the environment's observation and mask to row `i` of `out`, and returns its gate
-    /// (made from the same look at its legal actions).
+    /// (its legal actions are in the cache from the mask just written).
     fn write(&self, rules: Rules, i: usize, out: &mut Batch<'_>) -> Gate {
         let game = self.env.game();
         let n = game.observation_len();
@@ -400,33 +398,18 @@ impl<G: Game> Slot<G> {
         );
         let a = game.num_distinct_actions();
         let mask = &mut out.masks[i * a..(i + 1) * a];
-        let record = &self.record;
-        let over = record.episode.is_none()
-            || record.broken
-            || (record.ended && rules.autoreset != Autoreset::NextStep);
-        let gate = if record.ended || record.broken || self.env.is_done() {
+        if self.record.ended || self.record.broken || self.env.is_done() {
             mask.fill(true);
-            if over { Gate::Refuse } else { Gate::Any }
         } else {
             mask.fill(false);
-            let (mut bits, mut wide) = (0u64, false);
             for &action in self.env.legal_actions() {
                 mask[action as usize] = true;
-                bits |= 1u64.wrapping_shl(action);
-                wide |= action >= 64;
             }
-            match () {
-                _ if over => Gate::Refuse,
-                _ if rules.illegal_loses => Gate::Any,
-                _ if wide => Gate::Slot,
-                _ => Gate::Legal(bits),
-            }
-        };
-        debug_assert_eq!(gate, self.gate(rules), "environment in row {i}");
-        gate
+        }
+        self.gate(rules)
     }
 
-    /// What the environment's next step admits, as [`Envs::check`] decides it.
+    /// What the environment's next step admits ([`Envs::check`] says why where it refuses).
     fn gate(&self, rules: Rules) -> Gate {
         let waits = self.record.ended && rules.autoreset == Autoreset::NextStep;
         if self.record.episode.is_none() || self.record.broken || (self.record.ended && !waits) {
@@ -502,6 +485,19 @@ impl<G: Game> Slot<G> {
 }
 
 impl Batch<'_> {
+    /// The same rows, borrowed for a shorter time.
+    fn reborrow(&mut self) -> Batch<'_> {
+        Batch {
+            observations: &mut *self.observations,
+            masks: &mut *self.masks,
+            rewards: &mut *self.rewards,
+            terminated: &mut *self.terminated,
+            truncated: &mut *self.truncated,
+            illegal: &mut *self.illegal,
+            final_observations: self.final_observations.as_deref_mut(),
+        }
+    }
+
     fn clear(&mut self, i: usize) {
         self.rewards[i] = 0.0;
         self.terminated[i] = false;
@@ -560,45 +556,31 @@ fn step_rows<G: Game>(
 }
 
 impl<G: Game> Envs<G> {
-    fn rules(&self) -> Rules {
-        Rules {
-            illegal_loses: self.illegal_loses,
-            seat: self.seat,
-            autoreset: self.autoreset,
-        }
-    }
-
     /// Writes environment `i`'s observation and mask, and makes its gate.
     fn write(&mut self, i: usize, out: &mut Batch<'_>) {
-        self.gates[i] = self.slots[i].write(self.rules(), i, out);
+        self.gates[i] = self.slots[i].write(self.rules, i, out);
     }
 
     /// Whether environment `i` takes `action` in its next step: the error a step gives if not.
     fn check(&self, i: usize, action: i64) -> Result<(), FrontError> {
         let slot = &self.slots[i];
-        let waits = slot.record.ended && self.autoreset == Autoreset::NextStep;
-        if slot.record.episode.is_none() || slot.record.broken || (slot.record.ended && !waits) {
-            return Err(FrontError::Refused(format!(
+        match slot.gate(self.rules) {
+            Gate::Refuse => Err(FrontError::Refused(format!(
                 "environment {i}: the episode is over: call reset()"
-            )));
+            ))),
+            Gate::Any => Ok(()),
+            _ if slot.legal(action).is_some() => Ok(()),
+            _ => {
+                let env = &slot.env;
+                let source = env.game().illegal(env.state(), action.to_string());
+                Err(FrontError::IllegalIn { env: i, source })
+            }
         }
-        let asked = !waits && !slot.env.is_done();
-        if asked && !self.illegal_loses && slot.legal(action).is_none() {
-            let env = &slot.env;
-            let source = env.game().illegal(env.state(), action.to_string());
-            return Err(FrontError::IllegalIn { env: i, source });
-        }
-        Ok(())
-    }
-
-    /// What environment `i`'s next step admits, as [`Envs::check`] decides it.
-    fn gate(&self, i: usize) -> Gate {
-        self.slots[i].gate(self.rules())
     }
 
     /// After environment `i` changed: its gate made again.
     fn refresh(&mut self, i: usize) {
-        self.gates[i] = self.gate(i);
+        self.gates[i] = self.slots[i].gate(self.rules);
     }
 
     /// The crew for `parts` parts (one fewer threads: the caller steps a part), made if need
@@ -674,7 +656,7 @@ impl<G: Game> Stepper for Envs<G> {
             }
         }
         let parts = self.parts();
-        let rules = self.rules();
+        let rules = self.rules;
         let Some(crew) = Envs::<G>::crew(&mut self.crew, parts) else {
             return step_rows(&mut self.slots, &mut self.gates, rules, actions, out);
         };
@@ -686,15 +668,7 @@ impl<G: Game> Stepper for Envs<G> {
         );
         let size = self.slots.len().div_ceil(parts);
         let mut batches = Vec::with_capacity(parts);
-        let mut rest = Batch {
-            observations: &mut *out.observations,
-            masks: &mut *out.masks,
-            rewards: &mut *out.rewards,
-            terminated: &mut *out.terminated,
-            truncated: &mut *out.truncated,
-            illegal: &mut *out.illegal,
-            final_observations: out.final_observations.as_deref_mut(),
-        };
+        let mut rest = out.reborrow();
         while rest.rewards.len() > size {
             let (part, more) = rest.split_at(size, obs, acts);
             batches.push(part);
@@ -703,7 +677,7 @@ impl<G: Game> Stepper for Envs<G> {
         batches.push(rest);
         let mut results: Vec<Result<(), FrontError>> = Vec::with_capacity(parts);
         results.resize_with(parts, || Ok(()));
-        let mut work: Vec<Part<'_>> = self
+        let work: Vec<Part<'_>> = self
             .slots
             .chunks_mut(size)
             .zip(self.gates.chunks_mut(size))
@@ -715,8 +689,7 @@ impl<G: Game> Stepper for Envs<G> {
                     as Part<'_>
             })
             .collect();
-        let first = work.remove(0);
-        crew.run(first, work);
+        crew.run(work);
         results.into_iter().collect()
     }
 
@@ -735,14 +708,13 @@ impl<G: Game> Stepper for Envs<G> {
             return sample(&self.slots, out);
         };
         let size = self.slots.len().div_ceil(parts);
-        let mut work: Vec<Part<'_>> = self
+        let work: Vec<Part<'_>> = self
             .slots
             .chunks(size)
             .zip(out.chunks_mut(size))
             .map(|(slots, out)| Box::new(move || sample(slots, out)) as Part<'_>)
             .collect();
-        let first = work.remove(0);
-        crew.run(first, work);
+        crew.run(work);
     }
 
     fn snapshot(&self) -> Vec<EpisodeRecord> {
@@ -802,7 +774,9 @@ impl<G: Game> Envs<G> {
             };
             for &m in moves {
                 let asked = !slot.env.is_done();
-                if slot.record.ended || (asked && !self.illegal_loses && slot.legal(m).is_none()) {
+                if slot.record.ended
+                    || (asked && !self.rules.illegal_loses && slot.legal(m).is_none())
+                {
                     return Err(again(FrontError::Refused(format!("move {m}"))));
                 }
                 slot.play(m).map_err(again)?;
@@ -899,9 +873,11 @@ impl DynVector {
                 part_min: PART_MIN,
                 crew: None,
                 slots,
-                illegal_loses,
-                seat,
-                autoreset,
+                rules: Rules {
+                    illegal_loses,
+                    seat,
+                    autoreset,
+                },
                 game: game.clone(),
             })
         });
@@ -990,13 +966,15 @@ impl DynVector {
     }
 
     /// Lets a step (and [`DynVector::sample_legal`]) take up to `threads` threads, each with
-    /// 2,048 environments or more (`None`: as many as the process has cores, the default).
+    /// 2,048 environments or more, and never more than the process has cores (`None`: as many
+    /// as it has, the default; a thread more would only wait for a core, spinning).
     /// The results are the same whatever the number: each environment is stepped by one
     /// thread, from its own stream. A player outside the library keeps every step on the
     /// caller's thread.
     pub fn set_threads(&mut self, threads: Option<usize>) {
+        let cores = default_threads();
         self.inner
-            .set_threads(threads.unwrap_or_else(default_threads), PART_MIN);
+            .set_threads(threads.map_or(cores, |t| t.min(cores)), PART_MIN);
     }
 
     /// The threads a step of these environments takes.
