@@ -251,6 +251,11 @@ class VectorCore:
     def restore(self, records: List[EpisodeRecord]) -> None:
         """Plays a snapshot again (environments of the same game, seat and opponents)."""
 
+def _sb3_infos(
+    terminated: np.ndarray, truncated: np.ndarray, illegal: np.ndarray, finals: np.ndarray
+) -> Tuple[np.ndarray, List[Dict[str, Any]]]:
+    """SB3's dones and info dicts of a same-step `VectorCore.step` (`solvedgym.sb3`)."""
+
 class AecBase:
     """The Rust half of `solvedgym.pettingzoo.SolvedGymAEC`: the episode and PettingZoo's dicts."""
 

@@ -190,9 +190,9 @@ class SolvedGymVectorEnv(VectorEnv):
         of its own (the environments' seeds, episodes and moves, and the number of the call), so
         the episodes are the same whether or not one samples, and a copy samples as the
         original would."""
-        draw = self._draws
+        actions = self._core.sample_legal(self._draws)
         self._draws += 1
-        return self._core.sample_legal(draw)
+        return actions
 
     def reset(
         self,

@@ -51,6 +51,7 @@ fn _solvedgym(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solution::_restore_solution, m)?)?;
     m.add_function(wrap_pyfunction!(players::_restore_computer, m)?)?;
     m.add_function(wrap_pyfunction!(players::_restore_agent, m)?)?;
+    m.add_function(wrap_pyfunction!(vector::_sb3_infos, m)?)?;
     m.add_class::<Game>()?;
     m.add_class::<State>()?;
     m.add_class::<Computer>()?;

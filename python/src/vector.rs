@@ -94,45 +94,51 @@ impl VectorCore {
         )
     }
 
+    /// The environments, never waited for: a call that releases the GIL holds them, and a
+    /// thread that waited for them holding the GIL would wait for good (the holder needs the
+    /// GIL back to finish). The calls that release it take the class mutably, so that Python's
+    /// borrow check refuses another thread's call first; this refuses whatever gets past it.
     fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, DynVector>> {
-        self.inner
-            .lock()
-            .map_err(|_| PyValueError::new_err("a step of this vector panicked before"))
+        self.inner.try_lock().map_err(|e| match e {
+            std::sync::TryLockError::Poisoned(_) => {
+                PyValueError::new_err("a step of this vector panicked before")
+            }
+            std::sync::TryLockError::WouldBlock => pyo3::exceptions::PyRuntimeError::new_err(
+                "the vector environment is in a call from another thread: one thread at a time",
+            ),
+        })
     }
 
     /// Runs `f` on the buffers' memory, with the GIL released unless a callable plays.
     fn fill<'py>(
         &self,
         py: Python<'py>,
-        finals: bool,
         f: impl FnOnce(&mut DynVector, &mut Batch<'_>) -> Result<(), FrontError> + Send,
     ) -> PyResult<VectorStep<'py>> {
-        let out = self.buffers(py, finals);
+        let mut inner = self.lock()?;
+        let out = self.buffers(py, inner.autoreset() == Autoreset::SameStep);
         if let Some(c) = &self.callable {
             c.raised.lock().unwrap_or_else(|e| e.into_inner()).take();
         }
         let result = {
-            let mut obs = out.0.readwrite();
-            let mut rewards = out.1.readwrite();
-            let mut terminated = out.2.readwrite();
-            let mut truncated = out.3.readwrite();
-            let mut masks = out.4.readwrite();
-            let mut illegal = out.5.readwrite();
-            let mut finals = out.6.as_ref().map(|f| f.readwrite());
             let contiguous = |_| PyValueError::new_err("an array that is not contiguous");
-            let mut batch = Batch {
-                observations: obs.as_slice_mut().map_err(contiguous)?,
-                rewards: rewards.as_slice_mut().map_err(contiguous)?,
-                terminated: terminated.as_slice_mut().map_err(contiguous)?,
-                truncated: truncated.as_slice_mut().map_err(contiguous)?,
-                masks: masks.as_slice_mut().map_err(contiguous)?,
-                illegal: illegal.as_slice_mut().map_err(contiguous)?,
-                final_observations: match finals.as_mut() {
-                    Some(f) => Some(f.as_slice_mut().map_err(contiguous)?),
-                    None => None,
-                },
+            // SAFETY: the buffers were made just now, contiguous, and nothing else holds them
+            // until they are returned: no other view of their memory exists while it is written
+            // (and so no need of the numpy crate's borrow tracking, a fifth of a small step).
+            let mut batch = unsafe {
+                Batch {
+                    observations: out.0.as_slice_mut().map_err(contiguous)?,
+                    rewards: out.1.as_slice_mut().map_err(contiguous)?,
+                    terminated: out.2.as_slice_mut().map_err(contiguous)?,
+                    truncated: out.3.as_slice_mut().map_err(contiguous)?,
+                    masks: out.4.as_slice_mut().map_err(contiguous)?,
+                    illegal: out.5.as_slice_mut().map_err(contiguous)?,
+                    final_observations: match out.6.as_ref() {
+                        Some(f) => Some(f.as_slice_mut().map_err(contiguous)?),
+                        None => None,
+                    },
+                }
             };
-            let mut inner = self.lock()?;
             let inner = &mut *inner;
             if self.callable.is_some() {
                 f(inner, &mut batch)
@@ -148,10 +154,6 @@ impl VectorCore {
             return Err(raised.unwrap_or_else(|| to_py(e)));
         }
         Ok(out)
-    }
-
-    fn same_step(&self) -> PyResult<bool> {
-        Ok(self.lock()?.autoreset() == Autoreset::SameStep)
     }
 }
 
@@ -273,10 +275,7 @@ impl VectorCore {
             )));
         }
         let seeds: Vec<Option<u64>> = seeds.extract()?;
-        let finals = self.same_step()?;
-        self.fill(py, finals, move |v, batch| {
-            v.reset(&seeds, mask.as_deref(), batch)
-        })
+        self.fill(py, move |v, batch| v.reset(&seeds, mask.as_deref(), batch))
     }
 
     /// Plays actions[i] in environment i: (observations float32 (n, observation_size), rewards
@@ -288,9 +287,12 @@ impl VectorCore {
         py: Python<'py>,
         actions: &Bound<'py, PyAny>,
     ) -> PyResult<VectorStep<'py>> {
-        let actions: Vec<i64> = match actions.extract::<numpy::PyReadonlyArray1<'py, i64>>() {
-            Ok(array) => array.as_array().to_vec(),
-            Err(_) => {
+        let array = actions.cast::<PyArray1<i64>>().ok();
+        // SAFETY: read (copied) at once with the GIL held, before the GIL is released.
+        let actions: Vec<i64> = match array.as_ref().map(|a| unsafe { a.as_slice() }) {
+            Some(Ok(contiguous)) => contiguous.to_vec(),
+            Some(Err(_)) => array.map_or_else(Vec::new, |a| a.readonly().as_array().to_vec()),
+            None => {
                 let mut out = Vec::new();
                 for a in actions.try_iter()? {
                     out.push(action_number(&a?, &self.game)?);
@@ -298,19 +300,17 @@ impl VectorCore {
                 out
             }
         };
-        let finals = self.same_step()?;
-        self.fill(py, finals, move |v, batch| v.step(&actions, batch))
+        self.fill(py, move |v, batch| v.step(&actions, batch))
     }
 
     /// A uniformly random legal action of every environment, int64 `(n,)` (0 where an
     /// episode is over): draw `draw` of a stream apart from the environments' own, so that
     /// their episodes are the same whether or not a caller samples.
-    fn sample_legal<'py>(&self, py: Python<'py>, draw: u64) -> PyResult<Column<'py, i64>> {
+    fn sample_legal<'py>(&mut self, py: Python<'py>, draw: u64) -> PyResult<Column<'py, i64>> {
         let out = PyArray1::zeros(py, self.num_envs, false);
         {
-            let mut actions = out.readwrite();
-            let actions = actions
-                .as_slice_mut()
+            // SAFETY: made just now, contiguous, held by nothing else until it is returned.
+            let actions = unsafe { out.as_slice_mut() }
                 .map_err(|_| PyValueError::new_err("an array that is not contiguous"))?;
             let mut inner = self.lock()?;
             let inner = &mut *inner;
@@ -369,4 +369,61 @@ impl VectorCore {
             py.detach(|| inner.restore(&records)).map_err(to_py)
         }
     }
+}
+
+/// What SB3 reads of a same-step `VectorCore` step (`solvedgym.sb3`'s `step_wait`): the dones
+/// (terminated or truncated) and one info dict an environment, as `DummyVecEnv` gives them:
+/// where an episode ended, `"TimeLimit.truncated"` (cut off rather than ended), a copy of its
+/// last observation as `"terminal_observation"`, and `"illegal": True` where an illegal action
+/// lost; empty dicts elsewhere. In Rust, because in Python the dicts cost more than the step.
+#[pyfunction]
+pub(crate) fn _sb3_infos<'py>(
+    py: Python<'py>,
+    terminated: &Bound<'py, PyArray1<bool>>,
+    truncated: &Bound<'py, PyArray1<bool>>,
+    illegal: &Bound<'py, PyArray1<bool>>,
+    finals: &Bound<'py, PyArray2<f32>>,
+) -> PyResult<(Column<'py, bool>, Bound<'py, PyList>)> {
+    use numpy::PyUntypedArrayMethods;
+    let contiguous = |_| PyValueError::new_err("an array that is not contiguous");
+    let (n, width) = (terminated.shape()[0], finals.shape()[1]);
+    let (u, lost, rows) = (truncated.shape()[0], illegal.shape()[0], finals.shape()[0]);
+    if (u, lost, rows) != (n, n, n) {
+        return Err(PyValueError::new_err(format!(
+            "{n} terminated, {u} truncated, {lost} illegal and {rows} final observations: one \
+             each an environment"
+        )));
+    }
+    let dones = PyArray1::<bool>::zeros(py, n, false);
+    let infos = PyList::empty(py);
+    // SAFETY: the inputs are read with the GIL held and nothing of ours writes them meanwhile;
+    // `dones` was made just now and nothing else holds it until it is returned.
+    unsafe {
+        let (t, u) = (
+            terminated.as_slice().map_err(contiguous)?,
+            truncated.as_slice().map_err(contiguous)?,
+        );
+        let (lost, rows) = (
+            illegal.as_slice().map_err(contiguous)?,
+            finals.as_slice().map_err(contiguous)?,
+        );
+        let done = dones.as_slice_mut().map_err(contiguous)?;
+        for i in 0..n {
+            let info = PyDict::new(py);
+            if t[i] || u[i] {
+                done[i] = true;
+                info.set_item(pyo3::intern!(py, "TimeLimit.truncated"), u[i] && !t[i])?;
+                let row = &rows[i * width..(i + 1) * width];
+                info.set_item(
+                    pyo3::intern!(py, "terminal_observation"),
+                    PyArray1::from_slice(py, row),
+                )?;
+                if lost[i] {
+                    info.set_item(pyo3::intern!(py, "illegal"), true)?;
+                }
+            }
+            infos.append(info)?;
+        }
+    }
+    Ok((dones, infos))
 }

@@ -223,3 +223,72 @@ def test_threads_in_a_forked_process():
     threads, total = queue.get(timeout=5)
     obs, *_ = envs.step(actions)
     assert (threads, total) == (2, obs.sum())
+
+
+def _two_threads_on_one_vector(queue):
+    import threading
+    import time
+
+    envs = SolvedGymVectorEnv(100_000, game="tictactoe")
+    envs.reset(seed=1)
+    refused, done = [], []
+    stop = time.monotonic() + 2.0
+
+    def play():
+        while time.monotonic() < stop:
+            try:
+                envs.step(envs.sample_legal())
+            except RuntimeError as e:
+                refused.append(str(e))
+        done.append("play")
+
+    def look():
+        while time.monotonic() < stop:
+            try:
+                envs.threads, envs._core.state(0), envs._core.num_envs
+            except RuntimeError as e:
+                refused.append(str(e))
+        done.append("look")
+
+    threads = [threading.Thread(target=play), threading.Thread(target=look)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    queue.put((sorted(done), sorted(set(refused))))
+
+
+def test_two_threads_on_one_vector_never_hang():
+    """One thread steps and samples a large vector (its calls release the GIL) while another
+    reads it: the reader's calls are refused with a RuntimeError or go through, and neither
+    waits for good (the environments' lock was once waited for holding the GIL, so a reader
+    and a sampler hung each other)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_two_threads_on_one_vector, args=(queue,))
+    child.start()
+    child.join(60)
+    if child.exitcode is None:
+        child.kill()
+    assert child.exitcode == 0, "two threads on one vector hung"
+    done, refused = queue.get(timeout=5)
+    assert done == ["look", "play"]
+    assert set(refused) <= {"Already mutably borrowed", "Already borrowed"}, refused
+
+
+def test_sb3_infos():
+    from solvedgym._solvedgym import _sb3_infos
+
+    flags = np.array([True, False, False])
+    finals = np.arange(6, dtype=np.float32).reshape(3, 2)
+    dones, infos = _sb3_infos(flags, ~flags, np.array([True, False, False]), finals)
+    assert dones.tolist() == [True, True, True]
+    assert infos[0]["TimeLimit.truncated"] is False and infos[1]["TimeLimit.truncated"] is True
+    assert infos[0]["illegal"] is True and "illegal" not in infos[1]
+    np.testing.assert_array_equal(infos[2]["terminal_observation"], [4.0, 5.0])
+    with pytest.raises(ValueError, match="3 terminated, 2 truncated"):
+        _sb3_infos(flags, flags[:2], flags, finals)
+    with pytest.raises(ValueError, match="not contiguous"):
+        _sb3_infos(flags, flags, flags, np.zeros((3, 4), dtype=np.float32)[:, ::2])

@@ -6,8 +6,8 @@ Gymnasium's same-step autoreset mode), and gives SB3 what it reads: the observat
 rewards (float32), dones, and one info dict per environment, where an episode ended holding
 ``"terminal_observation"`` (its last observation) and ``"TimeLimit.truncated"`` (cut off by a
 round cap rather than ended), as ``DummyVecEnv`` gives them (which also writes
-``"TimeLimit.truncated": False`` where no episode ended: SB3 reads the key with that default), and ``"illegal"`` where an illegal
-action lost. ``env_method("action_masks")`` (what sb3-contrib's ``MaskablePPO`` calls) and
+``"TimeLimit.truncated": False`` where no episode ended: SB3 reads the key with that
+default), and ``"illegal"`` where an illegal action lost. ``env_method("action_masks")`` (what sb3-contrib's ``MaskablePPO`` calls) and
 ``action_masks()`` give the legal actions of the new observations; at an episode's last
 observation every action is marked legal.
 """
@@ -21,6 +21,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
 
+from solvedgym._solvedgym import _sb3_infos
 from solvedgym.gym import random_seeds
 from solvedgym.vector import SolvedGymVectorEnv
 
@@ -81,21 +82,9 @@ class SolvedGymVecEnv(VecEnv):
         actions, self._actions = self._actions, None
         observations, rewards, terminated, truncated, masks, illegal, finals = self._core.step(actions)
         self._masks = masks
-        dones = terminated | truncated
-        # One dict per environment, as SB3 reads them; SB3 reads "TimeLimit.truncated" with a
-        # default of False, so it is written where an episode ended only. The ended rows are
-        # read as Python values once (a numpy scalar a field costs more than the dict it fills).
-        infos = [{} for _ in range(self.num_envs)]
-        ended = dones.nonzero()[0]
-        if len(ended):
-            cut = (truncated[ended] & ~terminated[ended]).tolist()
-            lost = illegal[ended].tolist()
-            for i, row, c, l in zip(ended.tolist(), finals[ended], cut, lost):
-                info = infos[i]
-                info["TimeLimit.truncated"] = c
-                info["terminal_observation"] = row
-                if l:
-                    info["illegal"] = True
+        # The dones and one info dict an environment, as DummyVecEnv gives them (see the
+        # module's help), made in Rust: in Python the dicts cost more than the step.
+        dones, infos = _sb3_infos(terminated, truncated, illegal, finals)
         return observations, rewards.astype(np.float32), dones, infos
 
     def close(self) -> None:
@@ -144,6 +133,8 @@ class SolvedGymVecEnv(VecEnv):
             raise AttributeError(f"{method_name!r}: the environments' method is action_masks")
         if method_args or method_kwargs:
             raise TypeError("action_masks() takes no arguments")
+        if indices is None:
+            return list(self._masks)  # the rows, as views: a third cheaper than indexing each
         return [self._masks[i] for i in self._get_indices(indices)]
 
     def env_is_wrapped(self, wrapper_class: Type[gymnasium.Wrapper], indices=None) -> List[bool]:
