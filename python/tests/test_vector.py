@@ -194,6 +194,22 @@ def test_threads_change_nothing(mode):
     np.testing.assert_array_equal(two.action_masks(), masks)
 
 
+def _in_a_forked_child(target, *args):
+    """What `target(*args, queue)` puts on the queue, run in a forked process that may take a
+    minute at most: a child that hangs is killed and fails the test."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=target, args=(*args, queue))
+    child.start()
+    child.join(60)
+    if child.exitcode is None:
+        child.kill()
+    assert child.exitcode == 0, "the forked process hung or failed"
+    return queue.get(timeout=5)
+
+
 def _step_in_child(envs, actions, queue):
     obs, *_ = envs.step(actions)
     queue.put((envs.threads, obs.sum()))
@@ -203,7 +219,6 @@ def test_threads_in_a_forked_process():
     """A process forked after the threads were made (Gymnasium's AsyncVectorEnv forks on
     Linux) has none of them: its copy of the environments makes its own, and steps as the
     parent does, without waiting for threads that are not there."""
-    import multiprocessing
     import os
 
     if len(os.sched_getaffinity(0)) < 2:
@@ -212,15 +227,7 @@ def test_threads_in_a_forked_process():
     envs.reset(seed=5)
     envs.step(envs.sample_legal())  # the threads made here
     actions = envs.sample_legal()
-    context = multiprocessing.get_context("fork")
-    queue = context.Queue()
-    child = context.Process(target=_step_in_child, args=(envs, actions, queue))
-    child.start()
-    child.join(60)
-    if child.exitcode is None:
-        child.kill()
-    assert child.exitcode == 0, "the forked process hung or failed"
-    threads, total = queue.get(timeout=5)
+    threads, total = _in_a_forked_child(_step_in_child, envs, actions)
     obs, *_ = envs.step(actions)
     assert (threads, total) == (2, obs.sum())
 
@@ -263,17 +270,7 @@ def test_two_threads_on_one_vector_never_hang():
     reads it: the reader's calls are refused with a RuntimeError or go through, and neither
     waits for good (the environments' lock was once waited for holding the GIL, so a reader
     and a sampler hung each other)."""
-    import multiprocessing
-
-    context = multiprocessing.get_context("fork")
-    queue = context.Queue()
-    child = context.Process(target=_two_threads_on_one_vector, args=(queue,))
-    child.start()
-    child.join(60)
-    if child.exitcode is None:
-        child.kill()
-    assert child.exitcode == 0, "two threads on one vector hung"
-    done, refused = queue.get(timeout=5)
+    done, refused = _in_a_forked_child(_two_threads_on_one_vector)
     assert done == ["look", "play"]
     assert set(refused) <= {"Already mutably borrowed", "Already borrowed"}, refused
 
