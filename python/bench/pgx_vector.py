@@ -18,8 +18,8 @@
 
 Both libraries' threads are left as they come: XLA's use both cores, and the vector
 environment steps on as many as the process has, each with 2,048 environments or more (one at
-1,024, two at 8,192 on two cores; ``--threads 1`` keeps it to one). Plies a second, the best of ``--rounds`` rounds of ``--seconds`` each, the four
-runs alternated within each round.
+1,024, two at 8,192 on two cores; ``--threads 1`` keeps it to one). Plies a second, the best
+of ``--rounds`` rounds of ``--seconds`` each, the four runs alternated within each round.
 
     pip install "pgx==2.6.*" "jax[cpu]" ./python
     python python/bench/pgx_vector.py [--batch 1024 8192] [--seconds 2] [--rounds 3] [--threads N]

@@ -44,11 +44,12 @@ copy the environments mid-episode.
 
 Large batches are stepped by several threads (``threads=None``, the default: as many as the
 process has cores, each with 2,048 environments or more; a number above the cores counts as the
-cores; ``threads=1`` keeps to the caller's
-thread, as under ``SubprocVecEnv`` workers that share the cores): each environment is stepped by
-one thread from its own stream, so the results are the same whatever the number. The threads are
-kept between steps and wait for the next one spinning for 200 µs before they sleep
-(``SOLVEDGYM_SPIN_US=0`` in the process's environment: they sleep at once).
+cores; ``threads=1`` keeps to the caller's thread, as under ``SubprocVecEnv`` workers that share
+the cores): each environment is stepped by one thread from its own stream, so the results are
+the same whatever the number. The threads are kept between steps and wait for the next one
+spinning for 200 µs before they sleep (``SOLVEDGYM_SPIN_US=0`` in the process's environment:
+they sleep at once). One Python thread at a time uses the environments: a call from another
+while a step or ``sample_legal()`` is under way raises ``RuntimeError`` at once.
 """
 
 from __future__ import annotations

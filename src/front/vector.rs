@@ -231,8 +231,8 @@ struct Envs<G: Game> {
     /// What each environment's next step admits, kept beside the slots (a few bytes each) so
     /// that a step's check of every action before any moves reads no slot: at 8,192
     /// environments the slots outgrow the cache, and a check that read them cost a seventh of
-    /// the step. Refreshed after every change of a slot ([`Envs::refresh`]); debug builds
-    /// check it against the slot at every step.
+    /// the step. Made again after every change of a slot (by its write, or [`Envs::refresh`]);
+    /// debug builds check it against the slot at every step.
     gates: Vec<Gate>,
     /// A player outside the library plays: every step on the caller's thread.
     external: bool,
@@ -593,12 +593,8 @@ impl<G: Game> Envs<G> {
             .as_ref()
             .is_none_or(|c| !c.is_here() || c.size() != parts - 1)
         {
-            // A forked copy's threads do not exist: let them be.
-            if let Some(old) = crew.take()
-                && !old.is_here()
-            {
-                std::mem::forget(old);
-            }
+            // The old crew stops its threads as it drops (a forked copy's has none to stop).
+            crew.take();
             *crew = Crew::new(parts - 1);
         }
         crew.as_mut()
